@@ -1,0 +1,183 @@
+// Package lexical is the BM25 store: chunks indexed in bleve with their text already split into normalised
+// terms (words.Split + words.Stem), so that `RuleIndex`, "rule index" and "rules indexes" meet.
+package lexical
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/whitespace"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/ctxmap/ctxmap/index/words"
+)
+
+// Doc is one chunk as the store sees it. ID is unique and starts with the file's path and '#'.
+type Doc struct {
+	ID   string
+	Path string
+	Name string // symbol name(s)
+	Doc  string // doc comments
+	Code string // code or prose
+}
+
+// Hit is a chunk that matched, with its BM25 score.
+type Hit struct {
+	ID    string
+	Path  string
+	Score float64
+}
+
+// Field boosts: a term in a symbol's name or the file's path says more than one in its body.
+var boosts = map[string]float64{"name": 3, "path": 2, "doc": 1, "code": 1}
+
+// Store wraps one bleve index.
+type Store struct {
+	idx bleve.Index
+}
+
+const analyzerName = "terms"
+
+func newMapping() mapping.IndexMapping {
+	m := bleve.NewIndexMapping()
+	m.ScoringModel = "bm25"
+	_ = m.AddCustomAnalyzer(analyzerName, map[string]interface{}{
+		"type":          custom.Name,
+		"tokenizer":     whitespace.Name,
+		"token_filters": []string{lowercase.Name},
+	})
+	m.DefaultAnalyzer = analyzerName
+	dm := bleve.NewDocumentMapping()
+	for f := range boosts {
+		fm := bleve.NewTextFieldMapping()
+		fm.Analyzer = analyzerName
+		fm.Store = false
+		fm.IncludeInAll = false
+		fm.IncludeTermVectors = false
+		dm.AddFieldMappingsAt(f, fm)
+	}
+	m.DefaultMapping = dm
+	return m
+}
+
+// Open opens the index at dir, creating it when absent; dir "" keeps it in memory.
+// A second process holding the same index makes Open fail after a second instead of blocking.
+func Open(dir string) (*Store, error) {
+	if dir == "" {
+		idx, err := bleve.NewUsing("", newMapping(), scorch.Name, scorch.Name, nil)
+		if err != nil {
+			return nil, fmt.Errorf("create in-memory lexical index: %w", err)
+		}
+		return &Store{idx: idx}, nil
+	}
+	if _, err := os.Stat(dir); err == nil {
+		idx, err := bleve.OpenUsing(dir, map[string]interface{}{"bolt_timeout": "1s"})
+		if err != nil {
+			return nil, fmt.Errorf("open lexical index %s: %w", dir, err)
+		}
+		return &Store{idx: idx}, nil
+	}
+	idx, err := bleve.NewUsing(dir, newMapping(), scorch.Name, scorch.Name, nil)
+	if err != nil {
+		return nil, fmt.Errorf("create lexical index %s: %w", dir, err)
+	}
+	return &Store{idx: idx}, nil
+}
+
+// Normalize turns text into the space-separated terms the store indexes and queries.
+func Normalize(text string) string {
+	parts := words.Split(text)
+	for i, p := range parts {
+		parts[i] = words.Stem(p)
+	}
+	return strings.Join(parts, " ")
+}
+
+// Replace deletes the chunks with the old IDs and indexes docs, in one batch.
+func (s *Store) Replace(old []string, docs []Doc) error {
+	b := s.idx.NewBatch()
+	for _, id := range old {
+		b.Delete(id)
+	}
+	for _, d := range docs {
+		if err := b.Index(d.ID, map[string]interface{}{
+			"name": Normalize(d.Name),
+			"path": Normalize(d.Path),
+			"doc":  Normalize(d.Doc),
+			"code": Normalize(d.Code),
+		}); err != nil {
+			return fmt.Errorf("index chunk %s: %w", d.ID, err)
+		}
+	}
+	if err := s.idx.Batch(b); err != nil {
+		return fmt.Errorf("write lexical batch: %w", err)
+	}
+	return nil
+}
+
+// Term is one weighted query term, already normalised (lower-case, stemmed).
+type Term struct {
+	Word   string
+	Weight float64
+}
+
+// Search returns up to k chunks by BM25 over the weighted terms, best first.
+func (s *Store) Search(ctx context.Context, terms []Term, k int) ([]Hit, error) {
+	var qs []query.Query
+	for _, t := range terms {
+		if t.Word == "" || t.Weight <= 0 {
+			continue
+		}
+		for f, b := range boosts {
+			tq := bleve.NewTermQuery(t.Word)
+			tq.SetField(f)
+			tq.SetBoost(b * t.Weight)
+			qs = append(qs, tq)
+		}
+	}
+	if len(qs) == 0 || k <= 0 {
+		return nil, nil
+	}
+	req := bleve.NewSearchRequestOptions(bleve.NewDisjunctionQuery(qs...), k, 0, false)
+	res, err := s.idx.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("lexical search: %w", err)
+	}
+	hits := make([]Hit, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		hits = append(hits, Hit{ID: h.ID, Path: PathOf(h.ID), Score: h.Score})
+	}
+	return hits, nil
+}
+
+// PathOf returns the file path of a chunk ID.
+func PathOf(id string) string {
+	if i := strings.LastIndexByte(id, '#'); i >= 0 {
+		return id[:i]
+	}
+	return id
+}
+
+// Count is the number of chunks indexed.
+func (s *Store) Count() (uint64, error) { return s.idx.DocCount() }
+
+// SetMeta and Meta keep small values (a generation number) inside the index, so the index and the
+// cache that describes it can be checked against each other.
+func (s *Store) SetMeta(key string, val []byte) error { return s.idx.SetInternal([]byte(key), val) }
+
+func (s *Store) Meta(key string) ([]byte, error) { return s.idx.GetInternal([]byte(key)) }
+
+// Close releases the index (and its file lock).
+func (s *Store) Close() error {
+	if s == nil || s.idx == nil {
+		return nil
+	}
+	return s.idx.Close()
+}

@@ -1,0 +1,176 @@
+// Package words turns identifiers, paths and prose into the normalised terms that every other part of
+// the index compares: split on case and separators, lower-cased, lightly stemmed, noise removed.
+package words
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Split breaks an identifier or a run of text into its lower-case parts:
+// "RuleIndex" -> rule, index; "quality_profile" -> quality, profile; "HTTPServer2" -> http, server, 2;
+// "src/rule/RuleIndex.java" -> src, rule, rule, index, java.
+func Split(s string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	runes := []rune(s)
+	for i, r := range runes {
+		switch {
+		case unicode.IsLetter(r):
+			if len(cur) > 0 {
+				prev := cur[len(cur)-1]
+				switch {
+				case unicode.IsDigit(prev):
+					flush()
+				case unicode.IsUpper(r) && unicode.IsLower(prev):
+					flush() // ruleIndex
+				case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(runes) && unicode.IsLower(runes[i+1]):
+					flush() // HTTPServer: the S starts a new word
+				}
+			}
+			cur = append(cur, r)
+		case unicode.IsDigit(r):
+			if len(cur) > 0 && !unicode.IsDigit(cur[len(cur)-1]) {
+				flush()
+			}
+			cur = append(cur, r)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// Terms splits s and keeps the parts that carry meaning, stemmed: no stopwords, no language keywords,
+// no numbers, nothing shorter than two letters.
+func Terms(s string) []string {
+	parts := Split(s)
+	out := parts[:0]
+	for _, p := range parts {
+		if t := Normalize(p); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Normalize returns the stem of one lower-case word, or "" when the word carries no meaning
+// (a stopword, a keyword, a number, a single letter).
+func Normalize(w string) string {
+	if utf8.RuneCountInString(w) < 2 || isNumber(w) || Stopword(w) {
+		return ""
+	}
+	return Stem(w)
+}
+
+func isNumber(w string) bool {
+	for _, r := range w {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Stem is a light, conservative stemmer: plurals and the common verb endings only, so that the stem
+// stays a readable word ("profiles" -> profile, "parsing" -> parse, "indexes" -> index).
+func Stem(w string) string {
+	if s, ok := irregular[w]; ok {
+		return s
+	}
+	n := len(w)
+	if n <= 3 {
+		return w
+	}
+	switch {
+	case strings.HasSuffix(w, "ies") && n > 4:
+		return w[:n-3] + "y"
+	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "xes"), strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "zes"):
+		return w[:n-2]
+	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
+		return w
+	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "'s"):
+		return w[:n-1]
+	case strings.HasSuffix(w, "ing") && n > 5:
+		return undouble(w[:n-3])
+	case strings.HasSuffix(w, "ed") && n > 4 && !strings.HasSuffix(w, "eed"):
+		return undouble(w[:n-2])
+	}
+	return w
+}
+
+// undouble repairs what stripping -ing/-ed leaves: "runn" -> run, "pars" -> parse, "creat" -> create.
+func undouble(s string) string {
+	n := len(s)
+	if n >= 3 && s[n-1] == s[n-2] && !strings.ContainsRune("lsz", rune(s[n-1])) && !isVowel(s[n-1]) {
+		return s[:n-1]
+	}
+	if n >= 3 && !isVowel(s[n-1]) && isVowel(s[n-2]) && !isVowel(s[n-3]) && !strings.ContainsRune("wxy", rune(s[n-1])) {
+		// consonant-vowel-consonant: pars -> parse, creat -> create; but not "open" -> opene
+		if strings.ContainsRune("tsvcgz", rune(s[n-1])) {
+			return s + "e"
+		}
+	}
+	return s
+}
+
+func isVowel(b byte) bool { return strings.IndexByte("aeiou", b) >= 0 }
+
+var irregular = map[string]string{
+	"children": "child", "indices": "index", "matrices": "matrix", "vertices": "vertex", "data": "data",
+	"analyses": "analysis", "aliases": "alias", "statuses": "status", "caches": "cache", "classes": "class",
+	"processes": "process", "addresses": "address", "responses": "response", "databases": "database",
+	"bytes": "byte", "types": "type", "files": "file", "rules": "rule", "profiles": "profile",
+	"messages": "message", "packages": "package", "images": "image", "pages": "page", "values": "value",
+	"releases": "release", "nodes": "node", "modules": "module", "codes": "code", "names": "name",
+	"using": "use", "used": "use", "uses": "use", "making": "make", "made": "make", "written": "write",
+	"writing": "write", "wrote": "write", "reading": "read", "running": "run", "ran": "run", "getting": "get",
+	"setting": "set", "found": "find", "built": "build", "building": "build", "sent": "send", "caching": "cache",
+	"parsing": "parse", "parsed": "parse", "parses": "parse", "encoding": "encode", "encoded": "encode",
+	"decoding": "decode", "decoded": "decode", "closing": "close", "closed": "close", "saving": "save",
+	"saved": "save", "creating": "create", "created": "create", "updating": "update", "updated": "update",
+	"deleting": "delete", "deleted": "delete", "handling": "handle", "handled": "handle", "merging": "merge",
+	"merged": "merge", "changing": "change", "changed": "change", "matching": "match", "matched": "match",
+	"matches": "match", "searching": "search", "searched": "search", "indexing": "index", "indexed": "index",
+	"printing": "print", "printed": "print", "string": "string", "thing": "thing", "everything": "everything",
+	"nothing": "nothing", "something": "something", "during": "during", "ping": "ping", "bing": "bing",
+	"ring": "ring", "king": "king", "spring": "spring", "logging": "log", "logged": "log", "config": "config",
+	"settings": "setting", "options": "option", "arguments": "argument", "args": "arg", "params": "param",
+	"status": "status", "less": "less", "process": "process", "access": "access", "class": "class",
+	"address": "address", "alias": "alias", "bus": "bus", "canvas": "canvas", "axis": "axis", "series": "series",
+	"species": "species", "news": "news", "has": "has", "was": "was", "macos": "macos", "chaos": "chaos", "ios": "ios", "does": "do", "goes": "go",
+}
+
+// Stopword reports whether a lower-case word is an English function word or a keyword shared by the
+// common programming languages: words that appear everywhere and name nothing.
+func Stopword(w string) bool { return stop[w] }
+
+var stop = set(`a an the and or but if then else when while for to of in on at by with from as is are was were be been
+being it its this that these those there here we you he she they i me my our your their them us do does did done
+not no yes so than too very can could should would will shall may might must have has had having about above
+after again against all any because before below between both each few further how into just more most much
+nor now only other out over own same some such through under until up what where which who whom why also etc
+eg ie via per get gets got like want need needs needed using use used make makes seem seems please thanks
+thank hi hello issue bug problem expected actual behavior behaviour version describe description following
+example e g one two way think know see still even though however instead already sure new old
+func function def fn fun var let const return returns static public private protected final void null nil none
+true false self this super class struct interface impl import package module namespace include require
+int integer float double bool boolean str string char byte long short unsigned signed new try catch
+throw throws raise except finally async await yield lambda case switch break continue goto
+go java py js ts rs cpp cc hpp rb php kt swift scala sh md txt json yaml yml toml xml html css`)
+
+func set(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
