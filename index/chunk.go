@@ -1,0 +1,152 @@
+package index
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/ctxmap/ctxmap/index/parse"
+)
+
+// Chunk limits: a definition's body is capped so one huge function does not drown the rest of its file.
+const (
+	maxChunkLines  = 120
+	maxChunkBytes  = 6 << 10
+	headerLines    = 40
+	headerMaxBytes = 3 << 10
+)
+
+// Chunk is one searchable piece of a file: a definition with its (capped) body, or the file's header.
+type Chunk struct {
+	ID        string // path#n
+	Path      string
+	Symbol    string // qualified name; "" for the file header
+	Kind      string // a definition kind, or "file"
+	StartLine int
+	EndLine   int
+	Name      string // words the chunk is named by (symbol and parent)
+	Doc       string
+	Code      string
+}
+
+// chunks cuts a parsed file into chunks. Only definitions that own a body worth searching get a chunk of
+// their own (fields and variables live in their parent's chunk), so the count stays near one per function.
+func chunks(path string, f *parse.File, src []byte) []Chunk {
+	lines := splitLines(src)
+	out := []Chunk{header(path, f, lines)}
+	for _, d := range f.Definitions {
+		if !chunked(d) {
+			continue
+		}
+		end := d.EndLine
+		if end-d.StartLine+1 > maxChunkLines {
+			end = d.StartLine + maxChunkLines - 1
+		}
+		code := capBytes(joinLines(lines, d.StartLine, end), maxChunkBytes)
+		name := d.Name
+		if d.Parent != "" {
+			name = d.Parent + " " + d.Name
+		}
+		out = append(out, Chunk{
+			ID:        fmt.Sprintf("%s#%d", path, len(out)),
+			Path:      path,
+			Symbol:    qualified(d),
+			Kind:      d.Kind,
+			StartLine: d.StartLine,
+			EndLine:   d.EndLine,
+			Name:      name,
+			Doc:       d.Doc,
+			Code:      code,
+		})
+	}
+	return out
+}
+
+func chunked(d parse.Definition) bool {
+	switch d.Kind {
+	case "field", "variable", "constant":
+		return false
+	}
+	return d.EndLine >= d.StartLine
+}
+
+// header is the file's first chunk: its path, imports, leading comments and first lines, so that a file
+// is found by what it is about even when no single definition says so.
+func header(path string, f *parse.File, lines [][]byte) Chunk {
+	var doc strings.Builder
+	for _, c := range f.Comments {
+		if c.StartLine > headerLines {
+			break
+		}
+		doc.WriteString(c.Text)
+		doc.WriteByte('\n')
+	}
+	var names strings.Builder
+	for _, d := range f.Definitions {
+		if d.Parent == "" {
+			names.WriteString(d.Name)
+			names.WriteByte(' ')
+		}
+	}
+	end := headerLines
+	if end > len(lines) {
+		end = len(lines)
+	}
+	return Chunk{
+		ID:        path + "#0",
+		Path:      path,
+		Kind:      "file",
+		StartLine: 1,
+		EndLine:   len(lines),
+		Name:      capBytes(names.String(), headerMaxBytes),
+		Doc:       capBytes(doc.String(), headerMaxBytes),
+		Code:      capBytes(joinLines(lines, 1, end), headerMaxBytes),
+	}
+}
+
+func qualified(d parse.Definition) string {
+	if d.Parent != "" {
+		return d.Parent + "." + d.Name
+	}
+	return d.Name
+}
+
+func splitLines(src []byte) [][]byte {
+	if len(src) == 0 {
+		return nil
+	}
+	ls := bytes.Split(src, []byte("\n"))
+	if len(ls[len(ls)-1]) == 0 {
+		ls = ls[:len(ls)-1]
+	}
+	return ls
+}
+
+// joinLines returns lines from..to (1-based, inclusive), clamped to the file.
+func joinLines(lines [][]byte, from, to int) string {
+	if from < 1 {
+		from = 1
+	}
+	if to > len(lines) {
+		to = len(lines)
+	}
+	if from > to {
+		return ""
+	}
+	return string(bytes.Join(lines[from-1:to], []byte("\n")))
+}
+
+func capBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	// do not leave half a UTF-8 sequence behind
+	for len(s) > 0 && s[len(s)-1]&0xC0 == 0x80 {
+		s = s[:len(s)-1]
+	}
+	if len(s) > 0 && s[len(s)-1] >= 0xC0 {
+		s = s[:len(s)-1]
+	}
+	return s
+}

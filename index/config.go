@@ -1,0 +1,88 @@
+package index
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ctxmap/ctxmap/index/walk"
+)
+
+// Config is what a workspace can set in .ctxmap.yaml at its root (and editors in their initialization
+// options); zero values mean the defaults.
+type Config struct {
+	Budget      int      `yaml:"budget" json:"budget,omitempty"`           // tokens per pack; default 8000
+	Tokenizer   string   `yaml:"tokenizer" json:"tokenizer,omitempty"`     // o200k_base (default) or cl100k_base
+	Format      string   `yaml:"format" json:"format,omitempty"`           // markdown (default), xml, json
+	Exclude     []string `yaml:"exclude" json:"exclude,omitempty"`         // gitignore-style patterns
+	MaxFileSize int64    `yaml:"maxFileSize" json:"maxFileSize,omitempty"` // bytes; default 1 MiB
+	Vendored    bool     `yaml:"vendored" json:"vendored,omitempty"`       // index vendored/dependency folders too
+	History     int      `yaml:"history" json:"history,omitempty"`         // commits read from git log; default 5000, -1 none
+	Vectors     *bool    `yaml:"vectors" json:"vectors,omitempty"`         // default true
+	Lexicon     string   `yaml:"lexicon" json:"lexicon,omitempty"`         // project lexicon; default .ctxmap/lexicon.yaml
+}
+
+// ConfigFile is the workspace configuration's name at the root.
+const ConfigFile = ".ctxmap.yaml"
+
+// LoadConfig reads root/.ctxmap.yaml; a missing file is the defaults, a malformed one an error that
+// names the line.
+func LoadConfig(root string) (Config, error) {
+	var c Config
+	path := filepath.Join(root, ConfigFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return c, fmt.Errorf("read %s: %w", path, err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+		return c, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := c.Validate(); err != nil {
+		return c, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Validate checks values a person may have mistyped.
+func (c Config) Validate() error {
+	if c.Budget != 0 && c.Budget < 100 {
+		return fmt.Errorf("budget %d is below the minimum of 100 tokens", c.Budget)
+	}
+	switch c.Tokenizer {
+	case "", "o200k_base", "cl100k_base":
+	default:
+		return fmt.Errorf("tokenizer %q is not one of o200k_base, cl100k_base", c.Tokenizer)
+	}
+	switch c.Format {
+	case "", "markdown", "xml", "json":
+	default:
+		return fmt.Errorf("format %q is not one of markdown, xml, json", c.Format)
+	}
+	if c.MaxFileSize < 0 {
+		return fmt.Errorf("maxFileSize %d is negative", c.MaxFileSize)
+	}
+	return nil
+}
+
+func (c Config) walkOptions() walk.Options {
+	return walk.Options{MaxFileSize: c.MaxFileSize, Excludes: c.Exclude, Vendored: c.Vendored}
+}
+
+func (c Config) vectors() bool { return c.Vectors == nil || *c.Vectors }
+
+func (c Config) historyLimit() int {
+	if c.History == 0 {
+		return 5000
+	}
+	return c.History
+}

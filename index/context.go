@@ -1,0 +1,506 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ctxmap/ctxmap/index/lexicon"
+	"github.com/ctxmap/ctxmap/index/pack"
+	"github.com/ctxmap/ctxmap/index/parse"
+	"github.com/ctxmap/ctxmap/index/query"
+)
+
+// Request asks for a context pack.
+type Request struct {
+	Text      string
+	Budget    int      // tokens; 0: the configuration's, else 8000
+	Format    string   // markdown, xml, json; "": the configuration's, else markdown
+	Intent    string   // overrides the detected intent
+	Tokenizer string   // o200k_base, cl100k_base; "": the configuration's
+	Without   []string // signals switched off (see Signals)
+}
+
+// Result is a pack with the ranking it came from.
+type Result struct {
+	Analysis *query.Analysis
+	Files    []RankedFile
+	Pack     *pack.Pack
+	Took     time.Duration
+}
+
+// ErrInvalid marks a request a person must fix (an empty text, a budget below 100, an unknown format).
+var ErrInvalid = errors.New("invalid request")
+
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+// Context answers a request from the current snapshot.
+func (ix *Index) Context(ctx context.Context, req Request) (*Result, error) {
+	start := time.Now()
+	if strings.TrimSpace(req.Text) == "" {
+		return nil, invalidf("the text is empty: give an issue, a bug report or a comment")
+	}
+	if req.Budget == 0 {
+		req.Budget = ix.cfg.Budget
+	}
+	if req.Budget == 0 {
+		req.Budget = 8000
+	}
+	if req.Budget < 100 {
+		return nil, invalidf("budget %d is below the minimum of 100 tokens", req.Budget)
+	}
+	if req.Format == "" {
+		req.Format = ix.cfg.Format
+	}
+	switch req.Format {
+	case "", "markdown", "xml", "json":
+	default:
+		return nil, invalidf("format %q is not one of markdown, xml, json", req.Format)
+	}
+	if req.Tokenizer == "" {
+		req.Tokenizer = ix.cfg.Tokenizer
+	}
+	without := map[string]bool{}
+	for _, w := range req.Without {
+		if !knownSignal(w) {
+			return nil, invalidf("unknown signal %q (known: %s)", w, strings.Join(Signals, ", "))
+		}
+		without[w] = true
+	}
+	tok, err := pack.NewTokenizer(req.Tokenizer)
+	if err != nil {
+		return nil, invalidf("%v", err)
+	}
+	s := ix.Snapshot()
+	var lex *lexicon.Lexicon
+	if !without["lexicon"] {
+		lex = ix.lexicon(s)
+	}
+	a := query.Analyze(req.Text, lex)
+	if req.Intent != "" {
+		name, err := query.ParseIntent(req.Intent)
+		if err != nil {
+			return nil, invalidf("%v", err)
+		}
+		a.Intent = query.Intent{Name: name, Confidence: 1}
+	}
+	r := &ranker{ix: ix, s: s, a: a, without: without}
+	files := r.rank(ctx)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	cands := r.candidates(files)
+	prof := query.ProfileOf(a.Intent.Name)
+	p, err := pack.Assemble(req.Text, pack.Intent{Name: a.Intent.Name, Confidence: a.Intent.Confidence}, r.packEntities(), cands, pack.Options{
+		Budget:    req.Budget,
+		Tokenizer: tok,
+		Format:    req.Format,
+		Shares: map[string]float64{
+			"definitions": prof.Definitions, "snippets": prof.Snippets, "imports": prof.Imports,
+			"tests": prof.Tests, "callers": prof.Callers,
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("assemble the pack: %w", err)
+	}
+	return &Result{Analysis: a, Files: files, Pack: p, Took: time.Since(start)}, nil
+}
+
+func knownSignal(s string) bool {
+	for _, k := range Signals {
+		if k == s {
+			return true
+		}
+	}
+	return false
+}
+
+// lexicon is the built-in lexicon, the project's file and pairs mined from the entity map, made once per
+// snapshot.
+func (ix *Index) lexicon(s *Snapshot) *lexicon.Lexicon {
+	ix.lexMu.Lock()
+	defer ix.lexMu.Unlock()
+	if ix.lexGen == s.Generation && ix.lex0 != nil {
+		return ix.lex0
+	}
+	lex := lexicon.Builtin()
+	file := ix.cfg.Lexicon
+	if file == "" {
+		file = filepath.Join(".ctxmap", "lexicon.yaml")
+	}
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(ix.root, file)
+	}
+	if _, err := os.Stat(file); err == nil {
+		if proj, err := lexicon.Load(file); err != nil {
+			ix.warn("project lexicon ignored: %v", err)
+		} else {
+			lex = lex.With(proj)
+		}
+	}
+	lex = lex.WithPairs(minedPairs(s))
+	ix.lex0, ix.lexGen = lex, s.Generation
+	return lex
+}
+
+// minedPairs are word pairs the workspace itself relates: the single-word entities that co-occur most.
+func minedPairs(s *Snapshot) []lexicon.Pair {
+	if s.Entities == nil {
+		return nil
+	}
+	var out []lexicon.Pair
+	for i, e := range s.Entities.Entities {
+		if i >= 300 {
+			break
+		}
+		if len(e.Terms) != 1 {
+			continue
+		}
+		for j, rel := range e.Related {
+			if j >= 3 || rel.Weight < 0.3 {
+				break
+			}
+			other := s.Entities.Get(rel.Name)
+			if other == nil || len(other.Terms) != 1 {
+				continue
+			}
+			out = append(out, lexicon.Pair{A: e.Terms[0], B: other.Terms[0], Weight: math.Min(0.5, rel.Weight)})
+		}
+	}
+	return out
+}
+
+// packEntities are the entities the text is about, for the pack's header.
+func (r *ranker) packEntities() []pack.Entity {
+	if r.s.Entities == nil || r.without["entities"] {
+		return nil
+	}
+	var out []pack.Entity
+	for i, m := range r.s.Entities.Match(r.a.Text) {
+		if i >= 5 {
+			break
+		}
+		e := pack.Entity{Name: m.Entity.Name, Importance: m.Entity.Importance, Files: head(m.Entity.Files, 3)}
+		for j, rel := range m.Entity.Related {
+			if j >= 3 {
+				break
+			}
+			e.Related = append(e.Related, rel.Name)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func head(s []string, n int) []string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// Candidate selection: the best files give their strongest definitions (the first as a definition, the
+// rest as snippets), then the callers and tests of the best definitions, then imports.
+const (
+	packFiles      = 14
+	defsPerFile    = 3
+	maxCallers     = 6
+	maxTests       = 4
+	minScoreShare  = 0.12
+	maxBodyLines   = 400
+	maxOutlineDefs = 25
+)
+
+type primary struct {
+	path string
+	def  parse.Definition
+}
+
+func (r *ranker) candidates(files []RankedFile) []pack.Candidate {
+	var out []pack.Candidate
+	if len(files) == 0 {
+		return out
+	}
+	top := files[0].Score
+	var prims []primary
+	srcs := map[string][]byte{}
+	source := func(p string) []byte {
+		if b, ok := srcs[p]; ok {
+			return b
+		}
+		b, _ := r.ix.ReadFile(p)
+		srcs[p] = b
+		return b
+	}
+	for rank, f := range files {
+		if rank >= packFiles || f.Score < minScoreShare*top {
+			break
+		}
+		rec := r.s.Files[f.Path]
+		if rec == nil || rec.File == nil {
+			continue
+		}
+		src := source(f.Path)
+		defs := r.pickDefs(rec, f)
+		why := append([]string{fmt.Sprintf("file #%d", rank+1)}, f.Why...)
+		if len(defs) == 0 {
+			out = append(out, outlineCandidate(rec, src, f, why))
+			continue
+		}
+		for k, d := range defs {
+			def := rec.File.Definitions[d]
+			c := defCandidate(rec, src, def, f.Score*(1-0.1*float64(k)), why)
+			switch {
+			case isTest(f.Path):
+				c.Kind, c.Bucket = "test", "tests"
+			case k == 0:
+				c.Kind, c.Bucket = "definition", "definitions"
+			default:
+				c.Kind, c.Bucket = "snippet", "snippets"
+			}
+			out = append(out, c)
+			if rank < 3 && k == 0 && !isTest(f.Path) {
+				prims = append(prims, primary{path: f.Path, def: def})
+			}
+		}
+		if rank < 3 {
+			if c, ok := importCandidate(rec, f); ok {
+				out = append(out, c)
+			}
+		}
+	}
+	out = append(out, r.related(prims, top, source)...)
+	return out
+}
+
+// pickDefs chooses a file's definitions: the ones signals pointed at, strongest first; when none did
+// but lines did (a frame, an error literal), the definitions around those lines.
+func (r *ranker) pickDefs(rec *Record, f RankedFile) []int {
+	type scored struct {
+		i int
+		s float64
+	}
+	var ds []scored
+	for i, s := range f.defs {
+		if i >= 0 && i < len(rec.File.Definitions) {
+			ds = append(ds, scored{i, s})
+		}
+	}
+	for _, line := range f.lines {
+		if d := r.enclosing(f.Path, line); d >= 0 {
+			ds = append(ds, scored{d, 10})
+		}
+	}
+	sort.Slice(ds, func(a, b int) bool {
+		if ds[a].s != ds[b].s {
+			return ds[a].s > ds[b].s
+		}
+		return ds[a].i < ds[b].i
+	})
+	var out []int
+	seen := map[int]bool{}
+	for _, d := range ds {
+		if seen[d.i] || len(out) >= defsPerFile {
+			continue
+		}
+		seen[d.i] = true
+		out = append(out, d.i)
+	}
+	return out
+}
+
+func defCandidate(rec *Record, src []byte, d parse.Definition, score float64, why []string) pack.Candidate {
+	lines := splitLines(src)
+	c := pack.Candidate{
+		Path: rec.Path, Symbol: qualified(d), Language: rec.Language, StartLine: d.StartLine, EndLine: d.EndLine,
+		Score: score, Why: why, Compact: compactCard(rec.Language, d),
+	}
+	if isTypeKind(d.Kind) || d.Kind == "module" || d.Kind == "namespace" {
+		if members := memberLines(rec, d); members != "" {
+			c.Standard = c.Compact + "\n" + members
+		}
+	}
+	end := d.EndLine
+	if end-d.StartLine+1 > maxBodyLines {
+		end = d.StartLine + maxBodyLines - 1
+	}
+	c.Full = joinLines(lines, d.StartLine, end)
+	return c
+}
+
+// compactCard is a definition's signature under its doc comment.
+func compactCard(lang string, d parse.Definition) string {
+	sig := d.Signature
+	if sig == "" {
+		sig = d.Kind + " " + qualified(d)
+	}
+	if d.Doc == "" {
+		return sig
+	}
+	prefix := commentPrefix(lang)
+	var b strings.Builder
+	for i, l := range strings.Split(strings.TrimSpace(d.Doc), "\n") {
+		if i == 3 {
+			break
+		}
+		b.WriteString(prefix + strings.TrimSpace(l) + "\n")
+	}
+	return b.String() + sig
+}
+
+func commentPrefix(lang string) string {
+	switch lang {
+	case "python", "ruby", "bash":
+		return "# "
+	case "markdown", "text":
+		return ""
+	}
+	return "// "
+}
+
+// memberLines lists the signatures of a type's members, indented.
+func memberLines(rec *Record, d parse.Definition) string {
+	var b strings.Builder
+	n := 0
+	for _, m := range rec.File.Definitions {
+		if m.Parent != d.Name || m.StartLine < d.StartLine || m.StartLine > d.EndLine && d.Kind != "type" && d.Kind != "struct" {
+			continue
+		}
+		if n == maxOutlineDefs {
+			b.WriteString("    ...\n")
+			break
+		}
+		sig := m.Signature
+		if sig == "" {
+			sig = m.Kind + " " + m.Name
+		}
+		b.WriteString("    " + sig + "\n")
+		n++
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// outlineCandidate stands for a file no signal pinned to a definition: its top-level signatures.
+func outlineCandidate(rec *Record, src []byte, f RankedFile, why []string) pack.Candidate {
+	var b strings.Builder
+	n := 0
+	for _, d := range rec.File.Definitions {
+		if d.Parent != "" || d.Kind == "variable" || d.Kind == "field" {
+			continue
+		}
+		if n == maxOutlineDefs {
+			b.WriteString("...\n")
+			break
+		}
+		sig := d.Signature
+		if sig == "" {
+			sig = d.Kind + " " + d.Name
+		}
+		fmt.Fprintf(&b, "%s  // line %d\n", sig, d.StartLine)
+		n++
+	}
+	compact := strings.TrimRight(b.String(), "\n")
+	if compact == "" {
+		compact = joinLines(splitLines(src), 1, 12)
+	}
+	kind, bucket := "file", "snippets"
+	if isTest(rec.Path) {
+		kind, bucket = "test", "tests"
+	}
+	end := rec.Lines
+	if end > maxBodyLines {
+		end = maxBodyLines
+	}
+	return pack.Candidate{
+		Kind: kind, Bucket: bucket, Path: rec.Path, Language: rec.Language, StartLine: 1, EndLine: rec.Lines,
+		Score: f.Score, Why: why, Compact: compact, Full: joinLines(splitLines(src), 1, end),
+	}
+}
+
+func importCandidate(rec *Record, f RankedFile) (pack.Candidate, bool) {
+	if len(rec.File.Imports) == 0 {
+		return pack.Candidate{}, false
+	}
+	var b strings.Builder
+	for i, im := range rec.File.Imports {
+		if i == 30 {
+			b.WriteString("...\n")
+			break
+		}
+		b.WriteString(im.Path + "\n")
+	}
+	first, last := rec.File.Imports[0].Line, rec.File.Imports[len(rec.File.Imports)-1].Line
+	return pack.Candidate{
+		Kind: "import", Bucket: "imports", Path: rec.Path, Language: "text", StartLine: first, EndLine: last,
+		Score: f.Score * 0.5, Why: []string{"imports of a top file"}, Compact: strings.TrimRight(b.String(), "\n"),
+	}, true
+}
+
+// related finds the callers and tests of the primary definitions: the definitions elsewhere whose
+// bodies reference them.
+func (r *ranker) related(prims []primary, top float64, source func(string) []byte) []pack.Candidate {
+	if len(prims) == 0 {
+		return nil
+	}
+	names := map[string]int{}
+	for i, p := range prims {
+		if len(r.s.Symbols[p.def.Name]) <= maxDefiners && len(p.def.Name) > 2 {
+			if _, ok := names[p.def.Name]; !ok {
+				names[p.def.Name] = i
+			}
+		}
+	}
+	type hit struct {
+		path string
+		def  int
+		prim int
+	}
+	var callers, tests []hit
+	seen := map[string]bool{}
+	for _, p := range r.s.Paths {
+		rec := r.s.Files[p]
+		for _, ref := range rec.File.References {
+			pi, ok := names[ref.Name]
+			if !ok || ref.Enclosing < 0 || (p == prims[pi].path) {
+				continue
+			}
+			key := fmt.Sprintf("%s#%d", p, ref.Enclosing)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			h := hit{path: p, def: ref.Enclosing, prim: pi}
+			if isTest(p) {
+				tests = append(tests, h)
+			} else {
+				callers = append(callers, h)
+			}
+		}
+	}
+	var out []pack.Candidate
+	add := func(hs []hit, limit int, kind, bucket, verb string) {
+		sort.SliceStable(hs, func(i, j int) bool { return hs[i].prim < hs[j].prim })
+		for i, h := range hs {
+			if i >= limit {
+				break
+			}
+			rec := r.s.Files[h.path]
+			d := rec.File.Definitions[h.def]
+			why := []string{fmt.Sprintf("%s `%s`", verb, qualified(prims[h.prim].def))}
+			c := defCandidate(rec, source(h.path), d, top*0.2/(1+float64(i)), why)
+			c.Kind, c.Bucket = kind, bucket
+			out = append(out, c)
+		}
+	}
+	add(callers, maxCallers, "caller", "callers", "calls")
+	add(tests, maxTests, "test", "tests", "tests")
+	return out
+}

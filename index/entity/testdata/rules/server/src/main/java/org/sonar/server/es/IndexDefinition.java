@@ -1,0 +1,5 @@
+package org.sonar.server.es;
+
+public interface IndexDefinition {
+  void define(IndexDefinitionContext context);
+}

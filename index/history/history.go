@@ -1,0 +1,248 @@
+// Package history reads the commit log of the repository that holds the workspace and turns commit
+// messages into terms per file: what the people who changed a file said they were working on.
+package history
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Commit is one commit of the log. Files are relative to the workspace root, slash-separated, and only
+// those inside the root.
+type Commit struct {
+	Hash    string
+	Time    time.Time
+	Subject string
+	Body    string
+	Files   []string
+}
+
+// Log is the history of the workspace, newest commit first. It is immutable once read; the derived
+// indexes are built on first use and shared by concurrent readers.
+type Log struct {
+	Available bool   // false when git is missing or the root is not in a repository
+	Reason    string // why not, for the stats ("not a git repository", "git not found")
+	Head      string // HEAD's hash, "" when unavailable (tells whether the log must be re-read)
+	Commits   []Commit
+
+	once sync.Once
+	idx  *index
+}
+
+// DefaultMax is how many commits Read takes when asked for 0.
+const DefaultMax = 5000
+
+// readTimeout bounds one Read when the caller's context has no earlier deadline.
+const readTimeout = 30 * time.Second
+
+// Read returns the ancestors of HEAD that touched the workspace root, newest first, at most max (0 means
+// DefaultMax; a negative max turns history off). A missing git, a root outside any repository or a
+// repository without commits give a Log with Available false and the reason; only real failures
+// (git failing on a readable repository, a deadline) are errors.
+func Read(ctx context.Context, root string, max int) (*Log, error) {
+	if max < 0 {
+		return &Log{Reason: "history disabled"}, nil
+	}
+	if max == 0 {
+		max = DefaultMax
+	}
+	if st, err := os.Stat(root); err != nil {
+		return nil, fmt.Errorf("read history of %s: %w", root, err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("read history of %s: not a folder", root)
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		return &Log{Reason: "git not found"}, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, readTimeout)
+	defer cancel()
+
+	prefix, err := git(ctx, root, "rev-parse", "--show-prefix")
+	if err != nil {
+		if reason, ok := unavailable(err); ok {
+			return &Log{Reason: reason}, nil
+		}
+		return nil, fmt.Errorf("read history of %s: %w", root, err)
+	}
+	head, err := git(ctx, root, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ctx.Err() == nil {
+			return &Log{Reason: "no commits yet"}, nil
+		}
+		return nil, fmt.Errorf("read history of %s: %w", root, err)
+	}
+	head = strings.TrimSpace(head)
+	out, err := git(ctx, root, "log", head, "-n", strconv.Itoa(max), "-z", "--no-merges", "--no-renames",
+		"--name-only", "--no-color", "--format="+logFormat, "--", ".")
+	if err != nil {
+		return nil, fmt.Errorf("read history of %s: %w", root, err)
+	}
+	commits := parseLog([]byte(out), strings.TrimSuffix(prefix, "\n"))
+	return &Log{Available: true, Head: head, Commits: commits}, nil
+}
+
+// Each commit starts with a record separator; fields are split by unit separators; the body ends with
+// a unit separator followed by the NUL that -z puts after the header, then come the NUL-ended names.
+const logFormat = "%x1e%H%x1f%ct%x1f%s%x1f%b%x1f"
+
+// git runs one git command in root with a predictable environment: no pager, no prompts, no locks,
+// English messages, and none of the caller's GIT_* variables redirecting it to another repository.
+func git(ctx context.Context, root string, args ...string) (string, error) {
+	full := append([]string{"-c", "core.quotepath=off", "-c", "log.showSignature=false", "-C", root}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	env := make([]string, 0, len(os.Environ())+4)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") && !strings.HasPrefix(kv, "LC_ALL=") && !strings.HasPrefix(kv, "LANGUAGE=") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = append(env, "LC_ALL=C", "LANGUAGE=C", "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat")
+	cmd.WaitDelay = time.Second
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("git %s: %w", args[0], ctx.Err())
+		}
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			return "", fmt.Errorf("git %s: %w", args[0], err)
+		}
+		return "", fmt.Errorf("git %s: %w: %s", args[0], err, firstLine(msg))
+	}
+	return string(out), nil
+}
+
+// unavailable tells apart "there is no usable repository here" (a state, reported in the stats) from a
+// failure worth an error.
+func unavailable(err error) (string, bool) {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return "", false
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "not a git repository"):
+		return "not a git repository", true
+	case strings.Contains(msg, "dubious ownership"):
+		return "git refuses the repository (dubious ownership; see git config safe.directory)", true
+	case strings.Contains(msg, "must be run in a work tree"):
+		return "not inside a git work tree", true
+	}
+	return "", false
+}
+
+func firstLine(s string) string {
+	s = strings.TrimPrefix(s, "fatal: ")
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// parseLog reads the output of logFormat with -z --name-only. It is sequential rather than a split on
+// separators so that a stray control character in a message or a file name costs at most that commit.
+func parseLog(out []byte, prefix string) []Commit {
+	var commits []Commit
+	for len(out) > 0 {
+		start := bytes.IndexByte(out, 0x1e)
+		if start < 0 {
+			break
+		}
+		out = out[start+1:]
+		c, rest, ok := parseCommit(out, prefix)
+		out = rest
+		if ok {
+			commits = append(commits, c)
+		}
+	}
+	return commits
+}
+
+func parseCommit(b []byte, prefix string) (Commit, []byte, bool) {
+	var c Commit
+	hash, b, ok := cutField(b)
+	if !ok || !isHash(hash) {
+		return c, b, false
+	}
+	ts, b, ok := cutField(b)
+	if !ok {
+		return c, b, false
+	}
+	secs, err := strconv.ParseInt(string(ts), 10, 64)
+	if err != nil {
+		return c, b, false
+	}
+	subject, b, ok := cutField(b)
+	if !ok {
+		return c, b, false
+	}
+	// The body may hold anything but NUL, so it ends at the first separator followed by NUL.
+	end := bytes.Index(b, []byte{0x1f, 0})
+	if end < 0 {
+		return c, nil, false
+	}
+	c.Hash, c.Time = string(hash), time.Unix(secs, 0).UTC()
+	c.Subject, c.Body = strings.TrimSpace(string(subject)), strings.TrimSpace(string(b[:end]))
+	b = b[end+2:]
+	if len(b) > 0 && b[0] == '\n' {
+		b = b[1:]
+	}
+	for len(b) > 0 && !startsCommit(b) {
+		i := bytes.IndexByte(b, 0)
+		if i < 0 {
+			i = len(b)
+		}
+		if name := string(b[:i]); name != "" {
+			if p, ok := strings.CutPrefix(name, prefix); ok && p != "" {
+				c.Files = append(c.Files, p)
+			}
+		}
+		if i == len(b) {
+			b = nil
+		} else {
+			b = b[i+1:]
+		}
+	}
+	return c, b, true
+}
+
+func cutField(b []byte) ([]byte, []byte, bool) {
+	i := bytes.IndexByte(b, 0x1f)
+	if i < 0 {
+		return nil, nil, false
+	}
+	return b[:i], b[i+1:], true
+}
+
+// startsCommit reports whether b opens the next commit's header: a record separator, a hash, a unit
+// separator. A file name starting with a record separator would have to be followed by exactly that.
+func startsCommit(b []byte) bool {
+	if len(b) < 2 || b[0] != 0x1e {
+		return false
+	}
+	i := bytes.IndexByte(b[1:], 0x1f)
+	return i > 0 && isHash(b[1:1+i])
+}
+
+func isHash(b []byte) bool {
+	if len(b) != 40 && len(b) != 64 {
+		return false
+	}
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,398 @@
+package history
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// repo is a real git repository in a temporary folder, with commits at increasing, fixed times.
+type repo struct {
+	t   testing.TB
+	dir string
+	n   int
+}
+
+func newRepo(t testing.TB) *repo {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	r := &repo{t: t, dir: t.TempDir()}
+	r.git("init", "-q")
+	r.git("checkout", "-q", "-b", "main")
+	return r
+}
+
+func (r *repo) git(args ...string) string {
+	r.t.Helper()
+	date := fmt.Sprintf("%d +0000", 1700000000+r.n*3600)
+	cmd := exec.Command("git", append([]string{"-c", "user.name=Dev", "-c", "user.email=dev@example.com",
+		"-c", "commit.gpgsign=false", "-c", "core.autocrlf=false"}, args...)...)
+	cmd.Dir = r.dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date, "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// commit writes the files (path -> content; content "" deletes) and commits them with msg.
+func (r *repo) commit(msg string, files map[string]string) string {
+	r.t.Helper()
+	for p, content := range files {
+		full := filepath.Join(r.dir, filepath.FromSlash(p))
+		if content == "" {
+			if err := os.Remove(full); err != nil {
+				r.t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			r.t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+	r.n++
+	r.git("add", "-A")
+	msgFile := filepath.Join(r.t.TempDir(), "msg")
+	if err := os.WriteFile(msgFile, []byte(msg), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+	r.git("commit", "-q", "--allow-empty", "-F", msgFile)
+	return r.git("rev-parse", "HEAD")
+}
+
+func read(t *testing.T, root string, max int) *Log {
+	t.Helper()
+	l, err := Read(context.Background(), root, max)
+	if err != nil {
+		t.Fatalf("Read(%s): %v", root, err)
+	}
+	return l
+}
+
+func termCount(tc []TermCount, term string) int {
+	for _, c := range tc {
+		if c.Term == term {
+			return c.Count
+		}
+	}
+	return 0
+}
+
+func rulesRepo(t *testing.T) *repo {
+	r := newRepo(t)
+	r.commit("Initial import", map[string]string{
+		"server/rule/index.go":         "package rule // v1",
+		"server/rule/updater.go":       "package rule",
+		"server/profile/exporter.go":   "package profile",
+		"docs/guide.md":                "# guide",
+		"server/naïve dir/odd name.go": "package odd",
+	})
+	r.commit("Fix rule search for long descriptions\n\nThe rule index truncated words.\n\nSigned-off-by: Alice Smith <alice@example.com>\nCo-authored-by: Bob Jones <bob@example.com>",
+		map[string]string{"server/rule/index.go": "package rule // v2"})
+	r.commit("Add quality profile export (#123)\n\nSee https://tracker.example.com/browse/SONAR-4567 and commit 9fceb02d0ae598e95dc970b74767f19372d61af8.",
+		map[string]string{"server/profile/exporter.go": "package profile // v2"})
+	r.commit("Update rule updater to validate rule parameters\n\nFixes SONAR-1234",
+		map[string]string{"server/rule/updater.go": "package rule // v2", "server/rule/index.go": "package rule // v3"})
+	r.commit("Document the quality profile guide", map[string]string{"docs/guide.md": "# guide v2"})
+	return r
+}
+
+func TestReadCommitsAndFiles(t *testing.T) {
+	r := rulesRepo(t)
+	l := read(t, r.dir, 0)
+	if !l.Available || l.Reason != "" {
+		t.Fatalf("Available=%v Reason=%q", l.Available, l.Reason)
+	}
+	if want := r.git("rev-parse", "HEAD"); l.Head != want {
+		t.Errorf("Head = %s, want %s", l.Head, want)
+	}
+	var subjects []string
+	for _, c := range l.Commits {
+		subjects = append(subjects, c.Subject)
+	}
+	want := []string{"Document the quality profile guide", "Update rule updater to validate rule parameters",
+		"Add quality profile export (#123)", "Fix rule search for long descriptions", "Initial import"}
+	if !slices.Equal(subjects, want) {
+		t.Fatalf("subjects (newest first) = %q\nwant %q", subjects, want)
+	}
+	fix := l.Commits[3]
+	if !strings.HasPrefix(fix.Body, "The rule index truncated words.") || fix.Time.Before(l.Commits[4].Time) {
+		t.Errorf("body/time not read: %+v", fix)
+	}
+	if !slices.Equal(fix.Files, []string{"server/rule/index.go"}) {
+		t.Errorf("files of the fix = %q", fix.Files)
+	}
+	if got := l.Commits[1].Files; !slices.Equal(got, []string{"server/rule/index.go", "server/rule/updater.go"}) {
+		t.Errorf("files of the update = %q", got)
+	}
+	if !slices.Contains(l.Commits[4].Files, "server/naïve dir/odd name.go") {
+		t.Errorf("file names with spaces and non-ASCII letters must come out unquoted: %q", l.Commits[4].Files)
+	}
+
+	limited := read(t, r.dir, 2)
+	if len(limited.Commits) != 2 || limited.Commits[0].Subject != want[0] {
+		t.Errorf("max=2 gave %d commits", len(limited.Commits))
+	}
+	if off := read(t, r.dir, -1); off.Available || off.Reason == "" {
+		t.Errorf("max<0 must turn history off with a reason, got %+v", off)
+	}
+}
+
+func TestFileTerms(t *testing.T) {
+	l := read(t, rulesRepo(t).dir, 0)
+	terms := l.FileTerms("server/rule/index.go")
+	if len(terms) == 0 || terms[0].Term != "rule" || terms[0].Count != 2 {
+		t.Fatalf("index.go terms = %+v, want rule (2 commits) first", terms)
+	}
+	for _, w := range []string{"search", "word", "parameter", "validate", "truncate"} {
+		if termCount(terms, w) != 1 {
+			t.Errorf("index.go: term %q missing from %+v", w, terms)
+		}
+	}
+	// the ritual of committing, trailers, addresses, numbers and hashes are not terms
+	for _, w := range []string{"fix", "add", "update", "import", "initial", "sign", "alice", "smith", "bob",
+		"example", "sonar", "1234", "https", "com"} {
+		if n := termCount(terms, w); n != 0 {
+			t.Errorf("index.go: noise term %q counted %d times", w, n)
+		}
+	}
+	exp := l.FileTerms("server/profile/exporter.go")
+	for _, w := range []string{"quality", "profile", "export"} {
+		if termCount(exp, w) != 1 {
+			t.Errorf("exporter.go: term %q missing from %+v", w, exp)
+		}
+	}
+	for _, w := range []string{"tracker", "browse", "9fceb02", "fceb", "ae", "dc"} {
+		if termCount(exp, w) != 0 {
+			t.Errorf("exporter.go: URL or hash word %q became a term: %+v", w, exp)
+		}
+	}
+	if l.FileTerms("no/such/file.go") != nil {
+		t.Error("a file without commits must have no terms")
+	}
+	if l.FileCommits("server/rule/index.go") != 3 || l.TermCommits("rule") != 2 || l.TermCommits("profile") != 2 {
+		t.Errorf("FileCommits=%d TermCommits(rule)=%d TermCommits(profile)=%d", l.FileCommits("server/rule/index.go"),
+			l.TermCommits("rule"), l.TermCommits("profile"))
+	}
+}
+
+func TestSearch(t *testing.T) {
+	l := read(t, rulesRepo(t).dir, 0)
+	res := l.Search([]string{"rule", "descriptions"}, 10)
+	if len(res) < 2 {
+		t.Fatalf("Search = %+v", res)
+	}
+	if res[0].Path != "server/rule/index.go" {
+		t.Errorf("best file for 'rule descriptions' = %s, want server/rule/index.go (%+v)", res[0].Path, res)
+	}
+	if res[0].Commits[0] != "Fix rule search for long descriptions" {
+		t.Errorf("best commit of the best file = %q", res[0].Commits)
+	}
+	for i := 1; i < len(res); i++ {
+		if res[i].Score > res[i-1].Score {
+			t.Errorf("results not sorted: %+v", res)
+		}
+	}
+	for _, fs := range res {
+		if strings.HasPrefix(fs.Path, "docs/") || strings.Contains(fs.Path, "profile") {
+			t.Errorf("%s shares no term with the query", fs.Path)
+		}
+	}
+	qp := l.Search([]string{"QualityProfile"}, 1)
+	if len(qp) != 1 || qp[0].Path != "docs/guide.md" && qp[0].Path != "server/profile/exporter.go" {
+		t.Errorf("Search(QualityProfile, 1) = %+v", qp)
+	}
+	if got := l.Search([]string{"kubernetes"}, 5); len(got) != 0 {
+		t.Errorf("unknown term matched %+v", got)
+	}
+}
+
+// Two files whose commits match equally: the one changed more recently wins the tie.
+func TestSearchRecencyBreaksTies(t *testing.T) {
+	r := newRepo(t)
+	r.commit("Gist sharing", map[string]string{"old.go": "a"})
+	r.commit("Gist sharing", map[string]string{"new.go": "a"})
+	res := read(t, r.dir, 0).Search([]string{"gist"}, 0)
+	if len(res) != 2 || res[0].Path != "new.go" || res[0].Score-res[1].Score > recencyWeight {
+		t.Errorf("Search = %+v, want new.go first by a tie-breaker", res)
+	}
+}
+
+func TestReadSubfolderRoot(t *testing.T) {
+	r := rulesRepo(t)
+	l := read(t, filepath.Join(r.dir, "server", "rule"), 0)
+	if !l.Available {
+		t.Fatalf("subfolder: %+v", l)
+	}
+	var subjects []string
+	for _, c := range l.Commits {
+		subjects = append(subjects, c.Subject)
+		for _, f := range c.Files {
+			if strings.Contains(f, "/") || !strings.HasSuffix(f, ".go") {
+				t.Errorf("path %q is not relative to server/rule", f)
+			}
+		}
+	}
+	want := []string{"Update rule updater to validate rule parameters", "Fix rule search for long descriptions", "Initial import"}
+	if !slices.Equal(subjects, want) {
+		t.Errorf("commits under server/rule = %q, want %q", subjects, want)
+	}
+	if !slices.Equal(l.Commits[2].Files, []string{"index.go", "updater.go"}) {
+		t.Errorf("initial commit seen from server/rule = %q", l.Commits[2].Files)
+	}
+	if termCount(l.FileTerms("index.go"), "rule") != 2 {
+		t.Errorf("terms of index.go from the subfolder: %+v", l.FileTerms("index.go"))
+	}
+}
+
+func TestReadUnavailable(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	plain := t.TempDir()
+	l := read(t, plain, 0)
+	if l.Available || l.Reason != "not a git repository" || l.Head != "" || len(l.Commits) != 0 {
+		t.Errorf("plain folder: %+v", l)
+	}
+	if l.FileTerms("x") != nil || l.Search([]string{"x"}, 3) != nil {
+		t.Error("an unavailable log must answer nothing")
+	}
+
+	empty := newRepo(t)
+	if l := read(t, empty.dir, 0); l.Available || l.Reason != "no commits yet" {
+		t.Errorf("repository without commits: %+v", l)
+	}
+
+	if _, err := Read(context.Background(), filepath.Join(plain, "missing"), 0); err == nil {
+		t.Error("a missing root must be an error")
+	}
+
+	t.Setenv("PATH", t.TempDir())
+	if l := read(t, plain, 0); l.Available || l.Reason != "git not found" {
+		t.Errorf("without git: %+v", l)
+	}
+}
+
+func TestReadCancelled(t *testing.T) {
+	r := rulesRepo(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if l, err := Read(ctx, r.dir, 0); err == nil {
+		t.Errorf("a cancelled read must fail, got %+v", l)
+	}
+}
+
+func TestMassCommitGivesNoTerms(t *testing.T) {
+	r := newRepo(t)
+	files := map[string]string{}
+	for i := 0; i < massFiles+20; i++ {
+		files[fmt.Sprintf("pkg/f%03d.go", i)] = "package pkg"
+	}
+	r.commit("Reformat with the new linter settings", files)
+	r.commit("Gist visibility toggle", map[string]string{"pkg/f007.go": "package pkg // toggle"})
+	l := read(t, r.dir, 0)
+	if len(l.Commits) != 2 || len(l.Commits[1].Files) != massFiles+20 {
+		t.Fatalf("commits = %d, files of the mass commit = %d", len(l.Commits), len(l.Commits[1].Files))
+	}
+	terms := l.FileTerms("pkg/f007.go")
+	if termCount(terms, "reformat") != 0 || termCount(terms, "linter") != 0 || termCount(terms, "gist") != 1 {
+		t.Errorf("terms of a file in a mass commit = %+v", terms)
+	}
+	if l.FileTerms("pkg/f001.go") != nil {
+		t.Errorf("a file touched only by the mass commit has terms %+v", l.FileTerms("pkg/f001.go"))
+	}
+	if got := l.Search([]string{"reformat"}, 0); len(got) != 0 {
+		t.Errorf("mass commit is a search hit: %d files", len(got))
+	}
+}
+
+func TestMergesAndOddMessages(t *testing.T) {
+	r := newRepo(t)
+	r.commit("Start", map[string]string{"a.go": "a"})
+	r.git("checkout", "-q", "-b", "topic")
+	r.commit("Gist starring", map[string]string{"b.go": "b"})
+	r.git("checkout", "-q", "main")
+	r.commit("Release notes", map[string]string{"c.go": "c"})
+	r.n++
+	r.git("merge", "-q", "--no-ff", "-m", "Merge pull request #7 from someone/topic", "topic")
+	// control characters of the log format inside a message must not lose the commit nor the next one
+	r.commit("Odd \x1e subject \x1f here\n\nbody \x1e with \x1f separators", map[string]string{"d.go": "d"})
+	l := read(t, r.dir, 0)
+	var subjects []string
+	for _, c := range l.Commits {
+		subjects = append(subjects, c.Subject)
+		if strings.HasPrefix(c.Subject, "Merge") {
+			t.Errorf("merge commit listed: %+v", c)
+		}
+	}
+	if len(l.Commits) != 4 {
+		t.Fatalf("commits = %q", subjects)
+	}
+	if !slices.Equal(l.Commits[0].Files, []string{"d.go"}) {
+		t.Errorf("odd commit files = %q (subject %q)", l.Commits[0].Files, l.Commits[0].Subject)
+	}
+	if termCount(l.FileTerms("b.go"), "gist") != 1 || termCount(l.FileTerms("b.go"), "someone") != 0 {
+		t.Errorf("b.go terms = %+v", l.FileTerms("b.go"))
+	}
+}
+
+func TestMessageTerms(t *testing.T) {
+	cases := []struct {
+		subject, body string
+		want          []string
+	}{
+		{"Fix rule search for long descriptions", "", []string{"description", "rule", "search"}},
+		{"Merge pull request #12 from alice/rule-search", "Quality profile export", []string{"export", "profile", "quality"}},
+		{"Bump gist renderer (GH-431)", "Signed-off-by: Jo <jo@x.org>\nChange-Id: I8f3a9c2d1e", []string{"gist", "renderer"}},
+		{"Revert \"Add release notes\"", "This reverts commit 4e1243bd22c66e76c2ba9eddc1f91394e57f9f83.", []string{"note", "release"}},
+	}
+	for _, c := range cases {
+		got := messageTerms(c.subject, c.body)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("messageTerms(%q, %q) = %q, want %q", c.subject, c.body, got, c.want)
+		}
+	}
+}
+
+// BenchmarkRead reads 5,000 commits over 1,000 files, made with git fast-import in a temporary folder.
+func BenchmarkRead(b *testing.B) {
+	r := newRepo(b)
+	var sb strings.Builder
+	nouns := []string{"rule", "profile", "gist", "release", "search", "index", "export", "quality", "issue", "user"}
+	for i := 0; i < 5000; i++ {
+		fmt.Fprintf(&sb, "commit refs/heads/main\ncommitter Dev <dev@example.com> %d +0000\n", 1600000000+i*60)
+		msg := fmt.Sprintf("Improve %s %s handling\n\nThe %s code path now covers case %d.\n", nouns[i%10], nouns[(i/10)%10], nouns[(i/3)%10], i)
+		fmt.Fprintf(&sb, "data %d\n%s", len(msg), msg)
+		for j := 0; j < 3; j++ {
+			content := fmt.Sprintf("package p // %d %d\n", i, j)
+			fmt.Fprintf(&sb, "M 100644 inline src/m%02d/file%03d.go\ndata %d\n%s", (i*7+j)%40, (i*13+j*101)%1000, len(content), content)
+		}
+		sb.WriteString("\n")
+	}
+	cmd := exec.Command("git", "fast-import", "--quiet")
+	cmd.Dir = r.dir
+	cmd.Stdin = strings.NewReader(sb.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("fast-import: %v\n%s", err, out)
+	}
+	r.git("reset", "-q", "--hard", "main")
+	b.ResetTimer()
+	for b.Loop() {
+		l, err := Read(context.Background(), r.dir, 5000)
+		if err != nil || len(l.Commits) != 5000 {
+			b.Fatalf("Read: %v, %d commits", err, len(l.Commits))
+		}
+		l.FileTerms("src/m00/file000.go") // builds the term index
+	}
+}

@@ -1,0 +1,694 @@
+// Package index is the workspace engine: it lists, parses and indexes the files of one root, keeps the
+// entity map, the lexical and vector stores current as files change, and answers queries from immutable
+// snapshots. The server, the CLI and the agent tools all go through it.
+package index
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ctxmap/ctxmap/index/embed"
+	"github.com/ctxmap/ctxmap/index/entity"
+	"github.com/ctxmap/ctxmap/index/history"
+	"github.com/ctxmap/ctxmap/index/lexical"
+	"github.com/ctxmap/ctxmap/index/lexicon"
+	"github.com/ctxmap/ctxmap/index/parse"
+	"github.com/ctxmap/ctxmap/index/vector"
+	"github.com/ctxmap/ctxmap/index/walk"
+)
+
+// Options says where the index lives and how it is configured.
+type Options struct {
+	Root     string
+	Config   *Config // nil: read the root's .ctxmap.yaml
+	CacheDir string  // "": DefaultCacheDir(root)
+	InMemory bool    // keep nothing on disk (tests, read-only use)
+	Logf     func(format string, args ...any)
+}
+
+// Index is the engine for one workspace root. One writer (Build, Update) at a time; readers take
+// Snapshot() and never wait for the writer.
+type Index struct {
+	root  string
+	cfg   Config
+	cache string // "" when nothing is persisted
+	logf  func(string, ...any)
+
+	mu      sync.Mutex // the writer's lock
+	matcher *walk.Matcher
+	lex     *lexical.Store
+	vectors *vectorFiller
+	gen     uint64
+	dirty   bool
+	// lastParsed counts the files the last apply parsed (for the stats)
+	lastParsed int
+	saver      *time.Timer
+
+	snap atomic.Pointer[Snapshot]
+
+	lexMu  sync.Mutex
+	lex0   *lexicon.Lexicon
+	lexGen uint64
+
+	overlayMu sync.Mutex
+	overlay   map[string][]byte
+
+	warnMu   sync.Mutex
+	warnings []string
+}
+
+// Open prepares the index of a root: configuration, cache, stores. It reads what a previous run left in
+// the cache but does not look at the files; call Build for that.
+func Open(ctx context.Context, opts Options) (*Index, error) {
+	root, err := filepath.Abs(opts.Root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", opts.Root, err)
+	}
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	if fi, err := os.Stat(root); err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", root, err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("workspace %s is not a folder", root)
+	}
+	ix := &Index{root: root, logf: opts.Logf, overlay: map[string][]byte{}}
+	if ix.logf == nil {
+		ix.logf = func(string, ...any) {}
+	}
+	if opts.Config != nil {
+		ix.cfg = *opts.Config
+	} else if ix.cfg, err = LoadConfig(root); err != nil {
+		return nil, err
+	}
+	if err := ix.cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if !opts.InMemory {
+		ix.cache = opts.CacheDir
+		if ix.cache == "" {
+			if ix.cache, err = DefaultCacheDir(root); err != nil {
+				return nil, err
+			}
+		}
+		if inside(root, ix.cache) {
+			return nil, fmt.Errorf("cache folder %s is inside the workspace %s", ix.cache, root)
+		}
+		if err := os.MkdirAll(ix.cache, 0o755); err != nil {
+			return nil, fmt.Errorf("create cache folder: %w", err)
+		}
+	}
+	state := ix.openStores()
+	files, skipped := map[string]*Record{}, map[string]string{}
+	var hist *history.Log
+	if state != nil {
+		files, skipped, hist, ix.gen = state.Records, state.Skipped, state.History, state.Generation
+	}
+	ix.snap.Store(newSnapshot(root, ix.gen, files, skipped, hist))
+	return ix, nil
+}
+
+// openStores opens the lexical and vector stores and the persisted state, and checks that they agree.
+// Anything broken is reported, thrown away and rebuilt: a cache is never trusted over the files.
+func (ix *Index) openStores() *cacheState {
+	if ix.cache == "" {
+		ix.lex, _ = lexical.Open("")
+		ix.vectors = newVectorFiller(ix, nil)
+		return nil
+	}
+	lexDir := filepath.Join(ix.cache, "lexical.bleve")
+	lex, err := lexical.Open(lexDir)
+	if err != nil && strings.Contains(err.Error(), "timeout") {
+		// Another ctxmap (an editor's server) holds this cache: work in memory rather than wait.
+		ix.warn("the cache %s is in use by another ctxmap process; indexing in memory", ix.cache)
+		ix.cache = ""
+		return ix.openStores()
+	}
+	if err != nil {
+		ix.warn("lexical index unusable, rebuilding: %v", err)
+		os.RemoveAll(lexDir)
+		if lex, err = lexical.Open(lexDir); err != nil {
+			ix.warn("lexical index cannot be created, indexing in memory: %v", err)
+			lex, _ = lexical.Open("")
+		}
+	}
+	ix.lex = lex
+	state, err := loadState(ix.cache, ix.root)
+	if err != nil {
+		ix.warn("%v; rebuilding", err)
+		state = nil
+	}
+	if state != nil {
+		meta, _ := lex.Meta("generation")
+		if len(meta) != 8 || binary.BigEndian.Uint64(meta) != state.Generation {
+			ix.warn("cache %s and its lexical index disagree; rebuilding", ix.cache)
+			state = nil
+		}
+	}
+	if state == nil {
+		// start the lexical index from nothing so that no chunk of an unknown file survives
+		lex.Close()
+		os.RemoveAll(lexDir)
+		if ix.lex, err = lexical.Open(lexDir); err != nil {
+			ix.warn("lexical index cannot be created, indexing in memory: %v", err)
+			ix.lex, _ = lexical.Open("")
+		}
+	}
+	var vs *vector.Store
+	if ix.cfg.vectors() {
+		vdir := filepath.Join(ix.cache, "vectors")
+		if vs, err = vector.Open(vdir, embed.Default()); err != nil {
+			ix.warn("vector store unusable, rebuilding: %v", err)
+			os.RemoveAll(vdir)
+			if vs, err = vector.Open(vdir, embed.Default()); err != nil {
+				ix.warn("vector store cannot be created, going without vectors: %v", err)
+				vs = nil
+			}
+		}
+	}
+	ix.vectors = newVectorFiller(ix, vs)
+	if state != nil && (!ix.vectors.upToDate(state.Generation) || vs != nil && vs.Count() == 0 && len(state.Records) > 0) {
+		ix.vectors.refillAll = true
+	}
+	return state
+}
+
+func (ix *Index) warn(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	ix.warnMu.Lock()
+	ix.warnings = append(ix.warnings, msg)
+	ix.warnMu.Unlock()
+	ix.logf("%s", msg)
+}
+
+// Warnings returns and clears the warnings gathered since the last call.
+func (ix *Index) Warnings() []string {
+	ix.warnMu.Lock()
+	defer ix.warnMu.Unlock()
+	w := ix.warnings
+	ix.warnings = nil
+	return w
+}
+
+// Root is the workspace's absolute path.
+func (ix *Index) Root() string { return ix.root }
+
+// Config is the configuration in force.
+func (ix *Index) Config() Config { return ix.cfg }
+
+// Snapshot is the current state; it never changes once returned.
+func (ix *Index) Snapshot() *Snapshot { return ix.snap.Load() }
+
+// Progress is told how many files of a build are done.
+type Progress func(done, total int)
+
+// Build brings the index in line with the files on disk: a cold build the first time, afterwards only
+// what changed since the cache was written is read again.
+func (ix *Index) Build(ctx context.Context, progress Progress) (Stats, error) {
+	start := time.Now()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	m, err := walk.NewMatcher(ix.root, ix.cfg.walkOptions())
+	if err != nil {
+		return Stats{}, fmt.Errorf("read ignore files: %w", err)
+	}
+	ix.matcher = m
+	res, err := walk.Walk(ctx, ix.root, ix.cfg.walkOptions())
+	if err != nil {
+		return Stats{}, fmt.Errorf("list %s: %w", ix.root, err)
+	}
+	old := ix.Snapshot()
+	hist := ix.readHistory(ctx, old.History)
+	seen := make([]fileStat, 0, len(res.Files))
+	for _, f := range res.Files {
+		seen = append(seen, fileStat{path: f.Path, size: f.Size, mod: f.ModTime.UnixNano(), exists: true})
+	}
+	skipped := map[string]string{}
+	for _, s := range res.Skipped {
+		skipped[s.Path] = s.Reason
+	}
+	st, err := ix.apply(ctx, seen, true, skipped, hist, progress)
+	if err != nil {
+		return st, err
+	}
+	if err := ix.saveLocked(); err != nil {
+		ix.warn("%v", err)
+	}
+	st = ix.Snapshot().Stats()
+	st.Parsed = ix.lastParsed
+	st.Seconds = time.Since(start).Seconds()
+	st.Cache = ix.cache
+	st.Warnings = ix.Warnings()
+	return st, nil
+}
+
+// Update re-reads the given workspace-relative paths (created, changed, deleted or renamed files; a
+// folder stands for the files under it) and publishes a new snapshot.
+func (ix *Index) Update(ctx context.Context, paths []string) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.matcher == nil {
+		m, err := walk.NewMatcher(ix.root, ix.cfg.walkOptions())
+		if err != nil {
+			return fmt.Errorf("read ignore files: %w", err)
+		}
+		ix.matcher = m
+	}
+	old := ix.Snapshot()
+	var changes []fileStat
+	skipped := make(map[string]string, len(old.Skipped))
+	for p, r := range old.Skipped {
+		skipped[p] = r
+	}
+	seen := map[string]bool{}
+	for _, p := range paths {
+		p = filepath.ToSlash(filepath.Clean(p))
+		if p == "." || strings.HasPrefix(p, "../") || filepath.IsAbs(p) || seen[p] {
+			continue
+		}
+		seen[p] = true
+		delete(skipped, p)
+		changes = append(changes, ix.statPath(p, skipped)...)
+		// a folder that disappeared takes its files with it
+		for q := range old.Files {
+			if strings.HasPrefix(q, p+"/") && !seen[q] {
+				seen[q] = true
+				changes = append(changes, ix.statPath(q, skipped)...)
+			}
+		}
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	_, err := ix.apply(ctx, changes, false, skipped, old.History, nil)
+	ix.scheduleSave()
+	return err
+}
+
+// statPath describes one path for apply: gone, ignored or skipped paths come back as not existing.
+func (ix *Index) statPath(p string, skipped map[string]string) []fileStat {
+	abs := filepath.Join(ix.root, filepath.FromSlash(p))
+	fi, err := os.Stat(abs)
+	if err != nil || ix.matcher.Ignored(p, fi != nil && fi.IsDir()) {
+		return []fileStat{{path: p}}
+	}
+	if fi.IsDir() {
+		// a new folder: its files are listed by the walk rules
+		var out []fileStat
+		res, err := walk.Walk(context.Background(), abs, ix.cfg.walkOptions())
+		if err != nil {
+			return nil
+		}
+		for _, f := range res.Files {
+			q := p + "/" + f.Path
+			if !ix.matcher.Ignored(q, false) {
+				out = append(out, fileStat{path: q, size: f.Size, mod: f.ModTime.UnixNano(), exists: true})
+			}
+		}
+		return out
+	}
+	if !fi.Mode().IsRegular() {
+		return []fileStat{{path: p}}
+	}
+	max := ix.cfg.MaxFileSize
+	if max == 0 {
+		max = 1 << 20
+	}
+	if fi.Size() > max {
+		skipped[p] = "too large"
+		return []fileStat{{path: p}}
+	}
+	return []fileStat{{path: p, size: fi.Size(), mod: fi.ModTime().UnixNano(), exists: true}}
+}
+
+type fileStat struct {
+	path      string
+	size, mod int64
+	exists    bool
+}
+
+// apply reads and parses the given files, updates the stores and publishes the next snapshot. With
+// full set, files not in the list are removed (a full build); otherwise the list is a set of changes.
+func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped map[string]string, hist *history.Log, progress Progress) (Stats, error) {
+	old := ix.Snapshot()
+	files := make(map[string]*Record, len(old.Files)+len(list))
+	if !full {
+		for p, r := range old.Files {
+			files[p] = r
+		}
+	}
+	var work []fileStat
+	for _, f := range list {
+		if !f.exists {
+			delete(files, f.path)
+			continue
+		}
+		if parse.LanguageOf(f.path) == "" {
+			skipped[f.path] = "unsupported"
+			delete(files, f.path)
+			continue
+		}
+		if r := old.Files[f.path]; r != nil && r.Size == f.size && r.ModTime == f.mod && !ix.hasOverlay(f.path) {
+			files[f.path] = r
+			continue
+		}
+		work = append(work, f)
+	}
+	results := ix.load(ctx, work, old, progress)
+	if err := ctx.Err(); err != nil {
+		return Stats{}, fmt.Errorf("index %s: %w", ix.root, err)
+	}
+	var removedIDs []string
+	var docs []lexical.Doc
+	changedChunks := map[string][]Chunk{}
+	ix.lastParsed = 0
+	for _, res := range results {
+		switch {
+		case res.err != nil:
+			// deleted mid-index, unreadable: it is simply not there
+			if !errors.Is(res.err, fs.ErrNotExist) {
+				skipped[res.path] = "unreadable"
+				ix.warn("%v", res.err)
+			}
+			delete(files, res.path)
+		case res.reused:
+			files[res.path] = res.rec
+		default:
+			ix.lastParsed++
+			files[res.path] = res.rec
+			delete(skipped, res.path)
+			if res.rec.Skip != "" {
+				skipped[res.path] = res.rec.Skip
+			}
+			changedChunks[res.path] = res.chunks
+		}
+	}
+	// what left the index, or changed, loses its chunks; what changed gets new ones
+	for p, r := range old.Files {
+		nr := files[p]
+		if nr == r {
+			continue
+		}
+		removedIDs = append(removedIDs, chunkIDs(r)...)
+		if nr == nil {
+			ix.vectors.remove(p)
+		}
+	}
+	paths := make([]string, 0, len(changedChunks))
+	for p := range changedChunks {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		for _, c := range changedChunks[p] {
+			docs = append(docs, lexical.Doc{ID: c.ID, Path: c.Path, Name: c.Name, Doc: c.Doc, Code: c.Code})
+		}
+		ix.vectors.put(p, changedChunks[p])
+	}
+	if len(removedIDs) > 0 || len(docs) > 0 || full {
+		for i := 0; i < len(docs) || i == 0; i += 500 {
+			end := min(i+500, len(docs))
+			var del []string
+			if i == 0 {
+				del = removedIDs
+			}
+			if err := ix.lex.Replace(del, docs[i:end]); err != nil {
+				return Stats{}, err
+			}
+		}
+		ix.gen++
+		var g [8]byte
+		binary.BigEndian.PutUint64(g[:], ix.gen)
+		if err := ix.lex.SetMeta("generation", g[:]); err != nil {
+			return Stats{}, fmt.Errorf("write lexical generation: %w", err)
+		}
+		ix.dirty = true
+	}
+	if full {
+		// a skip reason only lasts as long as the file is listed
+		for p, reason := range skipped {
+			if reason == "unsupported" || reason == "unreadable" || walkReason(reason) {
+				continue
+			}
+			if files[p] == nil || files[p].Skip == "" {
+				delete(skipped, p)
+			}
+		}
+	}
+	snap := newSnapshot(ix.root, ix.gen, files, skipped, hist)
+	ix.snap.Store(snap)
+	ix.vectors.kick(ix.gen)
+	return snap.Stats(), nil
+}
+
+func walkReason(r string) bool {
+	switch r {
+	case "vendored", "too large", "symlink outside root", "symlink loop":
+		return true
+	}
+	return false
+}
+
+type loaded struct {
+	path   string
+	rec    *Record
+	chunks []Chunk
+	reused bool
+	err    error
+}
+
+// perFileTimeout bounds one file's parse: a pathological file must not stall the index.
+const perFileTimeout = 5 * time.Second
+
+// load reads and parses files on every core, each worker with its own parser.
+func (ix *Index) load(ctx context.Context, work []fileStat, old *Snapshot, progress Progress) []loaded {
+	out := make([]loaded, len(work))
+	var next, done atomic.Int64
+	workers := runtime.GOMAXPROCS(0)
+	if workers > len(work) {
+		workers = len(work)
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := parse.NewParser()
+			defer p.Close()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(work) || ctx.Err() != nil {
+					return
+				}
+				out[i] = ix.loadOne(ctx, p, work[i], old.Files[work[i].path])
+				if n := done.Add(1); progress != nil {
+					progress(int(n), len(work))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func (ix *Index) loadOne(ctx context.Context, p *parse.Parser, f fileStat, old *Record) (res loaded) {
+	res.path = f.path
+	defer func() {
+		// a parser bug on one file costs that file, never the index
+		if r := recover(); r != nil {
+			res = loaded{path: f.path, err: fmt.Errorf("parse %s: internal error: %v", f.path, r)}
+		}
+	}()
+	src, err := ix.ReadFile(f.path)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	sum := sha256.Sum256(src)
+	hash := hex.EncodeToString(sum[:16])
+	if old != nil && old.Hash == hash {
+		rec := *old
+		rec.Size, rec.ModTime = f.size, f.mod
+		res.rec, res.reused = &rec, true
+		return res
+	}
+	rec := &Record{Path: f.path, Language: parse.LanguageOf(f.path), Hash: hash, Size: f.size, ModTime: f.mod}
+	rec.Lines = countLines(src)
+	if reason := walk.Classify(f.path, src); reason != "" {
+		rec.Skip = reason
+		res.rec = rec
+		return res
+	}
+	pctx, cancel := context.WithTimeout(ctx, perFileTimeout)
+	defer cancel()
+	pf, err := p.Parse(pctx, f.path, src)
+	if err != nil {
+		res.err = fmt.Errorf("parse %s: %w", f.path, err)
+		return res
+	}
+	rec.File = pf
+	rec.Entity = entity.Contribute(f.path, pf)
+	res.chunks = chunks(f.path, pf, src)
+	rec.Chunks = refsOf(res.chunks)
+	res.rec = rec
+	return res
+}
+
+func countLines(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c == '\n' {
+			n++
+		}
+	}
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// ReadFile returns a workspace file's content, the editor's unsaved text first.
+func (ix *Index) ReadFile(rel string) ([]byte, error) {
+	ix.overlayMu.Lock()
+	b, ok := ix.overlay[rel]
+	ix.overlayMu.Unlock()
+	if ok {
+		return b, nil
+	}
+	abs := filepath.Join(ix.root, filepath.FromSlash(rel))
+	if !inside(ix.root, abs) {
+		return nil, fmt.Errorf("%s is outside the workspace", rel)
+	}
+	return os.ReadFile(abs)
+}
+
+// SetOverlay makes text the content of rel until ClearOverlay (an editor's unsaved buffer); call Update
+// afterwards to index it.
+func (ix *Index) SetOverlay(rel string, text []byte) {
+	ix.overlayMu.Lock()
+	ix.overlay[rel] = text
+	ix.overlayMu.Unlock()
+}
+
+// ClearOverlay goes back to the file on disk.
+func (ix *Index) ClearOverlay(rel string) {
+	ix.overlayMu.Lock()
+	delete(ix.overlay, rel)
+	ix.overlayMu.Unlock()
+}
+
+func (ix *Index) hasOverlay(rel string) bool {
+	ix.overlayMu.Lock()
+	defer ix.overlayMu.Unlock()
+	_, ok := ix.overlay[rel]
+	return ok
+}
+
+// RelPath turns an absolute path into a workspace-relative one; ok is false outside the workspace.
+func (ix *Index) RelPath(abs string) (string, bool) {
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	if !inside(ix.root, abs) {
+		return "", false
+	}
+	rel, err := filepath.Rel(ix.root, abs)
+	if err != nil {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+func inside(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// readHistory re-reads git history only when HEAD moved.
+func (ix *Index) readHistory(ctx context.Context, old *history.Log) *history.Log {
+	limit := ix.cfg.historyLimit()
+	if limit < 0 {
+		return &history.Log{Reason: "disabled in the configuration"}
+	}
+	if old != nil && old.Available && old.Head != "" && old.Head == gitHead(ctx, ix.root) {
+		return old
+	}
+	h, err := history.Read(ctx, ix.root, limit)
+	if err != nil {
+		ix.warn("git history: %v", err)
+		return &history.Log{Reason: err.Error()}
+	}
+	return h
+}
+
+func gitHead(ctx context.Context, root string) string {
+	out, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// saveDelay lets a burst of edits share one cache write.
+const saveDelay = 2 * time.Second
+
+func (ix *Index) scheduleSave() {
+	if ix.cache == "" || !ix.dirty {
+		return
+	}
+	if ix.saver != nil {
+		ix.saver.Stop()
+	}
+	ix.saver = time.AfterFunc(saveDelay, func() {
+		ix.mu.Lock()
+		defer ix.mu.Unlock()
+		if err := ix.saveLocked(); err != nil {
+			ix.warn("%v", err)
+		}
+	})
+}
+
+func (ix *Index) saveLocked() error {
+	if ix.cache == "" || !ix.dirty {
+		return nil
+	}
+	s := ix.Snapshot()
+	err := saveState(ix.cache, &cacheState{Root: ix.root, Generation: s.Generation, Records: s.Files, Skipped: s.Skipped, History: s.History})
+	if err == nil {
+		ix.dirty = false
+	}
+	return err
+}
+
+// WaitVectors blocks until the background embeddings have caught up with the current snapshot, so
+// that a one-shot query (the CLI, the benchmark) sees all of them and answers deterministically.
+func (ix *Index) WaitVectors() { ix.vectors.wait() }
+
+// Close writes what is pending and releases the stores.
+func (ix *Index) Close() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.saver != nil {
+		ix.saver.Stop()
+	}
+	err := ix.saveLocked()
+	ix.vectors.close()
+	if cerr := ix.lex.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,389 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ctxmap/ctxmap/index/lexical"
+)
+
+// writeFiles creates files under root; content "" removes the file.
+func writeFiles(t testing.TB, root string, files map[string]string) {
+	t.Helper()
+	for p, c := range files {
+		abs := filepath.Join(root, filepath.FromSlash(p))
+		if c == "" {
+			os.Remove(abs)
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(abs, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func git(t testing.TB, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=Test", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+func open(t testing.TB, root, cache string) *Index {
+	t.Helper()
+	opts := Options{Root: root, CacheDir: cache, InMemory: cache == "", Config: &Config{}}
+	ix, err := Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Build(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+// sample is a small workspace shaped like a product with rules and quality profiles.
+var sample = map[string]string{
+	"rule/index.go": `package rule
+
+// RuleIndex finds rules by their descriptions.
+type RuleIndex struct {
+	rules []Rule
+}
+
+// Search returns the rules whose description contains the words.
+func (r *RuleIndex) Search(words string) []Rule {
+	if len(words) > 15 {
+		return nil // TODO: long words are dropped
+	}
+	return r.rules
+}
+`,
+	"rule/rule.go": `package rule
+
+// Rule is a coding rule with a description.
+type Rule struct {
+	Key         string
+	Description string
+}
+
+func NewRule(key string) Rule { return Rule{Key: key} }
+`,
+	"qualityprofile/profile.go": `package qualityprofile
+
+import "example.com/app/rule"
+
+// QualityProfile groups the rules that are active for a language.
+type QualityProfile struct {
+	Name  string
+	Rules []rule.Rule
+}
+
+func (p *QualityProfile) Activate(r rule.Rule) error {
+	if r.Key == "" {
+		return fmt.Errorf("cannot activate a rule without a key")
+	}
+	p.Rules = append(p.Rules, r)
+	return nil
+}
+`,
+	"qualityprofile/export.py": `"""Export quality profiles as XML."""
+
+class QualityProfileExporter:
+    def export(self, profile):
+        """Write the profile's rules."""
+        return "<profile name='%s'>" % profile.name
+
+def export_all(profiles):
+    return [QualityProfileExporter().export(p) for p in profiles]
+`,
+	"README.md": "# Rules\n\nRules and quality profiles.\n\n## Search\n\nSearch rules by description.\n",
+	"web/app.js": `// Renders the rule list.
+export function renderRules(rules) {
+  return rules.map(r => r.key).join(", ");
+}
+`,
+}
+
+func TestBuildAndContext(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, sample)
+	ix := open(t, root, "")
+	defer ix.Close()
+	st := ix.Snapshot().Stats()
+	if st.Files != len(sample) {
+		t.Errorf("files = %d, want %d (%+v)", st.Files, len(sample), st)
+	}
+	if st.Definitions < 10 || st.Entities == 0 {
+		t.Errorf("stats too small: %+v", st)
+	}
+	res, err := ix.Context(context.Background(), Request{Text: "Cannot search for words longer than 15 characters in rule descriptions", Budget: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Files) == 0 || res.Files[0].Path != "rule/index.go" {
+		t.Fatalf("top file = %v, want rule/index.go", res.Files)
+	}
+	if res.Pack.Tokens > 2000 || len(res.Pack.Items) == 0 {
+		t.Fatalf("pack: %d tokens, %d items", res.Pack.Tokens, len(res.Pack.Items))
+	}
+	if !strings.Contains(res.Pack.Text, "func (r *RuleIndex) Search") {
+		t.Errorf("pack lacks the Search method:\n%s", res.Pack.Text)
+	}
+	for _, it := range res.Pack.Items {
+		if len(it.Why) == 0 {
+			t.Errorf("item %s:%d has no why", it.Path, it.StartLine)
+		}
+	}
+	if _, err := ix.Context(context.Background(), Request{Text: "  "}); err == nil {
+		t.Error("empty text accepted")
+	}
+	if _, err := ix.Context(context.Background(), Request{Text: "x", Budget: 50}); err == nil {
+		t.Error("budget 50 accepted")
+	}
+}
+
+func TestErrorMessageFindsItsLiteral(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, sample)
+	ix := open(t, root, "")
+	defer ix.Close()
+	res, err := ix.Context(context.Background(), Request{Text: `I get "cannot activate a rule without a key" when saving`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Files[0].Path != "qualityprofile/profile.go" {
+		t.Fatalf("top file = %s, want qualityprofile/profile.go", res.Files[0].Path)
+	}
+}
+
+// snapshotState is what must be equal between an updated index and a fresh build.
+func snapshotState(t *testing.T, ix *Index) string {
+	t.Helper()
+	s := ix.Snapshot()
+	type rec struct {
+		Hash, Language, Skip string
+		Lines                int
+		File                 any
+		Chunks               []ChunkRef
+	}
+	recs := map[string]rec{}
+	for p, r := range s.Files {
+		recs[p] = rec{Hash: r.Hash, Language: r.Language, Skip: r.Skip, Lines: r.Lines, File: r.File, Chunks: r.Chunks}
+	}
+	ents, _ := json.Marshal(s.Entities.Entities)
+	state := map[string]any{"records": recs, "skipped": s.Skipped, "entities": string(ents), "graph": s.Graph, "symbols": s.Symbols}
+	b, err := json.MarshalIndent(state, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the cache's encoding does not keep empty lists apart from absent ones, and neither does the index
+	b = []byte(strings.ReplaceAll(string(b), ": null", ": []"))
+	// the lexical store must hold exactly the chunks of the records
+	n, err := ix.lex.Count()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, term := range []string{"rule", "profile", "search", "export", "render", "func", "return", "variant"} {
+		hits, err := ix.lex.Search(context.Background(), []lexical.Term{{Word: term, Weight: 1}}, 10000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			ids = append(ids, term+":"+h.ID)
+		}
+	}
+	sort.Strings(ids)
+	return fmt.Sprintf("%s\nchunks %d\n%s", b, n, strings.Join(ids, "\n"))
+}
+
+// TestIncrementalEqualsRebuild applies random edits, creations, renames and deletions through Update
+// and checks after each round that the index equals a fresh build of the same files.
+func TestIncrementalEqualsRebuild(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, sample)
+	git(t, root, "init", "-q")
+	git(t, root, "add", ".")
+	git(t, root, "commit", "-q", "-m", "Add rule search and quality profiles")
+	cache := t.TempDir()
+	ix := open(t, root, cache)
+	defer func() { ix.Close() }()
+	rng := rand.New(rand.NewSource(7))
+	names := []string{"rule/index.go", "rule/rule.go", "qualityprofile/profile.go", "qualityprofile/export.py", "web/app.js", "README.md", "web/variant.js", "rule/extra/extra.go"}
+	for round := 0; round < 12; round++ {
+		var changed []string
+		for k := 0; k < 1+rng.Intn(3); k++ {
+			p := names[rng.Intn(len(names))]
+			abs := filepath.Join(root, p)
+			switch rng.Intn(4) {
+			case 0: // delete
+				os.Remove(abs)
+				changed = append(changed, p)
+			case 1: // rename to a sibling
+				q := p + ".moved" + filepath.Ext(p)
+				if os.Rename(abs, filepath.Join(root, q)) == nil {
+					changed = append(changed, p, q)
+					names = append(names, q)
+				}
+			default: // edit or create
+				body := sample[p]
+				if body == "" {
+					body = fmt.Sprintf("// variant %d\nexport function variant%d(rule) { return rule.key; }\n", round, round)
+					if strings.HasSuffix(p, ".go") {
+						body = fmt.Sprintf("package extra\n\n// Variant%d is a rule variant.\nfunc Variant%d() string { return \"rule variant\" }\n", round, round)
+					}
+				}
+				body += fmt.Sprintf("\n// edit %d: search rule variant %d\n", round, rng.Intn(100))
+				if strings.HasSuffix(p, ".py") || strings.HasSuffix(p, ".md") {
+					body = strings.ReplaceAll(body, "// edit", "# edit")
+				}
+				writeFiles(t, root, map[string]string{p: body})
+				changed = append(changed, p)
+			}
+		}
+		if round%4 == 3 {
+			git(t, root, "add", "-A")
+			git(t, root, "commit", "-q", "-m", fmt.Sprintf("Round %d: change rule variants", round))
+			// history changes only with a build; a build must equal a fresh one too
+			if _, err := ix.Build(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := ix.Update(context.Background(), changed); err != nil {
+			t.Fatal(err)
+		}
+		if round%6 == 5 {
+			// a restart in between: the cache must carry the state over
+			if err := ix.Close(); err != nil {
+				t.Fatal(err)
+			}
+			ix = open(t, root, cache)
+		}
+		fresh := open(t, root, "")
+		got, want := snapshotState(t, ix), snapshotState(t, fresh)
+		fresh.Close()
+		if got != want {
+			t.Fatalf("round %d (changed %v): updated index differs from a fresh build:\n%s", round, changed, firstDiff(got, want))
+		}
+	}
+}
+
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(al) && i < len(bl); i++ {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d:\n  updated: %s\n  fresh:   %s", i+1, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d vs %d", len(al), len(bl))
+}
+
+func TestWarmStartParsesNothing(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, sample)
+	cache := t.TempDir()
+	ix := open(t, root, cache)
+	ix.Close()
+	ix2, err := Open(context.Background(), Options{Root: root, CacheDir: cache, Config: &Config{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix2.Close()
+	st, err := ix2.Build(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Parsed != 0 || st.Files != len(sample) {
+		t.Fatalf("warm start parsed %d files (want 0), has %d files", st.Parsed, st.Files)
+	}
+}
+
+func TestCorruptCacheIsRebuilt(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, sample)
+	cache := t.TempDir()
+	open(t, root, cache).Close()
+	if err := os.WriteFile(filepath.Join(cache, "files.gob"), []byte("garbage, not a cache"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(context.Background(), Options{Root: root, CacheDir: cache, Config: &Config{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	warned := strings.Join(ix.Warnings(), "\n")
+	if !strings.Contains(warned, "corrupt") {
+		t.Errorf("no warning about the corrupt cache: %q", warned)
+	}
+	st, err := ix.Build(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Files != len(sample) || st.Parsed != len(sample) {
+		t.Fatalf("after a corrupt cache: %d files, %d parsed", st.Files, st.Parsed)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, sample)
+	big := strings.Repeat("// padding line for a file that is far too large\n", 30000)
+	writeFiles(t, root, map[string]string{
+		"bin/blob.go":       "package x\x00\x01\x02\x00binary",
+		"bad/utf8.go":       "package bad\n\n// caf\xe9 \xff\xfe\nfunc Broken\xff() {}\n",
+		"huge/huge.go":      big,
+		"web/app.min.js":    strings.Repeat("var a=1;", 5000),
+		"gen/model.pb.go":   "// Code generated by protoc-gen-go. DO NOT EDIT.\npackage gen\n",
+		"empty/empty.py":    "",
+		"locked/secret.go":  "package locked\n",
+		"unknown/data.bin2": "whatever",
+	})
+	os.WriteFile(filepath.Join(root, "empty/empty.py"), nil, 0o644)
+	if err := os.Symlink(root, filepath.Join(root, "loop")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(os.TempDir(), filepath.Join(root, "outside")); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(filepath.Join(root, "locked"), 0)
+	defer os.Chmod(filepath.Join(root, "locked"), 0o755)
+	ix := open(t, root, t.TempDir())
+	defer ix.Close()
+	st := ix.Snapshot().Stats()
+	for reason, path := range map[string]string{"binary": "bin/blob.go", "too large": "huge/huge.go", "minified": "web/app.min.js", "generated": "gen/model.pb.go"} {
+		if got := ix.Snapshot().Skipped[path]; got != reason {
+			t.Errorf("%s skipped as %q, want %q", path, got, reason)
+		}
+	}
+	if ix.Snapshot().Files["bad/utf8.go"] == nil {
+		t.Error("a file with invalid UTF-8 was dropped instead of indexed")
+	}
+	for p := range ix.Snapshot().Files {
+		if strings.HasPrefix(p, "loop/") || strings.HasPrefix(p, "outside/") {
+			t.Errorf("followed a symlink it must not: %s", p)
+		}
+	}
+	if st.Files < len(sample) {
+		t.Errorf("lost good files: %+v", st)
+	}
+	// a path that vanished between the event and the update, and one outside the root
+	if err := ix.Update(context.Background(), []string{"gone/never.go", "../escape.go", "/etc/passwd"}); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(ix.Snapshot().Stats().Files, st.Files) {
+		t.Error("an update of missing paths changed the file count")
+	}
+}

@@ -1,0 +1,712 @@
+package pack
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Sizes of an item, smallest first. A capped or cut body is labelled truncated.
+const (
+	sizeCompact   = "compact"
+	sizeStandard  = "standard"
+	sizeTruncated = "truncated"
+	sizeFull      = "full"
+)
+
+var sizeLevel = map[string]int{sizeCompact: 0, sizeStandard: 1, sizeTruncated: 2, sizeFull: 3}
+
+// Budget rules.
+const (
+	topFull      = 3 // the first items of a bucket may take all of its room; later ones are capped
+	minBodyLines = 3 // a cut body keeps at least this many lines after its signature
+)
+
+// piece is a candidate rendered at one size.
+type piece struct {
+	c      *cand
+	rank   int
+	bucket string
+	kind   string
+	path   string
+	symbol string
+	lang   string
+	start  int
+	end    int
+	shownA int // lines shown verbatim, shownA..shownB; shownA == 0 when none (a card)
+	shownB int
+	size   string // the label
+	level  string // the size it was cut to (full or truncated) or the card it is
+	keep   int    // lines kept when cut
+	code   string
+	why    []string
+	score  float64
+	text   string
+	tokens int // -1 until counted
+}
+
+// plan is a piece to add and the chosen pieces it replaces (ones it contains or was merged with).
+type plan struct {
+	p       *piece
+	remove  []*piece
+	upgrade bool
+}
+
+type state int
+
+const (
+	pending state = iota
+	chosen
+	duplicate // its lines were already in the pack
+	absorbed  // merged into, or replaced by, a bigger item
+	dropped   // removed at the end to meet the budget
+)
+
+type assembly struct {
+	p      *Pack
+	tok    *Tokenizer
+	format string // of the items: "markdown" or "xml"
+	cands  []*cand
+	state  map[int]state
+	shares map[string]float64
+
+	detail    headerDetail
+	avail     int
+	alloc     map[string]int
+	spent     map[string]int
+	total     int
+	placed    map[string]int
+	itemCap   int
+	chosen    []*piece
+	lineToks  map[*cand][]int
+	hasBucket map[string]bool
+}
+
+func newAssembly(p *Pack, cands []*cand, o Options) *assembly {
+	a := &assembly{
+		p:         p,
+		tok:       o.Tokenizer,
+		format:    "markdown",
+		cands:     cands,
+		state:     map[int]state{},
+		shares:    o.Shares,
+		alloc:     map[string]int{},
+		spent:     map[string]int{},
+		placed:    map[string]int{},
+		lineToks:  map[*cand][]int{},
+		hasBucket: map[string]bool{},
+	}
+	if o.Format == "xml" {
+		a.format = "xml"
+	}
+	for _, c := range cands {
+		a.hasBucket[c.bucket] = true
+	}
+	a.reserve()
+	return a
+}
+
+// reserve sets aside the header, the footer and (in XML) the section tags, with the widest numbers
+// they can show, and splits the rest among the buckets.
+func (a *assembly) reserve() {
+	budget := a.p.Budget
+	var wide []spend
+	wrappers := 0
+	for _, b := range buckets {
+		if a.hasBucket[b] {
+			wide = append(wide, spend{b, budget})
+			if a.format == "xml" {
+				wrappers += a.tok.Count(sectionOpen(b)) + a.tok.Count(sectionClose(b))
+			}
+		}
+	}
+	headCap := max(budget/5, 40)
+	var head int
+	for i, d := range headerDetails {
+		a.detail = d
+		head = a.tok.Count(renderHeader(a.format, a.p, d, wide, a.tok))
+		if head <= headCap || i == len(headerDetails)-1 {
+			break
+		}
+	}
+	foot := a.tok.Count(renderFooter(a.format, len(a.cands)))
+	a.avail = max(budget-head-foot-wrappers, 0)
+	a.itemCap = max(a.avail/8, 150)
+	for _, b := range buckets {
+		a.alloc[b] = int(a.shares[b] * float64(a.avail))
+	}
+}
+
+// run fills the pack: each bucket within its share, in rank order; then what buckets left unused
+// goes first to whole bodies for the best few items, then to the candidates that did not fit, then to
+// bigger sizes for chosen items in rank order, and last to anything that still fits.
+func (a *assembly) run() {
+	for _, c := range a.cands {
+		a.place(c, false, true)
+	}
+	for i, x := range a.byRank() {
+		if i == topFull {
+			break
+		}
+		if a.isChosen(x) {
+			a.upgrade(x)
+		}
+	}
+	for _, c := range a.cands {
+		if a.state[c.rank] == pending {
+			a.place(c, true, true)
+		}
+	}
+	for _, x := range a.byRank() {
+		if a.isChosen(x) {
+			a.upgrade(x)
+		}
+	}
+	for _, c := range a.cands {
+		if a.state[c.rank] == pending {
+			a.place(c, true, false)
+		}
+	}
+}
+
+func (a *assembly) isChosen(x *piece) bool {
+	for _, y := range a.chosen {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *assembly) byRank() []*piece {
+	out := append([]*piece(nil), a.chosen...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].rank < out[j].rank })
+	return out
+}
+
+// room is what an item of bucket b may spend: its bucket's rest, or in the shared phases all that is
+// left.
+func (a *assembly) room(b string, shared bool) int {
+	if shared {
+		return a.avail - a.total
+	}
+	return a.alloc[b] - a.spent[b]
+}
+
+func (a *assembly) place(c *cand, shared, capped bool) {
+	if a.duplicate(c) {
+		a.state[c.rank] = duplicate
+		return
+	}
+	room := a.room(c.bucket, shared)
+	if room <= 0 {
+		return
+	}
+	limit := room
+	if capped && a.placed[c.bucket] >= topFull {
+		limit = min(room, a.itemCap)
+	}
+	for _, size := range []string{sizeFull, sizeTruncated, sizeStandard, sizeCompact} {
+		most := limit
+		if size == sizeCompact {
+			most = room
+		}
+		if pl := a.fit(c, size, most, shared, nil); pl != nil {
+			a.apply(pl)
+			return
+		}
+	}
+}
+
+// upgrade gives a chosen item the biggest size the remaining budget allows.
+func (a *assembly) upgrade(x *piece) {
+	room := a.room(x.bucket, true)
+	for _, size := range []string{sizeFull, sizeTruncated, sizeStandard} {
+		if sizeLevel[size] < sizeLevel[x.level] || (size == x.level && size != sizeTruncated) {
+			continue
+		}
+		if pl := a.fit(x.c, size, room, true, x); pl != nil {
+			a.apply(pl)
+			return
+		}
+	}
+}
+
+// duplicate reports whether c's lines are already in the pack: the same range, or inside lines shown.
+func (a *assembly) duplicate(c *cand) bool {
+	if c.StartLine == 0 {
+		return false
+	}
+	for _, x := range a.chosen {
+		if x.path != c.Path {
+			continue
+		}
+		if x.start == c.StartLine && x.end == c.EndLine {
+			return true
+		}
+		if x.shownA > 0 && x.shownA <= c.StartLine && c.EndLine <= x.shownB {
+			return true
+		}
+	}
+	return false
+}
+
+// fit plans c at one size within limit tokens (plus what the pieces it replaces give back), or nil.
+// self is the chosen piece being upgraded, if any.
+func (a *assembly) fit(c *cand, size string, limit int, shared bool, self *piece) *plan {
+	if !available(c, size) {
+		return nil
+	}
+	// Only pieces of the same file can be replaced and give tokens back.
+	most := limit
+	for _, x := range a.chosen {
+		if x.path == c.Path {
+			most += x.tokens
+		}
+	}
+	if c.least(size) > most {
+		return nil // too long to fit, known without counting
+	}
+	remove := self.asList()
+	if a1, b1 := shownRange(c, size); a1 > 0 {
+		inside, partial := a.conflicts(c.Path, a1, b1, self)
+		switch {
+		case len(partial) == 0:
+			remove = append(remove, inside...)
+		case len(partial) == 1 && size == sizeFull && mergeable(partial[0].c) && mergeable(c):
+			m := merge(partial[0].c, c)
+			if !shared && m.bucket != c.bucket {
+				return nil // limit is c's bucket's room; the merge would spend another's
+			}
+			c = m
+			inside2, partial2 := a.conflicts(c.Path, c.StartLine, c.EndLine, self, partial[0])
+			if len(partial2) > 0 {
+				return nil
+			}
+			remove = append(remove, partial[0])
+			remove = append(remove, inside2...)
+		default:
+			return nil
+		}
+	}
+	refund := 0
+	for _, r := range remove {
+		if shared || r.bucket == c.bucket {
+			refund += r.tokens
+		}
+	}
+	allowed := limit + refund
+	if allowed <= 0 {
+		return nil
+	}
+	why := c.Why
+	if replaced := len(remove) - len(self.asList()); replaced > 0 {
+		why = mergeWhy(c, remove)
+	}
+	if c.least(size) > allowed {
+		return nil
+	}
+	var p *piece
+	if size == sizeTruncated {
+		minKeep := 0
+		if self != nil && self.level == sizeTruncated {
+			minKeep = self.keep + 1
+		}
+		p = a.cut(c, allowed, why, minKeep)
+	} else {
+		p = a.build(c, size, 0, why)
+		if a.count(p) > allowed {
+			p = nil
+		}
+	}
+	if p == nil {
+		return nil
+	}
+	cp := *p // the memoised piece stays as built
+	p = &cp
+	if self != nil && c == self.c {
+		p.rank, p.kind, p.bucket = self.rank, self.kind, self.bucket
+	}
+	for _, r := range remove {
+		p.rank = min(p.rank, r.rank)
+		p.score = max(p.score, r.score)
+	}
+	return &plan{p: p, remove: remove, upgrade: self != nil}
+}
+
+func (x *piece) asList() []*piece {
+	if x == nil {
+		return nil
+	}
+	return []*piece{x}
+}
+
+func (a *assembly) count(p *piece) int {
+	if p.tokens < 0 {
+		p.tokens = a.tok.Count(p.text)
+	}
+	return p.tokens
+}
+
+func (a *assembly) apply(pl *plan) {
+	for _, r := range pl.remove {
+		for i, x := range a.chosen {
+			if x == r {
+				a.chosen = append(a.chosen[:i], a.chosen[i+1:]...)
+				break
+			}
+		}
+		a.spent[r.bucket] -= r.tokens
+		a.total -= r.tokens
+		for _, k := range r.c.parts() {
+			a.state[k] = absorbed
+		}
+	}
+	p := pl.p
+	a.chosen = append(a.chosen, p)
+	a.spent[p.bucket] += p.tokens
+	a.total += p.tokens
+	if !pl.upgrade {
+		a.placed[p.bucket]++
+	}
+	for _, k := range p.c.parts() {
+		a.state[k] = chosen
+	}
+}
+
+// conflicts are the chosen pieces of path whose lines the range a..b would contain, and those whose
+// shown lines it would only partly overlap. Cards (no shown lines) only conflict when contained.
+func (a *assembly) conflicts(path string, from, to int, skip ...*piece) (inside, partial []*piece) {
+next:
+	for _, x := range a.chosen {
+		if x.path != path || x.start == 0 {
+			continue
+		}
+		for _, s := range skip {
+			if x == s {
+				continue next
+			}
+		}
+		switch {
+		case from <= x.start && x.end <= to:
+			inside = append(inside, x)
+		case x.shownA > 0 && x.shownA <= to && from <= x.shownB:
+			partial = append(partial, x)
+		}
+	}
+	return inside, partial
+}
+
+func available(c *cand, size string) bool {
+	switch size {
+	case sizeFull:
+		return len(c.full) > 0
+	case sizeTruncated:
+		return len(c.full) > c.sig+minBodyLines
+	case sizeStandard:
+		return c.Standard != ""
+	case sizeCompact:
+		return c.Compact != ""
+	}
+	return false
+}
+
+// shownRange is the file lines a size shows verbatim, or 0, 0 for a card. A cut is judged by its
+// widest extent.
+func shownRange(c *cand, size string) (int, int) {
+	if c.StartLine == 0 || (size != sizeFull && size != sizeTruncated) {
+		return 0, 0
+	}
+	return c.StartLine, c.StartLine + len(c.full) - 1
+}
+
+// mergeable: the body is complete and matches the line range, so lines can be lined up.
+func mergeable(c *cand) bool {
+	return c.StartLine > 0 && c.more == 0 && len(c.full) == c.EndLine-c.StartLine+1
+}
+
+// merge joins two overlapping bodies of one file into one, under the better-ranked one's name.
+func merge(x, y *cand) *cand {
+	hi, lo := x, y
+	if lo.rank < hi.rank {
+		hi, lo = lo, hi
+	}
+	m := &cand{Candidate: hi.Candidate, rank: hi.rank, bucket: hi.bucket, memo: map[string]*piece{}}
+	m.StartLine = min(x.StartLine, y.StartLine)
+	m.EndLine = max(x.EndLine, y.EndLine)
+	m.Score = max(x.Score, y.Score)
+	lines := make([]string, m.EndLine-m.StartLine+1)
+	for _, c := range []*cand{lo, hi} { // the better-ranked text wins where both have a line
+		copy(lines[c.StartLine-m.StartLine:], c.full)
+	}
+	m.full = lines
+	m.Full = strings.Join(lines, "\n")
+	if hi.StartLine == m.StartLine {
+		m.sig = hi.sig
+	} else {
+		m.sig = lo.sig
+	}
+	m.Why = unionWhy(hi.Why, lo.Why)
+	m.merged = append(append([]int{}, hi.parts()...), lo.parts()...)
+	return m
+}
+
+func mergeWhy(c *cand, removed []*piece) []string {
+	all := []*piece{}
+	for _, r := range removed {
+		if r.c != c {
+			all = append(all, r)
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].rank < all[j].rank })
+	why := c.Why
+	for _, r := range all {
+		if r.rank < c.rank {
+			why = unionWhy(r.why, why)
+		} else {
+			why = unionWhy(why, r.why)
+		}
+	}
+	return why
+}
+
+func unionWhy(first, second []string) []string {
+	out := append([]string{}, first...)
+	for _, w := range second {
+		seen := false
+		for _, o := range out {
+			if o == w {
+				seen = true
+				break
+			}
+		}
+		if !seen {
+			out = append(out, w)
+		}
+	}
+	return capWhy(out)
+}
+
+// build renders c at a size; keep is the number of body lines a cut keeps.
+func (a *assembly) build(c *cand, size string, keep int, why []string) *piece {
+	key := ""
+	if sameWhy(why, c.Why) {
+		key = size + ":" + strconv.Itoa(keep)
+		if p, ok := c.memo[key]; ok {
+			return p
+		}
+	}
+	p := &piece{
+		c: c, rank: c.rank, bucket: c.bucket, kind: c.Kind, path: c.Path, symbol: c.Symbol,
+		lang: fenceLang(c.Language), start: c.StartLine, end: c.EndLine, size: size, level: size,
+		why: why, score: c.Score, tokens: -1,
+	}
+	switch size {
+	case sizeFull:
+		p.code = c.Full
+		if c.more > 0 {
+			p.code += "\n" + moreLines(c.more)
+			p.size = sizeTruncated
+		}
+		p.shownA, p.shownB = shownRange(c, size)
+	case sizeTruncated:
+		p.keep = keep
+		p.code = strings.Join(c.full[:keep], "\n")
+		if keep > 0 {
+			p.code += "\n"
+		}
+		p.code += moreLines(len(c.full) - keep + c.more)
+		if c.StartLine > 0 && keep > 0 {
+			p.shownA, p.shownB = c.StartLine, c.StartLine+keep-1
+		}
+	case sizeStandard:
+		p.code = c.Standard
+	default:
+		p.code = c.Compact
+	}
+	p.text = renderItem(a.format, p)
+	if key != "" {
+		c.memo[key] = p
+	}
+	return p
+}
+
+func moreLines(n int) string {
+	if n == 1 {
+		return "... (1 more line)"
+	}
+	return "... (" + strconv.Itoa(n) + " more lines)"
+}
+
+// cut keeps as many leading lines of c's body as fit in allowed tokens, never fewer than the
+// signature and a few lines after it, nor fewer than minKeep.
+func (a *assembly) cut(c *cand, allowed int, why []string, minKeep int) *piece {
+	lo := c.sig + minBodyLines
+	if c.Standard != "" {
+		lo = max(lo, (len(c.full)+1)/2) // a short cut says less than the outline
+	}
+	lo = max(lo, minKeep)
+	hi := len(c.full) - 1
+	if lo > hi {
+		return nil
+	}
+	base := a.count(a.build(c, sizeTruncated, 0, why))
+	est, k := base, 0
+	for k < hi {
+		n := a.lineTokens(c, k)
+		if est+n > allowed {
+			break
+		}
+		est += n
+		k++
+	}
+	for k >= lo {
+		p := a.build(c, sizeTruncated, k, why)
+		n := a.count(p)
+		if n <= allowed {
+			return p
+		}
+		// Lines counted one by one rarely undercount; when they do, step back by the excess.
+		step := 1
+		if avg := (n - base) / k; avg > 0 {
+			step = max(1, (n-allowed+avg-1)/avg)
+		}
+		k -= step
+	}
+	return nil
+}
+
+// lineTokens is the tokens of body line i counted alone, plus one for its newline: an estimate for
+// choosing where to cut. Lines are counted as far as a cut reaches.
+func (a *assembly) lineTokens(c *cand, i int) int {
+	t := a.lineToks[c]
+	for len(t) <= i {
+		t = append(t, a.tok.Count(c.full[len(t)])+1)
+	}
+	a.lineToks[c] = t
+	return t[i]
+}
+
+// least is a lower bound on the tokens of c at a size, known without counting.
+func (c *cand) least(size string) int {
+	if n, ok := c.floor[size]; ok {
+		return n
+	}
+	var n int
+	switch size {
+	case sizeFull:
+		n = minTokens(c.Full)
+	case sizeTruncated:
+		n = minTokens(strings.Join(c.full[:c.sig+minBodyLines], "\n"))
+	case sizeStandard:
+		n = minTokens(c.Standard)
+	default:
+		n = minTokens(c.Compact)
+	}
+	if c.floor == nil {
+		c.floor = map[string]int{}
+	}
+	c.floor[size] = n
+	return n
+}
+
+func sameWhy(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func fenceLang(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("+#-_.", r) {
+			return r
+		}
+		return -1
+	}, s)
+}
+
+// finish renders the pack, and if the whole text counts over the budget (the parts' counts should add
+// up to it exactly) drops the lowest-ranked items until it fits.
+func (a *assembly) finish() {
+	items := a.byRank()
+	for {
+		text := a.render(items)
+		n := a.tok.Count(text)
+		if n <= a.p.Budget || len(items) == 0 {
+			if n > a.p.Budget {
+				a.detail = headerDetails[len(headerDetails)-1]
+				text = a.tok.clip(a.render(nil), a.p.Budget)
+				n = a.tok.Count(text)
+			}
+			a.p.Text, a.p.Tokens = text, n
+			break
+		}
+		last := items[len(items)-1]
+		for _, r := range last.c.parts() {
+			a.state[r] = dropped
+		}
+		items = items[:len(items)-1]
+	}
+	a.p.Items = make([]Item, 0, len(items))
+	a.p.Sections = map[string]int{}
+	for _, b := range buckets {
+		a.p.Sections[b] = 0
+	}
+	for _, x := range items {
+		a.p.Sections[x.bucket] += x.tokens
+		a.p.Items = append(a.p.Items, Item{
+			Kind: x.kind, Path: x.path, Symbol: x.symbol, StartLine: x.start, EndLine: x.end,
+			Tokens: x.tokens, Score: x.score, Size: x.size, Why: x.why,
+		})
+	}
+	if a.p.Entities == nil {
+		a.p.Entities = []Entity{}
+	}
+}
+
+func (a *assembly) render(items []*piece) string {
+	var spent []spend
+	per := map[string]int{}
+	for _, x := range items {
+		per[x.bucket] += a.count(x)
+	}
+	for _, b := range buckets {
+		if per[b] > 0 {
+			spent = append(spent, spend{b, per[b]})
+		}
+	}
+	omitted := 0
+	for _, c := range a.cands {
+		if s := a.state[c.rank]; s == pending || s == dropped {
+			omitted++
+		}
+	}
+	var sb strings.Builder
+	sb.WriteString(renderHeader(a.format, a.p, a.detail, spent, a.tok))
+	if a.format == "xml" {
+		for _, b := range buckets {
+			if per[b] == 0 {
+				continue
+			}
+			sb.WriteString(sectionOpen(b))
+			for _, x := range items {
+				if x.bucket == b {
+					sb.WriteString(x.text)
+				}
+			}
+			sb.WriteString(sectionClose(b))
+		}
+	} else {
+		for _, x := range items {
+			sb.WriteString(x.text)
+		}
+	}
+	sb.WriteString(renderFooter(a.format, omitted))
+	return sb.String()
+}

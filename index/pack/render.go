@@ -1,0 +1,290 @@
+package pack
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Every rendered part (header, item, section tag, footer) ends with a newline and the next one starts
+// with "#", "<" or "_": a boundary no pre-token crosses (see nextCut), so the parts' token counts add
+// up to the count of the whole text.
+
+// xmlSection names a bucket's section as idea 003 does.
+var xmlSection = map[string]string{
+	"definitions": "definitions",
+	"snippets":    "relevant_code",
+	"imports":     "imports",
+	"tests":       "test_context",
+	"callers":     "callers",
+}
+
+// headerDetail is how much of the query and the entities the header shows; small budgets get less.
+type headerDetail struct {
+	queryTokens, entities, files, related int
+	spend                                 bool // list the tokens spent per section
+}
+
+var headerDetails = []headerDetail{
+	{64, 8, 3, 5, true},
+	{32, 3, 2, 3, true},
+	{16, 1, 1, 0, true},
+	{8, 0, 0, 0, true},
+	{0, 0, 0, 0, false}, // the smallest budgets: every token for code; Pack.Sections still has the spend
+}
+
+// spend is a bucket's tokens as the header lists them.
+type spend struct {
+	bucket string
+	tokens int
+}
+
+func renderHeader(format string, p *Pack, d headerDetail, spent []spend, tok *Tokenizer) string {
+	query := ""
+	if line, _, _ := strings.Cut(p.Query, "\n"); strings.TrimSpace(line) != "" {
+		query = tok.clip(strings.TrimSpace(line), d.queryTokens)
+	}
+	if !d.spend {
+		spent = nil
+	}
+	intent := tok.clip(oneLine(p.Intent.Name), 8)
+	conf := strconv.FormatFloat(p.Intent.Confidence, 'f', 2, 64)
+	ents := p.Entities
+	if len(ents) > d.entities {
+		ents = ents[:d.entities]
+	}
+	var b strings.Builder
+	if format == "xml" {
+		b.WriteString("<context>\n")
+		if query != "" {
+			b.WriteString("<query>" + xmlEscape(query, false) + "</query>\n")
+		}
+		if intent != "" {
+			b.WriteString(`<intent name="` + xmlEscape(intent, true) + `" confidence="` + conf + "\"/>\n")
+		}
+		if len(ents) > 0 {
+			b.WriteString("<entities>\n")
+			for _, e := range ents {
+				b.WriteString(`<entity name="` + xmlEscape(tok.clip(oneLine(e.Name), 12), true) + `" importance="` +
+					strconv.FormatFloat(e.Importance, 'f', 2, 64) + `"`)
+				if fs := entityList(e.Files, d.files, 24, tok); fs != "" {
+					b.WriteString(` files="` + xmlEscape(fs, true) + `"`)
+				}
+				if rs := entityList(e.Related, d.related, 12, tok); rs != "" {
+					b.WriteString(` related="` + xmlEscape(rs, true) + `"`)
+				}
+				b.WriteString("/>\n")
+			}
+			b.WriteString("</entities>\n")
+		}
+		b.WriteString(`<budget limit="` + strconv.Itoa(p.Budget) + `" tokenizer="` + xmlEscape(p.Tokenizer, true) + `"`)
+		for _, s := range spent {
+			b.WriteString(" " + s.bucket + `="` + strconv.Itoa(s.tokens) + `"`)
+		}
+		b.WriteString("/>\n")
+		return b.String()
+	}
+	if query != "" {
+		b.WriteString("# Context: " + query + "\n\n")
+	} else {
+		b.WriteString("# Context\n\n")
+	}
+	if intent != "" {
+		b.WriteString("- intent: " + intent + " (" + conf + ")\n")
+	}
+	if len(ents) > 0 {
+		b.WriteString("- entities:\n")
+		for _, e := range ents {
+			b.WriteString("  - " + tok.clip(oneLine(e.Name), 12) + " (" + strconv.FormatFloat(e.Importance, 'f', 2, 64) + ")")
+			sep := ": "
+			if fs := entityList(e.Files, d.files, 24, tok); fs != "" {
+				b.WriteString(sep + fs)
+				sep = "; "
+			}
+			if rs := entityList(e.Related, d.related, 12, tok); rs != "" {
+				b.WriteString(sep + "related: " + rs)
+			}
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("- budget: " + strconv.Itoa(p.Budget) + " tokens (" + p.Tokenizer + ")")
+	for i, s := range spent {
+		if i == 0 {
+			b.WriteString("; spent:")
+		} else {
+			b.WriteString(",")
+		}
+		b.WriteString(" " + s.bucket + " " + strconv.Itoa(s.tokens))
+	}
+	b.WriteString("\n\n")
+	return b.String()
+}
+
+func entityList(xs []string, n, maxTokens int, tok *Tokenizer) string {
+	var out []string
+	for _, x := range xs {
+		if len(out) == n {
+			break
+		}
+		if x = oneLine(x); x != "" {
+			out = append(out, tok.clip(x, maxTokens))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func renderFooter(format string, omitted int) string {
+	if format == "xml" {
+		if omitted > 0 {
+			return `<omitted candidates="` + strconv.Itoa(omitted) + "\"/>\n</context>\n"
+		}
+		return "</context>\n"
+	}
+	if omitted == 1 {
+		return "_1 more candidate did not fit the budget._\n"
+	}
+	if omitted > 0 {
+		return "_" + strconv.Itoa(omitted) + " more candidates did not fit the budget._\n"
+	}
+	return ""
+}
+
+func sectionOpen(bucket string) string  { return "<" + xmlSection[bucket] + ">\n" }
+func sectionClose(bucket string) string { return "</" + xmlSection[bucket] + ">\n" }
+
+func renderItem(format string, p *piece) string {
+	if format == "xml" {
+		return renderXMLItem(p)
+	}
+	return renderMarkdownItem(p)
+}
+
+func renderMarkdownItem(p *piece) string {
+	var b strings.Builder
+	b.Grow(len(p.code) + 128)
+	b.WriteString("### " + p.path + lineRange(p.start, p.end, ":"))
+	if p.symbol != "" {
+		b.WriteString(" · " + p.symbol)
+	}
+	var notes []string
+	if p.kind != "definition" && p.kind != "snippet" {
+		notes = append(notes, p.kind)
+	}
+	switch p.size {
+	case sizeCompact:
+		notes = append(notes, "signature only")
+	case sizeStandard:
+		notes = append(notes, "outline")
+	}
+	if len(notes) > 0 {
+		b.WriteString(" (" + strings.Join(notes, ", ") + ")")
+	}
+	b.WriteString("\nwhy: " + strings.Join(p.why, "; ") + "\n")
+	f := fence(p.code)
+	b.WriteString(f + p.lang + "\n" + p.code + "\n" + f + "\n\n")
+	return b.String()
+}
+
+func renderXMLItem(p *piece) string {
+	var b strings.Builder
+	b.Grow(len(p.code) + 160)
+	b.WriteString(`<item kind="` + xmlEscape(p.kind, true) + `" path="` + xmlEscape(p.path, true) + `"`)
+	if r := lineRange(p.start, p.end, ""); r != "" {
+		b.WriteString(` lines="` + r + `"`)
+	}
+	if p.symbol != "" {
+		b.WriteString(` symbol="` + xmlEscape(p.symbol, true) + `"`)
+	}
+	b.WriteString(` size="` + p.size + `" why="` + xmlEscape(strings.Join(p.why, "; "), true) + "\"><![CDATA[\n")
+	b.WriteString(cdata(p.code))
+	b.WriteString("\n]]></item>\n")
+	return b.String()
+}
+
+func lineRange(start, end int, prefix string) string {
+	switch {
+	case start <= 0:
+		return ""
+	case end <= start:
+		return prefix + strconv.Itoa(start)
+	}
+	return prefix + strconv.Itoa(start) + "-" + strconv.Itoa(end)
+}
+
+// fence is a run of backticks longer than any in the code, so the code cannot close it.
+func fence(code string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(code); i++ {
+		if code[i] == '`' {
+			run++
+			if run > longest {
+				longest = run
+			}
+		} else {
+			run = 0
+		}
+	}
+	if longest < 3 {
+		return "```"
+	}
+	return strings.Repeat("`", longest+1)
+}
+
+func xmlEscape(s string, attr bool) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case r == '"' && attr:
+			b.WriteString("&quot;")
+		case r == '\n' && attr:
+			b.WriteString("&#10;")
+		case !xmlChar(r):
+			b.WriteRune(utf8.RuneError)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// cdata keeps code verbatim inside CDATA: "]]>" is split across two sections and characters XML
+// forbids become U+FFFD.
+func cdata(s string) string {
+	clean := true
+	for _, r := range s {
+		if !xmlChar(r) {
+			clean = false
+			break
+		}
+	}
+	if !clean {
+		s = strings.Map(func(r rune) rune {
+			if xmlChar(r) {
+				return r
+			}
+			return utf8.RuneError
+		}, s)
+	}
+	return strings.ReplaceAll(s, "]]>", "]]]]><![CDATA[>")
+}
+
+func xmlChar(r rune) bool {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r':
+		return true
+	case r < 0x20:
+		return false
+	case r == utf8.RuneError:
+		return true
+	case r >= 0xD800 && r <= 0xDFFF, r == 0xFFFE, r == 0xFFFF:
+		return false
+	}
+	return true
+}

@@ -1,0 +1,682 @@
+package index
+
+// Ranking, in one file: every signal turns the query into a ranked list of files (with the chunks that
+// earned each file its place), the lists are fused by weighted reciprocal rank, the fused scores are
+// spread over the reference graph, and the best files' definitions become the candidates of the pack.
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/sahilm/fuzzy"
+
+	"github.com/ctxmap/ctxmap/index/lexical"
+	"github.com/ctxmap/ctxmap/index/query"
+	"github.com/ctxmap/ctxmap/index/words"
+)
+
+// Signals that can be switched off (the benchmark's ablation, `--without`).
+var Signals = []string{"symbols", "fuzzy", "frames", "errors", "bm25", "vectors", "entities", "history", "lexicon", "graph"}
+
+// signalWeight is how much a rank in each signal's list counts in the fusion. An exact identifier or a
+// stack frame names a file; BM25 and vectors only suggest one.
+var signalWeight = map[string]float64{
+	"symbols":  1.6,
+	"frames":   2.0,
+	"errors":   1.6,
+	"fuzzy":    0.6,
+	"bm25":     1.0,
+	"vectors":  0.35,
+	"entities": 0.5,
+	"history":  0.35,
+	"paths":    1.2,
+}
+
+// rrfK flattens the fusion: with a small k the first ranks dominate.
+const rrfK = 8.0
+
+// evidence is what one signal says about one file.
+type evidence struct {
+	score float64
+	why   string
+	defs  map[int]float64 // definitions of the file the signal points at, by index
+	lines []int           // lines the signal points at (frames, error literals)
+}
+
+type signalList struct {
+	name  string
+	files map[string]*evidence
+}
+
+func (l *signalList) add(p string, score float64, why string) *evidence {
+	e := l.files[p]
+	if e == nil {
+		e = &evidence{why: why, defs: map[int]float64{}}
+		l.files[p] = e
+	}
+	if score > e.score {
+		e.score = score
+		if why != "" {
+			e.why = why
+		}
+	}
+	return e
+}
+
+// ranked orders a signal's files by score, ties by path.
+func (l *signalList) ranked() []string {
+	out := make([]string, 0, len(l.files))
+	for p := range l.files {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := l.files[out[i]].score, l.files[out[j]].score
+		if a != b {
+			return a > b
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+// RankedFile is a file in the fused ranking with the reasons it is there.
+type RankedFile struct {
+	Path  string   `json:"path"`
+	Score float64  `json:"score"`
+	Why   []string `json:"why"`
+	defs  map[int]float64
+	lines []int
+}
+
+type ranker struct {
+	ix      *Index
+	s       *Snapshot
+	a       *query.Analysis
+	without map[string]bool
+	lists   []*signalList
+}
+
+func (r *ranker) on(signal string) bool { return !r.without[signal] }
+
+func (r *ranker) list(name string) *signalList {
+	l := &signalList{name: name, files: map[string]*evidence{}}
+	r.lists = append(r.lists, l)
+	return l
+}
+
+// rank runs every signal and fuses them.
+func (r *ranker) rank(ctx context.Context) []RankedFile {
+	if r.on("symbols") {
+		r.symbols()
+		r.paths()
+	}
+	if r.on("frames") {
+		r.frames()
+	}
+	if r.on("errors") {
+		r.errors()
+	}
+	if r.on("fuzzy") {
+		r.fuzzy()
+	}
+	if r.on("bm25") {
+		r.bm25(ctx)
+	}
+	if r.on("vectors") {
+		r.vectors(ctx)
+	}
+	if r.on("entities") {
+		r.entities()
+	}
+	if r.on("history") {
+		r.history()
+	}
+	return r.fuse()
+}
+
+// symbolNames are the names an anchor may stand for: `a.b.Name` -> a.b.Name, Name (parent b).
+func symbolNames(anchor string) (name, parent string) {
+	a := strings.TrimSuffix(strings.TrimSpace(anchor), "()")
+	a = strings.NewReplacer("::", ".", "->", ".", "#", ".").Replace(a)
+	parts := strings.Split(a, ".")
+	name = parts[len(parts)-1]
+	if len(parts) > 1 {
+		parent = parts[len(parts)-2]
+	}
+	return name, parent
+}
+
+var anchorWeight = map[string]float64{
+	"backtick": 1, "camel": 0.9, "snake": 0.8, "dotted": 0.9, "call": 0.8, "file_line": 1, "path": 1, "code": 0.4,
+}
+
+// symbols: files that define the identifiers the text names.
+func (r *ranker) symbols() {
+	l := r.list("symbols")
+	for i, an := range r.a.Anchors {
+		if an.Kind == "path" || an.Kind == "file_line" {
+			continue
+		}
+		name, parent := symbolNames(an.Text)
+		refs := r.s.Symbols[name]
+		if len(refs) == 0 {
+			for _, n := range r.s.Lower[strings.ToLower(name)] {
+				refs = append(refs, r.s.Symbols[n]...)
+			}
+		}
+		if len(refs) == 0 || len(name) < 3 {
+			continue
+		}
+		w := anchorWeight[an.Kind]
+		if w == 0 {
+			w = 0.5
+		}
+		w *= 1 / (1 + 0.15*float64(i)) // earlier anchors, usually in the title, say more
+		spread := 1 / math.Log2(1+float64(len(refs)))
+		for _, ref := range refs {
+			d, _ := r.s.Definition(ref)
+			sc := w * spread
+			if parent != "" && d.Parent == parent {
+				sc *= 2
+			}
+			if isTypeKind(d.Kind) {
+				sc *= 1.2
+			}
+			sc *= testPenalty(ref.Path, r.a.Intent.Name)
+			e := l.add(ref.Path, sc, fmt.Sprintf("defines `%s`", qualified(d)))
+			e.defs[ref.Def] = math.Max(e.defs[ref.Def], sc)
+		}
+	}
+}
+
+// paths: files the text names by path.
+func (r *ranker) paths() {
+	l := r.list("paths")
+	for _, an := range r.a.Anchors {
+		if an.Kind != "path" && an.Kind != "file_line" {
+			continue
+		}
+		for _, p := range r.resolvePath(an.Path) {
+			e := l.add(p, 1, fmt.Sprintf("path `%s` in the text", an.Path))
+			if an.Line > 0 {
+				e.lines = append(e.lines, an.Line)
+			}
+		}
+	}
+}
+
+// resolvePath finds the workspace files a printed path stands for, by the longest common suffix.
+func (r *ranker) resolvePath(p string) []string {
+	p = strings.TrimPrefix(strings.ReplaceAll(p, "\\", "/"), "./")
+	if p == "" {
+		return nil
+	}
+	if _, ok := r.s.Files[p]; ok {
+		return []string{p}
+	}
+	base := path.Base(p)
+	var out []string
+	best := 0
+	for _, q := range r.s.Paths {
+		if path.Base(q) != base {
+			continue
+		}
+		n := commonSuffixSegments(p, q)
+		switch {
+		case n > best:
+			best, out = n, []string{q}
+		case n == best:
+			out = append(out, q)
+		}
+	}
+	if len(out) > 3 {
+		return nil // a bare "utils.py" that matches everywhere names nothing
+	}
+	return out
+}
+
+func commonSuffixSegments(a, b string) int {
+	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+	n := 0
+	for n < len(as) && n < len(bs) && as[len(as)-1-n] == bs[len(bs)-1-n] {
+		n++
+	}
+	return n
+}
+
+// frames: stack frames resolved to workspace files and their enclosing definitions.
+func (r *ranker) frames() {
+	l := r.list("frames")
+	for _, f := range r.a.Frames {
+		for _, p := range r.resolvePath(f.Path) {
+			sc := 1 / (1 + 0.3*float64(f.Index))
+			e := l.add(p, sc, fmt.Sprintf("stack frame %d (%s:%d)", f.Index, path.Base(f.Path), f.Line))
+			if f.Line > 0 {
+				e.lines = append(e.lines, f.Line)
+				if d := r.enclosing(p, f.Line); d >= 0 {
+					e.defs[d] = math.Max(e.defs[d], sc)
+				}
+			}
+		}
+		if f.Function != "" {
+			name, _ := symbolNames(f.Function)
+			for _, ref := range r.s.Symbols[name] {
+				sc := 0.6 / (1 + 0.3*float64(f.Index))
+				e := l.add(ref.Path, sc, fmt.Sprintf("stack frame %d (%s)", f.Index, f.Function))
+				e.defs[ref.Def] = math.Max(e.defs[ref.Def], sc)
+			}
+		}
+	}
+}
+
+// enclosing is the innermost definition of a file containing a line, or -1.
+func (r *ranker) enclosing(p string, line int) int {
+	rec := r.s.Files[p]
+	if rec == nil || rec.File == nil {
+		return -1
+	}
+	best, size := -1, math.MaxInt
+	for i, d := range rec.File.Definitions {
+		if d.StartLine <= line && line <= d.EndLine && d.EndLine-d.StartLine < size && d.Kind != "section" {
+			best, size = i, d.EndLine-d.StartLine
+		}
+	}
+	return best
+}
+
+var formatVerb = regexp.MustCompile(`%[-+# 0-9.*]*[a-zA-Z]|\{[^}]*\}|\$\{[^}]*\}`)
+
+// errors: string literals in the code that the text's error messages quote.
+func (r *ranker) errors() {
+	if len(r.a.Errors) == 0 {
+		return
+	}
+	l := r.list("errors")
+	msgs := make([]string, len(r.a.Errors))
+	for i, m := range r.a.Errors {
+		msgs[i] = strings.ToLower(m)
+	}
+	for _, p := range r.s.Paths {
+		rec := r.s.Files[p]
+		for _, lit := range rec.File.Literals {
+			pieces := literalPieces(lit.Text)
+			if len(pieces) == 0 {
+				continue
+			}
+			for _, m := range msgs {
+				if matchesLiteral(m, pieces) {
+					e := l.add(p, testPenalty(p, r.a.Intent.Name), fmt.Sprintf("error message %q at line %d", capBytes(lit.Text, 60), lit.Line))
+					e.lines = append(e.lines, lit.Line)
+					if d := r.enclosing(p, lit.Line); d >= 0 {
+						e.defs[d] = 1
+					}
+				}
+			}
+		}
+	}
+}
+
+// literalPieces are the fixed parts of a (format) string, lower-cased; short pieces do not identify it.
+func literalPieces(s string) []string {
+	var out []string
+	total := 0
+	for _, p := range formatVerb.Split(strings.ToLower(s), -1) {
+		p = strings.TrimSpace(p)
+		if len(p) >= 4 {
+			out = append(out, p)
+			total += len(p)
+		}
+	}
+	if total < 10 {
+		return nil
+	}
+	return out
+}
+
+func matchesLiteral(msg string, pieces []string) bool {
+	for _, p := range pieces {
+		if !strings.Contains(msg, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// fuzzy: identifiers made from the text's words ("build tree" -> buildTree) matched to symbols.
+func (r *ranker) fuzzy() {
+	if len(r.a.Identifiers) == 0 {
+		return
+	}
+	l := r.list("fuzzy")
+	names := r.symbolList()
+	for i, cand := range r.a.Identifiers {
+		if i >= 24 {
+			break
+		}
+		w := 1 / (1 + 0.1*float64(i))
+		if exact := r.s.Lower[strings.ToLower(cand)]; len(exact) > 0 {
+			for _, n := range exact {
+				r.addSymbol(l, n, w, fmt.Sprintf("identifier `%s` from the text's words", n))
+			}
+			continue
+		}
+		if len(cand) < 6 || i >= 8 {
+			continue
+		}
+		ms := fuzzy.Find(cand, names)
+		for j, m := range ms {
+			if j >= 3 || len(m.Str) > 2*len(cand) || m.Score <= 0 {
+				break
+			}
+			r.addSymbol(l, m.Str, 0.5*w, fmt.Sprintf("identifier `%s` like `%s`", m.Str, cand))
+		}
+	}
+}
+
+func (r *ranker) addSymbol(l *signalList, name string, w float64, why string) {
+	refs := r.s.Symbols[name]
+	if len(refs) == 0 || len(refs) > 20 {
+		return
+	}
+	spread := 1 / math.Log2(1+float64(len(refs)))
+	for _, ref := range refs {
+		sc := w * spread * testPenalty(ref.Path, r.a.Intent.Name)
+		e := l.add(ref.Path, sc, why)
+		e.defs[ref.Def] = math.Max(e.defs[ref.Def], sc)
+	}
+}
+
+func (r *ranker) symbolList() []string {
+	names := make([]string, 0, len(r.s.Symbols))
+	for n := range r.s.Symbols {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// queryTerms are the weighted, normalised words for BM25: the text's terms (and the lexicon's
+// expansions unless switched off) plus the words of its identifiers.
+func (r *ranker) queryTerms() []lexical.Term {
+	weights := map[string]float64{}
+	for _, t := range r.a.Terms {
+		if t.Source != "query" && !r.on("lexicon") {
+			continue
+		}
+		if t.Weight > weights[t.Word] {
+			weights[t.Word] = t.Weight
+		}
+	}
+	for _, an := range r.a.Anchors {
+		for _, w := range words.Terms(an.Text) {
+			if weights[w] < 1 {
+				weights[w] = 1
+			}
+		}
+	}
+	terms := make([]lexical.Term, 0, len(weights))
+	for w, x := range weights {
+		terms = append(terms, lexical.Term{Word: w, Weight: x})
+	}
+	sort.Slice(terms, func(i, j int) bool { return terms[i].Word < terms[j].Word })
+	return terms
+}
+
+const bm25Chunks = 300
+
+// bm25: chunks by BM25; a file scores by its best chunk plus a little for each other one.
+func (r *ranker) bm25(ctx context.Context) {
+	hits, err := r.ix.lex.Search(ctx, r.queryTerms(), bm25Chunks)
+	if err != nil || len(hits) == 0 {
+		return
+	}
+	l := r.list("bm25")
+	files := map[string]float64{}
+	for _, h := range hits {
+		if _, ok := r.s.Files[h.Path]; !ok {
+			continue
+		}
+		sc := h.Score * testPenalty(h.Path, r.a.Intent.Name)
+		if files[h.Path] == 0 {
+			files[h.Path] = sc
+		} else {
+			files[h.Path] += 0.1 * sc
+		}
+	}
+	for rank, h := range hits {
+		rec := r.s.Files[h.Path]
+		if rec == nil {
+			continue
+		}
+		e := l.add(h.Path, files[h.Path], "")
+		if d := r.chunkDef(rec, h.ID); d >= 0 {
+			e.defs[d] = math.Max(e.defs[d], 1/(1+float64(rank)/10))
+		}
+	}
+	for i, p := range l.ranked() {
+		l.files[p].why = fmt.Sprintf("BM25 #%d", i+1)
+	}
+}
+
+// chunkDef maps a chunk ID to the definition it holds, or -1 for a file header.
+func (r *ranker) chunkDef(rec *Record, id string) int {
+	for _, c := range rec.Chunks {
+		if c.ID != id || c.Kind == "file" {
+			continue
+		}
+		for i, d := range rec.File.Definitions {
+			if d.StartLine == c.StartLine && qualified(d) == c.Symbol {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// vectors: chunks nearest to the text in the embedding space.
+func (r *ranker) vectors(ctx context.Context) {
+	hits := r.ix.vectors.search(ctx, capBytes(r.a.Text, 4096), 100)
+	if len(hits) == 0 {
+		return
+	}
+	l := r.list("vectors")
+	for _, h := range hits {
+		rec := r.s.Files[h.Path]
+		if rec == nil {
+			continue
+		}
+		sc := float64(h.Score) * testPenalty(h.Path, r.a.Intent.Name)
+		e := l.add(h.Path, sc, "")
+		if d := r.chunkDef(rec, h.ID); d >= 0 {
+			e.defs[d] = math.Max(e.defs[d], sc)
+		}
+	}
+	for i, p := range l.ranked() {
+		l.files[p].why = fmt.Sprintf("embedding #%d", i+1)
+	}
+}
+
+// entities: files of the entities the text is about; a file holding several of them ranks higher.
+func (r *ranker) entities() {
+	if r.s.Entities == nil {
+		return
+	}
+	l := r.list("entities")
+	for i, m := range r.s.Entities.Match(r.a.Text) {
+		if i >= 8 {
+			break
+		}
+		e := m.Entity
+		for j, f := range e.Files {
+			if j >= 40 {
+				break
+			}
+			if _, ok := r.s.Files[f]; !ok {
+				continue
+			}
+			sc := m.Score * (0.5 + e.Importance) / (1 + 0.05*float64(j)) * testPenalty(f, r.a.Intent.Name)
+			ev := l.files[f]
+			if ev == nil {
+				l.add(f, sc, "entity "+e.Name)
+				continue
+			}
+			ev.score += sc
+			if !strings.Contains(ev.why, e.Name) {
+				ev.why += ", " + e.Name
+			}
+		}
+	}
+}
+
+// history: files whose commit messages share the text's words.
+func (r *ranker) history() {
+	if r.s.History == nil || !r.s.History.Available {
+		return
+	}
+	var ws []string
+	for _, t := range r.a.Terms {
+		if t.Source == "query" {
+			ws = append(ws, t.Word)
+		}
+	}
+	l := r.list("history")
+	for _, fs := range r.s.History.Search(ws, 50) {
+		if _, ok := r.s.Files[fs.Path]; !ok {
+			continue
+		}
+		why := "history"
+		if len(fs.Commits) > 0 {
+			why = fmt.Sprintf("history: %q", capBytes(fs.Commits[0], 70))
+		}
+		l.add(fs.Path, fs.Score*testPenalty(fs.Path, r.a.Intent.Name), why)
+	}
+}
+
+// fuse combines the lists by weighted reciprocal rank, then spreads the result over the graph.
+func (r *ranker) fuse() []RankedFile {
+	fused := map[string]*RankedFile{}
+	for _, l := range r.lists {
+		w := signalWeight[l.name]
+		for i, p := range l.ranked() {
+			ev := l.files[p]
+			f := fused[p]
+			if f == nil {
+				f = &RankedFile{Path: p, defs: map[int]float64{}}
+				fused[p] = f
+			}
+			f.Score += w / (rrfK + float64(i))
+			if i < 20 && ev.why != "" {
+				f.Why = append(f.Why, ev.why)
+			}
+			for d, s := range ev.defs {
+				f.defs[d] += s * w
+			}
+			f.lines = append(f.lines, ev.lines...)
+		}
+	}
+	if r.on("graph") && len(fused) > 0 {
+		r.spread(fused)
+	}
+	out := make([]RankedFile, 0, len(fused))
+	for _, f := range fused {
+		out = append(out, *f)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].Path < out[j].Path
+	})
+	return out
+}
+
+// graphSeeds and graphWeight: how many of the best files seed the personalised PageRank, and how much
+// of the final score the graph may add.
+const (
+	graphSeeds  = 10
+	graphWeight = 0.25
+)
+
+func (r *ranker) spread(fused map[string]*RankedFile) {
+	order := make([]*RankedFile, 0, len(fused))
+	for _, f := range fused {
+		order = append(order, f)
+	}
+	sort.Slice(order, func(i, j int) bool {
+		if order[i].Score != order[j].Score {
+			return order[i].Score > order[j].Score
+		}
+		return order[i].Path < order[j].Path
+	})
+	seeds := map[string]float64{}
+	for i, f := range order {
+		if i >= graphSeeds {
+			break
+		}
+		seeds[f.Path] = f.Score
+	}
+	pr := r.s.Graph.PageRank(seeds, 0.5, 12)
+	top := order[0].Score
+	var maxPR float64
+	for p, v := range pr {
+		if _, seed := seeds[p]; !seed && v > maxPR {
+			maxPR = v
+		}
+	}
+	if maxPR == 0 {
+		return
+	}
+	for p, v := range pr {
+		if _, seed := seeds[p]; seed {
+			continue
+		}
+		add := graphWeight * top * v / maxPR * testPenalty(p, r.a.Intent.Name)
+		f := fused[p]
+		if f == nil {
+			f = &RankedFile{Path: p, defs: map[int]float64{}}
+			fused[p] = f
+		}
+		f.Score += add
+		if add > 0.05*top {
+			f.Why = append(f.Why, "linked by references to the top files")
+		}
+	}
+}
+
+// isTest tells test files by the conventions of the common languages.
+func isTest(p string) bool {
+	lp := strings.ToLower(p)
+	for _, seg := range strings.Split(path.Dir(lp), "/") {
+		switch seg {
+		case "test", "tests", "testing", "spec", "specs", "__tests__", "testdata", "fixtures":
+			return true
+		}
+	}
+	base := path.Base(p)
+	stem := strings.TrimSuffix(base, path.Ext(base))
+	ls := strings.ToLower(stem)
+	return strings.HasPrefix(ls, "test_") || strings.HasSuffix(ls, "_test") || strings.HasSuffix(ls, "_tests") ||
+		strings.HasSuffix(ls, ".test") || strings.HasSuffix(ls, ".spec") || strings.HasSuffix(ls, "_spec") ||
+		strings.HasSuffix(stem, "Test") || strings.HasSuffix(stem, "Tests")
+}
+
+// testPenalty keeps tests out of the way unless the task is writing them.
+func testPenalty(p, intent string) float64 {
+	if intent == "test_writing" || !isTest(p) {
+		return 1
+	}
+	return 0.35
+}
+
+func isTypeKind(k string) bool {
+	switch k {
+	case "class", "struct", "interface", "trait", "enum", "type":
+		return true
+	}
+	return false
+}

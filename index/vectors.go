@@ -1,0 +1,259 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ctxmap/ctxmap/index/vector"
+)
+
+// vectorFiller embeds chunks in the background: a query never waits for embeddings, it uses the vectors
+// that are there. Pending work per file collapses, so a file saved ten times is embedded once.
+type vectorFiller struct {
+	ix    *Index
+	store *vector.Store
+
+	mu        sync.Mutex
+	puts      map[string][]Chunk
+	dels      map[string]bool
+	gen       uint64
+	refillAll bool
+	busy      bool
+	closed    bool
+	doneGen   uint64 // the generation whose vectors are all in the store
+
+	wake chan struct{}
+	done chan struct{}
+}
+
+func newVectorFiller(ix *Index, store *vector.Store) *vectorFiller {
+	v := &vectorFiller{ix: ix, store: store, puts: map[string][]Chunk{}, dels: map[string]bool{},
+		wake: make(chan struct{}, 1), done: make(chan struct{})}
+	if store == nil {
+		close(v.done)
+		return v
+	}
+	go v.run()
+	return v
+}
+
+func (v *vectorFiller) genFile() string {
+	if v.ix.cache == "" {
+		return ""
+	}
+	return filepath.Join(v.ix.cache, "vectors.gen")
+}
+
+// upToDate tells whether the persisted vectors were complete at generation gen.
+func (v *vectorFiller) upToDate(gen uint64) bool {
+	if v.store == nil || v.genFile() == "" {
+		return true
+	}
+	b, err := os.ReadFile(v.genFile())
+	if err != nil {
+		return false
+	}
+	g, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	return err == nil && g == gen
+}
+
+func (v *vectorFiller) put(path string, cs []Chunk) {
+	if v.store == nil {
+		return
+	}
+	v.mu.Lock()
+	v.puts[path] = cs
+	delete(v.dels, path)
+	v.mu.Unlock()
+}
+
+func (v *vectorFiller) remove(path string) {
+	if v.store == nil {
+		return
+	}
+	v.mu.Lock()
+	delete(v.puts, path)
+	v.dels[path] = true
+	v.mu.Unlock()
+}
+
+// kick starts the worker on what is pending, which makes generation gen complete once done.
+func (v *vectorFiller) kick(gen uint64) {
+	if v.store == nil {
+		return
+	}
+	v.mu.Lock()
+	v.gen = gen
+	v.mu.Unlock()
+	select {
+	case v.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (v *vectorFiller) run() {
+	defer close(v.done)
+	for range v.wake {
+		for {
+			v.mu.Lock()
+			if v.closed {
+				v.mu.Unlock()
+				return
+			}
+			if v.refillAll {
+				v.refillAll = false
+				v.mu.Unlock()
+				v.queueAll()
+				continue
+			}
+			puts, dels, gen := v.puts, v.dels, v.gen
+			v.puts, v.dels = map[string][]Chunk{}, map[string]bool{}
+			v.busy = len(puts) > 0 || len(dels) > 0
+			v.mu.Unlock()
+			if !v.busy {
+				v.doneGen = gen
+				break
+			}
+			v.write(puts, dels)
+			v.mu.Lock()
+			v.busy = false
+			v.mu.Unlock()
+		}
+	}
+}
+
+func (v *vectorFiller) write(puts map[string][]Chunk, dels map[string]bool) {
+	ctx := context.Background()
+	for p := range dels {
+		if err := v.store.DeletePath(ctx, p); err != nil {
+			v.ix.warn("vectors: %v", err)
+		}
+	}
+	paths := make([]string, 0, len(puts))
+	for p := range puts {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var docs []vector.Doc
+	flush := func() {
+		if len(docs) > 0 {
+			if err := v.store.Put(ctx, docs); err != nil {
+				v.ix.warn("vectors: %v", err)
+			}
+			docs = docs[:0]
+		}
+	}
+	for _, p := range paths {
+		if v.isClosed() {
+			return
+		}
+		if err := v.store.DeletePath(ctx, p); err != nil {
+			v.ix.warn("vectors: %v", err)
+		}
+		for _, c := range puts[p] {
+			docs = append(docs, vector.Doc{ID: c.ID, Path: c.Path, Text: embedText(c)})
+		}
+		if len(docs) >= 256 {
+			flush()
+		}
+	}
+	flush()
+}
+
+// queueAll re-embeds every file of the current snapshot (the persisted vectors were incomplete).
+func (v *vectorFiller) queueAll() {
+	s := v.ix.Snapshot()
+	for _, p := range s.Paths {
+		r := s.Files[p]
+		src, err := v.ix.ReadFile(p)
+		if err != nil || r.File == nil {
+			continue
+		}
+		v.put(p, chunks(p, r.File, src))
+	}
+}
+
+func (v *vectorFiller) isClosed() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.closed
+}
+
+// search returns the chunks nearest to text, or nothing when there are no vectors.
+func (v *vectorFiller) search(ctx context.Context, text string, k int) []vector.Hit {
+	if v.store == nil || k <= 0 {
+		return nil
+	}
+	hits, err := v.store.Search(ctx, text, k)
+	if err != nil {
+		return nil
+	}
+	return hits
+}
+
+// wait blocks until everything queued so far is embedded.
+func (v *vectorFiller) wait() {
+	for {
+		v.mu.Lock()
+		idle := len(v.puts) == 0 && len(v.dels) == 0 && !v.refillAll && !v.busy
+		v.mu.Unlock()
+		if idle || v.store == nil {
+			return
+		}
+		select {
+		case <-v.done:
+			return
+		default:
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// drainTimeout bounds how long Close waits for pending embeddings before giving them up.
+const drainTimeout = 10 * time.Second
+
+func (v *vectorFiller) close() {
+	if v.store == nil {
+		return
+	}
+	drained := make(chan struct{})
+	go func() { v.wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(drainTimeout):
+	}
+	v.mu.Lock()
+	v.closed = true
+	v.mu.Unlock()
+	select {
+	case v.wake <- struct{}{}:
+	default:
+	}
+	close(v.wake)
+	<-v.done
+	// The marker says the saved vectors are complete: written only after they are on disk, and only
+	// when nothing was left pending; otherwise the next start embeds everything again.
+	complete := len(v.puts) == 0 && len(v.dels) == 0 && !v.refillAll && v.doneGen == v.gen
+	if err := v.store.Close(); err != nil {
+		v.ix.warn("vectors: %v", err)
+		complete = false
+	}
+	if f := v.genFile(); f != "" {
+		if complete {
+			_ = os.WriteFile(f, []byte(strconv.FormatUint(v.gen, 10)), 0o644)
+		} else {
+			os.Remove(f)
+		}
+	}
+}
+
+// embedText is what a chunk is embedded by: its names, doc and the start of its code.
+func embedText(c Chunk) string {
+	return capBytes(c.Path+"\n"+c.Name+"\n"+c.Doc+"\n"+c.Code, 2048)
+}

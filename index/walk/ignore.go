@@ -1,0 +1,288 @@
+package walk
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+)
+
+// Ignore files read at every level, lowest priority first; within one folder .ignore overrides
+// .gitignore, and a deeper folder overrides its parents.
+const (
+	gitignoreName   = ".gitignore"
+	ignoreName      = ".ignore"
+	infoExcludePath = ".git/info/exclude"
+)
+
+// Folders never listed and never reported.
+var alwaysSkipped = map[string]bool{".git": true, ".hg": true, ".svn": true, ".idea": true, ".vscode": true}
+
+// Dependency and cache folders skipped unless Options.Vendored is set.
+var vendoredNames = map[string]bool{
+	"node_modules": true, "vendor": true, "bower_components": true,
+	".venv": true, "venv": true, "__pycache__": true, ".tox": true,
+}
+
+// rules are the patterns a folder's ignore files add, chained to the nearest ancestor that has any.
+type rules struct {
+	parent   *rules
+	patterns []pattern
+}
+
+// pattern is one gitignore line. Git matches a pattern against the whole path of each file and folder
+// and never looks below an excluded folder (Walk does not enter it; Matcher checks each folder first).
+// The library instead tries a slash-free pattern against every element of the path, so "!*/" would
+// re-include every file below any folder, and lets a pattern with a slash match a mere prefix, so "/*"
+// would exclude "src/a.go" even with "src" re-included. Hence: name patterns go to the library with
+// only the domain and the last element; patterns with a slash are matched element by element here.
+type pattern struct {
+	name    gitignore.Pattern // slash-free patterns
+	glob    []string          // the elements of a pattern with a slash, "**" for any number of folders
+	domain  []string          // the folder holding the ignore file
+	include bool
+	dirOnly bool
+}
+
+func newPattern(line string, domain []string) pattern {
+	line = bracketNegation(line)
+	p := pattern{domain: domain}
+	body := line
+	if strings.HasPrefix(body, "!") {
+		p.include, body = true, body[1:]
+	}
+	if !strings.HasSuffix(body, "\\ ") {
+		body = strings.TrimRight(body, " ")
+	}
+	if strings.HasSuffix(body, "/") {
+		p.dirOnly, body = true, strings.TrimSuffix(body, "/")
+	}
+	if !strings.Contains(body, "/") {
+		p.name = gitignore.ParsePattern(line, domain)
+		return p
+	}
+	for _, el := range strings.Split(strings.TrimPrefix(body, "/"), "/") {
+		for el != "**" && strings.Contains(el, "**") {
+			el = strings.ReplaceAll(el, "**", "*") // only a whole element is special
+		}
+		p.glob = append(p.glob, el)
+	}
+	return p
+}
+
+// bracketNegation spells git's "[!a]" the way path.Match understands it, "[^a]".
+func bracketNegation(line string) string {
+	var b strings.Builder
+	for i := 0; i < len(line); i++ {
+		if line[i] == '\\' && i+1 < len(line) {
+			b.WriteString(line[i : i+2])
+			i++
+			continue
+		}
+		if line[i] == '[' && i+1 < len(line) && line[i+1] == '!' {
+			b.WriteString("[^")
+			i++
+			continue
+		}
+		b.WriteByte(line[i])
+	}
+	return b.String()
+}
+
+func (p pattern) match(parts []string, isDir bool) gitignore.MatchResult {
+	if len(parts) <= len(p.domain) {
+		return gitignore.NoMatch
+	}
+	if p.name != nil {
+		switch {
+		case len(parts) == len(p.domain)+1:
+			return p.name.Match(parts, isDir)
+		case len(p.domain) == 0:
+			return p.name.Match(parts[len(parts)-1:], isDir)
+		}
+		short := make([]string, 0, len(p.domain)+1)
+		short = append(append(short, parts[:len(p.domain)]...), parts[len(parts)-1])
+		return p.name.Match(short, isDir)
+	}
+	for i, d := range p.domain {
+		if parts[i] != d {
+			return gitignore.NoMatch
+		}
+	}
+	if (p.dirOnly && !isDir) || !matchElements(p.glob, parts[len(p.domain):]) {
+		return gitignore.NoMatch
+	}
+	if p.include {
+		return gitignore.Include
+	}
+	return gitignore.Exclude
+}
+
+// matchElements matches the whole path: "**" stands for any number of folders, or at the end for
+// everything inside (at least one element).
+func matchElements(glob, parts []string) bool {
+	for len(glob) > 0 {
+		if glob[0] == "**" {
+			if len(glob) == 1 {
+				return len(parts) > 0
+			}
+			for i := 0; i <= len(parts); i++ {
+				if matchElements(glob[1:], parts[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(parts) == 0 {
+			return false
+		}
+		if ok, err := path.Match(glob[0], parts[0]); err != nil || !ok {
+			return false
+		}
+		glob, parts = glob[1:], parts[1:]
+	}
+	return len(parts) == 0
+}
+
+// ignoredBy applies the configured excludes first (a repository file cannot re-include what the
+// user excluded), then the folder chain from the deepest folder up; the first pattern that decides wins.
+func ignoredBy(excludes []pattern, r *rules, parts []string, isDir bool) bool {
+	if res := lastMatch(excludes, parts, isDir); res != gitignore.NoMatch {
+		return res == gitignore.Exclude
+	}
+	for ; r != nil; r = r.parent {
+		if res := lastMatch(r.patterns, parts, isDir); res != gitignore.NoMatch {
+			return res == gitignore.Exclude
+		}
+	}
+	return false
+}
+
+func lastMatch(ps []pattern, parts []string, isDir bool) gitignore.MatchResult {
+	for i := len(ps) - 1; i >= 0; i-- {
+		if res := ps[i].match(parts, isDir); res != gitignore.NoMatch {
+			return res
+		}
+	}
+	return gitignore.NoMatch
+}
+
+// parsePatterns reads gitignore syntax; domain is the folder holding the file, as path parts.
+func parsePatterns(data []byte, domain []string) []pattern {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	var ps []pattern
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		ps = append(ps, newPattern(line, domain))
+	}
+	return ps
+}
+
+// parseExcludes turns configured patterns into root-level patterns, rejecting malformed globs that the
+// matcher would otherwise silently never match.
+func parseExcludes(excludes []string) ([]pattern, error) {
+	var ps []pattern
+	for _, e := range excludes {
+		line := strings.TrimSpace(e)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		for _, part := range strings.Split(strings.TrimPrefix(line, "!"), "/") {
+			if _, err := path.Match(part, ""); err != nil {
+				return nil, fmt.Errorf("exclude pattern %q: %w", e, err)
+			}
+		}
+		ps = append(ps, newPattern(line, nil))
+	}
+	return ps, nil
+}
+
+// readRules reads the ignore files present in one folder (real on disk, parts its path from the
+// root) and returns the chain for its children, plus the ignore files it could not read.
+func readRules(real string, parts []string, present []string, parent *rules) (*rules, []string) {
+	var ps []pattern
+	var unreadable []string
+	for _, name := range present {
+		data, err := os.ReadFile(filepath.Join(real, filepath.FromSlash(name)))
+		if err != nil {
+			if errors.Is(err, fs.ErrPermission) {
+				unreadable = append(unreadable, path.Join(append(append([]string{}, parts...), name)...))
+			}
+			continue
+		}
+		ps = append(ps, parsePatterns(data, parts)...)
+	}
+	if len(ps) == 0 {
+		return parent, unreadable
+	}
+	return &rules{parent: parent, patterns: ps}, unreadable
+}
+
+// Matcher answers whether a path is ignored with the same rules as Walk. It never changes once built,
+// so it is safe for concurrent use; build a new one when an ignore file changes.
+type Matcher struct {
+	excludes []pattern
+	dirs     map[string]*rules // folder (slash path, "" for the root) -> its chain, only folders with patterns
+	vendored bool
+}
+
+// NewMatcher reads every ignore file under root once, following the same folders as Walk.
+func NewMatcher(root string, opts Options) (*Matcher, error) {
+	w, err := newWalker(context.Background(), root, opts, false)
+	if err != nil {
+		return nil, err
+	}
+	w.dirRules = map[string]*rules{}
+	if err := w.run(); err != nil {
+		return nil, err
+	}
+	return &Matcher{excludes: w.excludes, dirs: w.dirRules, vendored: opts.Vendored}, nil
+}
+
+// Ignored reports whether rel (slash-separated, relative to the root) is left out of the index: by an
+// ignore rule on it or on any folder above it, by being inside .git and the like, or inside a vendored
+// folder. Paths outside the root are ignored.
+func (m *Matcher) Ignored(rel string, isDir bool) bool {
+	rel = path.Clean(strings.TrimPrefix(filepath.ToSlash(rel), "/"))
+	if rel == "." {
+		return false
+	}
+	if rel == ".." || strings.HasPrefix(rel, "../") {
+		return true
+	}
+	parts := strings.Split(rel, "/")
+	r := m.dirs[""]
+	for i, name := range parts {
+		dir := isDir || i < len(parts)-1
+		if name == ".git" || (dir && alwaysSkipped[name]) || (dir && !m.vendored && vendoredNames[name]) {
+			return true
+		}
+		if ignoredBy(m.excludes, r, parts[:i+1], dir) {
+			return true
+		}
+		if dir {
+			if next, ok := m.dirs[strings.Join(parts[:i+1], "/")]; ok {
+				r = next
+			}
+		}
+	}
+	return false
+}
+
+// IsIgnoreFile reports whether rel is a file whose change alters the rules.
+func (m *Matcher) IsIgnoreFile(rel string) bool {
+	rel = path.Clean(filepath.ToSlash(rel))
+	base := path.Base(rel)
+	return base == gitignoreName || base == ignoreName ||
+		rel == infoExcludePath || strings.HasSuffix(rel, "/"+infoExcludePath)
+}
