@@ -279,3 +279,19 @@ func TestBuiltinParses(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func BenchmarkParseBuiltin(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse("builtin.yaml", builtinYAML); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSynonyms(b *testing.B) {
+	l := Builtin()
+	for b.Loop() {
+		l.Synonyms("config")
+	}
+}

@@ -42,7 +42,8 @@ func (m mode) kind(k string) string {
 type anchors struct {
 	list []Anchor
 	at   map[string]int
-	code int
+	code int  // anchors taken from code blocks, capped: a pasted log must not crowd out the prose
+	in   mode // where the tokens being read come from
 }
 
 func findAnchors(doc *document) []Anchor {
@@ -53,6 +54,7 @@ func findAnchors(doc *document) []Anchor {
 		case l.code:
 			s.scan(l.raw, inCode, nil)
 		default:
+			s.in = inProse
 			for _, a := range l.links {
 				s.add(a)
 			}
@@ -63,8 +65,8 @@ func findAnchors(doc *document) []Anchor {
 }
 
 func (s *anchors) add(a Anchor) {
-	if a.Text == "" {
-		return
+	if a.Text == "" || words.Stopword(strings.ToLower(a.Text)) {
+		return // a typo like WIth, or a keyword in backticks
 	}
 	if i, ok := s.at[a.Text]; ok {
 		if kindRank[a.Kind] > kindRank[s.list[i].Kind] {
@@ -75,7 +77,7 @@ func (s *anchors) add(a Anchor) {
 	if len(s.list) >= maxAnchors {
 		return
 	}
-	if a.Kind == KindCode {
+	if s.in == inCode {
 		if s.code >= maxCodeAnchors {
 			return
 		}
@@ -87,6 +89,7 @@ func (s *anchors) add(a Anchor) {
 
 // scan walks the tokens of a line; a 0 byte in prose stands for the next inline code span.
 func (s *anchors) scan(text string, m mode, spans []string) {
+	s.in = m
 	prev := ""
 	for i := 0; i < len(text); {
 		c := text[i]
@@ -94,6 +97,7 @@ func (s *anchors) scan(text string, m mode, spans []string) {
 			if len(spans) > 0 {
 				s.span(spans[0])
 				spans = spans[1:]
+				s.in = m
 			}
 			i++
 			prev = ""
@@ -213,6 +217,7 @@ func (s *anchors) token(tok, rest string, m mode, prev string) {
 // span reads the contents of inline code: one name is an anchor whatever its shape; code with
 // spaces gives the names code would.
 func (s *anchors) span(c string) {
+	s.in = inSpan
 	c = strings.TrimSpace(c)
 	if c == "" {
 		return
@@ -234,7 +239,7 @@ func (s *anchors) span(c string) {
 	switch {
 	case c == "" || !hasLetter(c):
 	case strings.HasPrefix(c, "-"):
-		if letters(c) >= 3 && isKebab(strings.TrimLeft(c, "-")) {
+		if flag := strings.TrimLeft(c, "-"); letters(flag) >= 3 && (isIdent(flag) || isKebab(flag)) {
 			s.add(Anchor{Text: c, Kind: KindBacktick}) // --max-count
 		}
 	case strings.IndexByte(c, ':') >= 0 && !strings.Contains(c, "::"):
@@ -255,7 +260,7 @@ func (s *anchors) span(c string) {
 
 // fileLine reads path:line and path:line:col, where path looks like a file.
 func fileLine(tok string) (string, int, bool) {
-	path, line, _ := splitLocation(tok)
+	path, line := splitLocation(tok)
 	if path == "" || line <= 0 {
 		return "", 0, false
 	}

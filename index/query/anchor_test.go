@@ -81,10 +81,12 @@ func TestAnchorDedupKeepsFirstPositionAndStrongestKind(t *testing.T) {
 func TestCodeAnchorsCapped(t *testing.T) {
 	text := "Log:\n```\n"
 	for i := 0; i < 500; i++ {
-		text += "value_" + string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + " = 1\n"
+		name := string(rune('a'+i%26)) + string(rune('a'+i/26%26))
+		text += "value_" + name + " = 1 in /srv/app/" + name + "/main.py\n"
 	}
-	text += "```\n"
-	if got := anchorsOf(text); len(got) != maxCodeAnchors {
-		t.Errorf("%d code anchors, want the cap %d", len(got), maxCodeAnchors)
+	text += "```\nBut `RuleIndex` matters.\n"
+	got := anchorsOf(text)
+	if len(got) != maxCodeAnchors+1 || got[len(got)-1].Text != "RuleIndex" {
+		t.Errorf("%d anchors, want the code cap %d and the prose one: %+v", len(got), maxCodeAnchors, got[len(got)-3:])
 	}
 }

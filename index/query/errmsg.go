@@ -45,6 +45,9 @@ func findErrors(doc *document) []string {
 		}
 		if i := strings.Index(t, "panicked at "); i >= 0 {
 			rest := t[i+len("panicked at "):]
+			if rest == "" {
+				continue
+			}
 			if q := rest[0]; q == '\'' || q == '"' {
 				if end := strings.LastIndex(rest, string(q)+", "); end > 0 {
 					add(rest[1:end])
@@ -62,7 +65,9 @@ func findErrors(doc *document) []string {
 				t = t[j+2:]
 			}
 		}
-		if m := reException.FindStringSubmatch(t); m != nil && (l.code || m[2] != "" && len(t) < 300) {
+		if !mayHoldError(t) {
+			// nothing below can match
+		} else if m := reException.FindStringSubmatch(t); m != nil && (l.code || m[2] != "" && len(t) < 300) {
 			add(m[2])
 		} else if m := reErrorLine.FindStringSubmatch(t); m != nil {
 			add(strings.TrimPrefix(m[1], "runtime error: "))
@@ -84,6 +89,28 @@ func findErrors(doc *document) []string {
 	}
 	return out
 }
+
+// mayHoldError is a cheap test before the regular expressions: their keywords, in any case, and a
+// colon or "!" to end them.
+func mayHoldError(t string) bool {
+	if !strings.ContainsAny(t, ":!") {
+		return false
+	}
+	for i := 0; i+4 <= len(t); i++ {
+		switch t[i] | 0x20 {
+		case 'e', 'i', 'f', 'w', 'p', 'a':
+			rest := t[i:]
+			for _, k := range errorKeywords {
+				if len(rest) >= len(k) && strings.EqualFold(rest[:len(k)], k) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+var errorKeywords = []string{"error", "exception", "exit", "interrupt", "fault", "failure", "warning", "panic", "fatal", "assert"}
 
 // quoted returns the "double", 'single' and “curly” quoted phrases of a prose line that read as
 // messages. An apostrophe inside a word (doesn't, user's) neither opens nor closes a quote.
@@ -108,7 +135,7 @@ func quoted(s string) []string {
 		}
 		start := i + size
 		end := -1
-		for j := start; j < len(s); j++ {
+		for j := start; j < len(s) && j <= start+maxErrorBytes; j++ { // a longer quote is no message
 			if strings.HasPrefix(s[j:], closeQ) && (j+len(closeQ) == len(s) || !isAlnum(s[j+len(closeQ)])) {
 				end = j
 				break

@@ -37,8 +37,8 @@ var agents = map[string]string{
 }
 
 // Verbs without an agent noun worth guessing.
-var plainVerbs = set(`add remove set show hide get start stop reset clear refresh move rename copy join
-enable disable allow deny skip ignore use make return handle open close fix`)
+var plainVerbs = set(`add remove set show hide start stop reset clear refresh move rename copy join enable
+disable allow deny skip ignore fix`)
 
 func isVerb(w string) bool { _, ok := agents[w]; return ok || plainVerbs[w] }
 
@@ -55,10 +55,12 @@ type gram struct {
 // "build the tree" -> build_tree, buildTree, BuildTree, TreeBuilder, tree_builder; "size of buffer" ->
 // buffer_size. Pairs seen in the title or often come first.
 func identifierCandidates(doc *document) []string {
-	grams := map[string]*gram{}
+	grams := map[[3]string]*gram{}
 	pos := 0
+	var ws []clauseWord // reused clause to clause
 	note := func(parts []string, weight float64, adjacent, base, gerund bool) {
-		k := strings.Join(parts, " ")
+		var k [3]string
+		copy(k[:], parts)
 		g := grams[k]
 		if g == nil {
 			g = &gram{parts: parts, first: pos}
@@ -78,7 +80,7 @@ func identifierCandidates(doc *document) []string {
 			weight = 5 // the title says what the issue is about; the body repeats details
 		}
 		for _, clause := range clauses(l.prose) {
-			ws := clauseWords(clause)
+			ws = clauseWords(clause, ws)
 			for i, w := range ws {
 				pos++
 				if w.stem == "" {
@@ -186,13 +188,17 @@ type clauseWord struct {
 // clauses splits prose at punctuation; inline code (a 0 byte) also ends a clause.
 func clauses(prose string) []string {
 	return strings.FieldsFunc(prose, func(r rune) bool {
-		return r == 0 || strings.ContainsRune(".,;:!?()[]{}\"'`<>|=*#—–", r)
+		switch r {
+		case 0, '.', ',', ';', ':', '!', '?', '(', ')', '[', ']', '{', '}', '"', '\'', '`', '<', '>', '|', '=', '*', '#', '—', '–':
+			return true
+		}
+		return false
 	})
 }
 
 // clauseWords keeps plain words; a name (RuleIndex, rule_index, os.path) breaks the run with a blank.
-func clauseWords(clause string) []clauseWord {
-	var out []clauseWord
+func clauseWords(clause string, out []clauseWord) []clauseWord {
+	out = out[:0]
 	for _, f := range strings.Fields(clause) {
 		for _, w := range strings.Split(f, "-") {
 			if w == "" {

@@ -327,7 +327,7 @@ func matchAt(ws []word, i int, slots [][]string) bool {
 
 // intentWords lists the prose words, lower-cased, with sentence boundaries; code is left out.
 func intentWords(doc *document) []word {
-	var ws []word
+	ws := make([]word, 0, 256)
 	for _, l := range doc.lines {
 		if l.code || l.skip {
 			continue

@@ -5,6 +5,8 @@
 package query
 
 import (
+	"strings"
+
 	"github.com/ctxmap/ctxmap/index/lexicon"
 )
 
@@ -69,7 +71,7 @@ func Analyze(text string, lex *lexicon.Lexicon) (a *Analysis) {
 
 func analyze(text string, lex *lexicon.Lexicon) *Analysis {
 	a := &Analysis{Text: text}
-	doc := parseDocument(text)
+	doc := parseDocument(strings.ToValidUTF8(text, "\uFFFD"))
 	a.Frames = findFrames(doc)
 	a.Errors = findErrors(doc)
 	a.Anchors = findAnchors(doc)

@@ -3,6 +3,7 @@ package query
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/ctxmap/ctxmap/index/lexicon"
 	"github.com/ctxmap/ctxmap/index/words"
@@ -12,7 +13,7 @@ const (
 	titleWeight   = 1.25 // a title word, when there is a body
 	secondPass    = 0.5  // a synonym of a synonym weighs half its product
 	minExpansion  = 0.1  // below this an expansion is noise
-	firstPassMax  = 8    // synonyms taken per query word
+	firstPassMax  = 6    // synonyms taken per query word
 	secondPassMax = 4    // synonyms taken per expansion
 	secondPassMin = 0.5  // only strong enough expansions expand again
 	maxExpansions = 120
@@ -38,8 +39,8 @@ func stems(s string) map[string]bool {
 // best first: the first pass takes a word's synonyms at their grade, the second pass the synonyms of
 // strong and moderate expansions at half the product. An expansion never lowers a weight already there.
 func findTerms(doc *document, lex *lexicon.Lexicon) []Term {
-	var out []Term
-	at := map[string]int{}
+	out := make([]Term, 0, 256)
+	at := make(map[string]int, 256)
 	addQuery := func(text string, w float64) {
 		for _, t := range words.Terms(text) {
 			if chatter[t] {
@@ -70,42 +71,60 @@ func findTerms(doc *document, lex *lexicon.Lexicon) []Term {
 		return out
 	}
 	nq := len(out)
-	expand := func(word string, w float64, from string) {
+	expand := func(word string, w float64, source string) {
 		if w < minExpansion || len(word) < 2 || words.Stopword(word) {
 			return
 		}
 		if i, ok := at[word]; ok {
 			if out[i].Source != "query" && out[i].Weight < w {
-				out[i].Weight, out[i].Source = w, "lexicon:"+from
+				out[i].Weight, out[i].Source = w, source
 			}
 			return
 		}
 		at[word] = len(out)
-		out = append(out, Term{Word: word, Weight: w, Source: "lexicon:" + from})
+		out = append(out, Term{Word: word, Weight: w, Source: source})
 	}
 	for i := 0; i < nq; i++ {
 		q := out[i]
+		source := "lexicon:" + q.Word
 		for k, s := range lex.Synonyms(q.Word) {
 			if k == firstPassMax {
 				break
 			}
-			expand(s.Word, min(q.Weight, 1)*s.Weight, q.Word)
+			expand(s.Word, min(q.Weight, 1)*s.Weight, source)
 		}
 	}
 	first := slices.Clone(out[nq:])
+	// The second pass can only add words lighter than its sources; when the first pass already fills
+	// the list with heavier words, those could never make the cut.
+	floor := 0.0
+	if len(first) >= maxExpansions {
+		ws := make([]float64, len(first))
+		for i, e := range first {
+			ws[i] = e.Weight
+		}
+		slices.Sort(ws)
+		floor = ws[len(ws)-maxExpansions]
+	}
 	for _, e := range first {
-		if e.Weight < secondPassMin {
+		if e.Weight < secondPassMin || e.Weight*secondPass <= floor {
 			continue
 		}
+		source := "lexicon:" + e.Word
 		for k, s := range lex.Synonyms(e.Word) {
 			if k == secondPassMax {
 				break
 			}
-			expand(s.Word, e.Weight*s.Weight*secondPass, e.Word)
+			expand(s.Word, e.Weight*s.Weight*secondPass, source)
 		}
 	}
 	exp := out[nq:]
-	slices.SortStableFunc(exp, func(a, b Term) int { return cmp.Compare(b.Weight, a.Weight) })
+	slices.SortFunc(exp, func(a, b Term) int {
+		if c := cmp.Compare(b.Weight, a.Weight); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Word, b.Word)
+	})
 	if len(exp) > maxExpansions {
 		out = out[:nq+maxExpansions]
 	}

@@ -19,6 +19,8 @@ type line struct {
 	skip  bool     // inside an HTML comment: template instructions, not the reporter's words
 }
 
+const maxSpan = 2000 // bytes of inline code; a longer "span" is a stray backtick
+
 type document struct {
 	lines []line
 	multi bool // more than one line of content: the title weighs more
@@ -91,7 +93,7 @@ func scanProse(raw string) (string, []string, []Anchor) {
 				i += n // doesn`t: a typographic quote, not code
 				continue
 			}
-			end := findRun(b, i+n, '`', n)
+			end := findRun(b[:min(len(b), i+n+maxSpan)], i+n, '`', n)
 			if end < 0 {
 				i += n
 				continue
@@ -124,7 +126,7 @@ func scanProse(raw string) (string, []string, []Anchor) {
 			i = end
 		case b[i] == '@' && i > 0 && isAlnum(b[i-1]):
 			start, end := i, i+1
-			for start > 0 && isEmailByte(b[start-1]) {
+			for start > 0 && i-start < 100 && isEmailByte(b[start-1]) {
 				start--
 			}
 			for end < len(b) && isEmailByte(b[end]) {
@@ -200,7 +202,7 @@ func htmlEnd(s string, i int) int {
 	if !htmlTags[strings.ToLower(s[j:k])] || k < len(s) && s[k] != '>' && s[k] != ' ' && s[k] != '/' {
 		return -1
 	}
-	if end := strings.IndexByte(s[k:], '>'); end >= 0 {
+	if end := strings.IndexByte(s[k:min(len(s), k+500)], '>'); end >= 0 {
 		return k + end + 1
 	}
 	return -1

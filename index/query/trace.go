@@ -6,7 +6,10 @@ import (
 	"strings"
 )
 
-const maxFrames = 200
+const (
+	maxFrames   = 200
+	maxTraceGap = 20 // lines between two frames of one trace (source lines, pytest output)
+)
 
 // A block is one printed trace (or one "Caused by:" section of a Java trace).
 type block struct {
@@ -149,7 +152,7 @@ func (r *traceReader) at(i int, t string) {
 	}
 	if b := r.current("rust", i); b != nil && len(b.frames) > 0 && b.frames[len(b.frames)-1].Path == "" && i == b.last+1 {
 		loc := strings.TrimPrefix(t, "at ")
-		path, line, _ := splitLocation(loc)
+		path, line := splitLocation(loc)
 		if path != "" {
 			f := &b.frames[len(b.frames)-1]
 			f.Path, f.Line = path, line
@@ -227,7 +230,7 @@ func (r *traceReader) current(lang string, i int) *block {
 		return nil
 	}
 	b := r.blocks[len(r.blocks)-1]
-	if b.lang != lang {
+	if b.lang != lang || i-b.last > maxTraceGap {
 		return nil
 	}
 	for j := b.last + 1; j < i; j++ {
@@ -258,6 +261,9 @@ func (r *traceReader) continues(lang string, j, next int) bool {
 }
 
 func (r *traceReader) add(i int, lang string, f Frame, skip bool) {
+	if f.Path == "" && f.Function == "" {
+		return
+	}
 	r.doc.lines[i].frame = true
 	f.Language = lang
 	b := r.current(lang, i)
@@ -350,26 +356,28 @@ func cleanScriptPath(p string) string {
 	return p
 }
 
-// splitLocation splits "path:line[:col]".
-func splitLocation(s string) (string, int, int) {
-	parts := strings.Split(s, ":")
-	nums := []int{}
-	for len(parts) > 1 && len(nums) < 2 {
-		n, err := strconv.Atoi(parts[len(parts)-1])
-		if err != nil {
-			break
-		}
-		nums = append([]int{n}, nums...)
-		parts = parts[:len(parts)-1]
+// splitLocation splits "path:line" and "path:line:col" into the path and the line.
+func splitLocation(s string) (string, int) {
+	path, last, ok := cutLastNumber(s)
+	if !ok {
+		return "", 0
 	}
-	if len(nums) == 0 {
-		return "", 0, 0
+	if p, line, ok := cutLastNumber(path); ok {
+		return p, line
 	}
-	col := 0
-	if len(nums) == 2 {
-		col = nums[1]
+	return path, last
+}
+
+func cutLastNumber(s string) (string, int, bool) {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return "", 0, false
 	}
-	return strings.Join(parts, ":"), nums[0], col
+	n, err := strconv.Atoi(s[i+1:])
+	if err != nil || n < 0 {
+		return "", 0, false
+	}
+	return s[:i], n, true
 }
 
 func atoi(s string) int {

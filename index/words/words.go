@@ -107,17 +107,26 @@ func Stem(w string) string {
 	return w
 }
 
-// undouble repairs what stripping -ing/-ed leaves: "runn" -> run, "pars" -> parse, "creat" -> create.
+// undouble repairs what stripping -ing/-ed leaves: "runn" -> run, "pars" -> parse, "creat" -> create,
+// "defin" -> define, "involv" -> involve; short stems like "add" stay as they are.
 func undouble(s string) string {
 	n := len(s)
-	if n >= 3 && s[n-1] == s[n-2] && !strings.ContainsRune("lsz", rune(s[n-1])) && !isVowel(s[n-1]) {
+	if n >= 4 && s[n-1] == s[n-2] && !strings.ContainsRune("lsz", rune(s[n-1])) && !isVowel(s[n-1]) {
 		return s[:n-1]
 	}
-	if n >= 3 && !isVowel(s[n-1]) && isVowel(s[n-2]) && !isVowel(s[n-3]) && !strings.ContainsRune("wxy", rune(s[n-1])) {
-		// consonant-vowel-consonant: pars -> parse, creat -> create; but not "open" -> opene
-		if strings.ContainsRune("tsvcgz", rune(s[n-1])) {
-			return s + "e"
-		}
+	if n < 3 || isVowel(s[n-1]) {
+		return s
+	}
+	last, prev, before := s[n-1], s[n-2], s[n-3]
+	switch {
+	case isVowel(prev) && !isVowel(before) && strings.IndexByte("tsvcgz", last) >= 0:
+		return s + "e" // pars -> parse, creat -> create; not "open" -> opene
+	case last == 'n' && prev == 'i' && !isVowel(before):
+		return s + "e" // defin -> define, combin -> combine
+	case last == 'v' && (prev == 'l' || prev == 'r'):
+		return s + "e" // involv -> involve, resolv -> resolve, serv -> serve
+	case last == 'l' && prev == 'u' && !isVowel(before):
+		return s + "e" // schedul -> schedule, modul -> module
 	}
 	return s
 }

@@ -32,6 +32,8 @@ func TestStem(t *testing.T) {
 		"classes": "class", "status": "status", "releases": "release", "created": "create", "gists": "gist",
 		"workflows": "workflow", "repos": "repo", "printing": "print", "matches": "match", "box": "box",
 		"opened": "open", "checked": "check", "stopped": "stop", "analysis": "analysis",
+		"adding": "add", "undefined": "undefine", "defined": "define", "involved": "involve", "scheduling": "schedule",
+		"resolved": "resolve", "combined": "combine", "getting": "get", "putting": "put", "filtering": "filter",
 	}
 	for in, want := range cases {
 		if got := Stem(in); got != want {
