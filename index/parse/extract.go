@@ -43,10 +43,19 @@ type extraction struct {
 const checkEvery = 512
 
 func extract(ctx context.Context, cursor *sitter.QueryCursor, cq *compiled, root *sitter.Node, src []byte) (*File, error) {
-	x := &extraction{src: src, notLiteral: map[uint32]bool{}, names: map[string]string{}}
+	// capacities from typical densities, so that large files do not regrow these many times
+	n := len(src)
+	x := &extraction{
+		src:        src,
+		defs:       make([]rawDef, 0, n/300+8),
+		refs:       make([]rawRef, 0, n/60+8),
+		comments:   make([]*sitter.Node, 0, n/400+8),
+		notLiteral: make(map[uint32]bool, n/400+8),
+		names:      make(map[string]string, n/200+8),
+	}
 	cursor.Exec(cq.query, root)
-	for n := 0; ; n++ {
-		if n%checkEvery == 0 {
+	for i := 0; ; i++ {
+		if i%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -162,7 +171,8 @@ func (x *extraction) settle() (defs, scopes []rawDef) {
 		}
 		return a.pattern < b.pattern
 	})
-	seen := map[uint32]int{} // name start -> index in defs
+	defs = make([]rawDef, 0, len(x.defs))
+	seen := make(map[uint32]int, len(x.defs)) // name start -> index in defs
 	for _, d := range x.defs {
 		if d.scope {
 			scopes = append(scopes, d)
@@ -190,6 +200,7 @@ func (x *extraction) settle() (defs, scopes []rawDef) {
 // containers own the definitions inside them; their name becomes the Parent.
 var containers = map[string]bool{
 	"class": true, "struct": true, "interface": true, "trait": true, "enum": true, "module": true, "namespace": true,
+	"type": true, // typedef struct {...} t; type T = { field: string }
 }
 
 // classLike containers turn the functions declared in them into methods.
@@ -201,12 +212,16 @@ func (x *extraction) definitions(defs, scopes []rawDef, docs *docs, commentStart
 	// one sweep over definitions and scopes in source order, outer first, with a stack of the
 	// ones open at each point: a definition's owner is the nearest open container or scope,
 	// unless a function or method lies between them (then it is local and has no parent)
-	items := make([]*rawDef, 0, len(defs)+len(scopes))
+	type item struct {
+		*rawDef
+		def int // index in defs, -1 for a scope
+	}
+	items := make([]item, 0, len(defs)+len(scopes))
 	for i := range defs {
-		items = append(items, &defs[i])
+		items = append(items, item{&defs[i], i})
 	}
 	for i := range scopes {
-		items = append(items, &scopes[i])
+		items = append(items, item{&scopes[i], -1})
 	}
 	sort.SliceStable(items, func(i, j int) bool {
 		if items[i].start != items[j].start {
@@ -214,7 +229,7 @@ func (x *extraction) definitions(defs, scopes []rawDef, docs *docs, commentStart
 		}
 		return items[i].end > items[j].end
 	})
-	owners := make(map[*rawDef]*rawDef, len(defs))
+	owners := make([]*rawDef, len(defs))
 	var open []*rawDef
 	for _, it := range items {
 		for len(open) > 0 {
@@ -231,19 +246,19 @@ func (x *extraction) definitions(defs, scopes []rawDef, docs *docs, commentStart
 					break
 				}
 				if (o.scope || containers[o.kind]) && o.name != "" {
-					owners[it] = o
+					owners[it.def] = o
 					break
 				}
 			}
 		}
-		open = append(open, it)
+		open = append(open, it.rawDef)
 	}
 
 	out := make([]Definition, len(defs))
 	for i := range defs {
 		d := &defs[i]
 		kind, parent := d.kind, d.parent
-		owner := owners[d]
+		owner := owners[i]
 		if parent == "" && owner != nil {
 			parent = owner.name
 		}

@@ -21,9 +21,11 @@ import (
 //	@reference.<what>   an identifier that is called or used as a type;
 //	@comment, @import, @string.
 //
-// Captures whose name starts with "_" only feed predicates. A first line "; inherits: a, b" puts
-// queries/a.scm and queries/b.scm before the file (shared parts such as ecma.scm and jsx.scm). Predicates: #eq?, #not-eq?, #match?,
-// #not-match?, #any-of?, #not-any-of?; they are checked here, not by the binding.
+// Captures whose name starts with "_" only feed predicates. Predicates: #eq?, #not-eq?, #match?,
+// #not-match?, #any-of?, #not-any-of?; they are checked here, not by the binding, and must sit inside
+// the pattern's parentheses. When one node matches several definition patterns, the first pattern in
+// the file wins. A first line "; inherits: a, b" puts queries/a.scm and queries/b.scm before the
+// file (shared parts such as ecma.scm and jsx.scm).
 //
 //go:embed queries/*.scm
 var queryFiles embed.FS

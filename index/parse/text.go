@@ -128,8 +128,6 @@ func bodyStart(n *sitter.Node) (uint32, bool) {
 	return 0, false
 }
 
-func isComment(t string) bool { return strings.Contains(t, "comment") }
-
 func lastRow(n *sitter.Node) uint32 {
 	s, e := n.StartPoint(), n.EndPoint()
 	if e.Column == 0 && e.Row > s.Row {
@@ -378,7 +376,8 @@ type docs struct {
 }
 
 func newDocs(blocks []commentBlock, src []byte) *docs {
-	d := &docs{byEnd: make(map[int]string, len(blocks)), src: src, lines: []int{0}}
+	d := &docs{byEnd: make(map[int]string, len(blocks)), src: src}
+	d.lines = make([]int, 1, bytes.Count(src, []byte("\n"))+1)
 	for _, b := range blocks {
 		if b.own {
 			d.byEnd[b.end] = b.text

@@ -8,18 +8,18 @@ import (
 
 func TestCommentLines(t *testing.T) {
 	cases := map[string]string{
-		"// plain":                              "plain",
-		"/// rust doc":                          "rust doc",
-		"//! inner doc":                         "inner doc",
-		"# hash":                                "hash",
-		"## double hash":                        "double hash",
-		"/* block */":                           "block",
-		"/**\n * Java\n * doc\n */":             "Java\ndoc",
-		"/*!\n  Qt style\n*/":                   "Qt style",
-		"<!-- html -->":                         "html",
-		"=begin\nruby block\n=end":              "ruby block",
-		"/// <summary>C# doc.</summary>":        "C# doc.",
-		`"""Module docstring."""`:               "Module docstring.",
+		"// plain":                                "plain",
+		"/// rust doc":                            "rust doc",
+		"//! inner doc":                           "inner doc",
+		"# hash":                                  "hash",
+		"## double hash":                          "double hash",
+		"/* block */":                             "block",
+		"/**\n * Java\n * doc\n */":               "Java\ndoc",
+		"/*!\n  Qt style\n*/":                     "Qt style",
+		"<!-- html -->":                           "html",
+		"=begin\nruby block\n=end":                "ruby block",
+		"/// <summary>C# doc.</summary>":          "C# doc.",
+		`"""Module docstring."""`:                 "Module docstring.",
 		"/**\n * First.\n *\n *\n * Second.\n */": "First.\n\nSecond.",
 	}
 	for in, want := range cases {

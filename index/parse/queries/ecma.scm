@@ -6,9 +6,10 @@
 (function_declaration name: (identifier) @name) @definition.function
 (generator_function_declaration name: (identifier) @name) @definition.function
 
-; const f = () => ..., with the declaration as the definition when it holds only that function
-(lexical_declaration . (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) .) @definition.function
-(variable_declaration . (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) .) @definition.function
+; const f = () => ..., with the declaration as the definition so that the signature keeps "const"
+; (in "const a = ..., b = ..." the first declarator gets the whole statement)
+(lexical_declaration . (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)])) @definition.function
+(variable_declaration . (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)])) @definition.function
 (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @definition.function
 (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.function
 (expression_statement
@@ -17,10 +18,10 @@
     right: [(arrow_function) (function_expression)])) @definition.function
 
 ; top-level bindings: UPPER_CASE const is a constant, anything else a variable
-(program (lexical_declaration . (variable_declarator name: (identifier) @name) .) @definition.constant (#match? @name "^[A-Z][A-Z0-9_]*$"))
-(program (export_statement declaration: (lexical_declaration . (variable_declarator name: (identifier) @name) .) @definition.constant) (#match? @name "^[A-Z][A-Z0-9_]*$"))
-(program (lexical_declaration . (variable_declarator name: (identifier) @name) .) @definition.variable)
-(program (export_statement declaration: (lexical_declaration . (variable_declarator name: (identifier) @name) .) @definition.variable))
+(program (lexical_declaration . (variable_declarator name: (identifier) @name)) @definition.constant (#match? @name "^[A-Z][A-Z0-9_]*$"))
+(program (export_statement declaration: (lexical_declaration . (variable_declarator name: (identifier) @name)) @definition.constant) (#match? @name "^[A-Z][A-Z0-9_]*$"))
+(program (lexical_declaration . (variable_declarator name: (identifier) @name)) @definition.variable)
+(program (export_statement declaration: (lexical_declaration . (variable_declarator name: (identifier) @name)) @definition.variable))
 (program (lexical_declaration (variable_declarator name: (identifier) @name) @definition.variable))
 (program (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable))
 

@@ -1,10 +1,16 @@
 ; Go tags.
 
-; A declaration holding a single spec is the definition, so its range and signature include the keyword.
-(type_declaration . (type_spec name: (type_identifier) @name type: (struct_type)) .) @definition.struct
-(type_declaration . (type_spec name: (type_identifier) @name type: (interface_type)) .) @definition.interface
-(type_declaration . (type_spec name: (type_identifier) @name) .) @definition.type
-(type_declaration . (type_alias name: (type_identifier) @name) .) @definition.type
+; A declaration without parentheses holds one spec: the declaration is the definition, so its range
+; and signature include the keyword. (A trailing "." anchor is not enforced by this tree-sitter, so
+; the parenthesised form is told apart by its text.)
+((type_declaration (type_spec name: (type_identifier) @name type: (struct_type))) @definition.struct
+  (#not-match? @definition.struct "^type\\s*\\("))
+((type_declaration (type_spec name: (type_identifier) @name type: (interface_type))) @definition.interface
+  (#not-match? @definition.interface "^type\\s*\\("))
+((type_declaration (type_spec name: (type_identifier) @name)) @definition.type
+  (#not-match? @definition.type "^type\\s*\\("))
+((type_declaration (type_alias name: (type_identifier) @name)) @definition.type
+  (#not-match? @definition.type "^type\\s*\\("))
 (type_spec name: (type_identifier) @name type: (struct_type)) @definition.struct
 (type_spec name: (type_identifier) @name type: (interface_type)) @definition.interface
 (type_spec name: (type_identifier) @name) @definition.type
@@ -26,10 +32,10 @@
 (method_elem name: (field_identifier) @name) @definition.method
 (field_declaration name: (field_identifier) @name) @definition.field
 
-(source_file (const_declaration . (const_spec name: (identifier) @name) .) @definition.constant)
+((source_file (const_declaration (const_spec name: (identifier) @name)) @definition.constant)
+  (#not-match? @definition.constant "^const\\s*\\("))
 (source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
-(source_file (var_declaration . (var_spec name: (identifier) @name) .) @definition.variable)
-(source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
+(source_file (var_declaration (var_spec name: (identifier) @name)) @definition.variable)
 (source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @definition.variable)))
 
 (call_expression function: (identifier) @reference.call
