@@ -264,7 +264,7 @@ func (a *assembly) fit(c *cand, size string, limit int, shared bool, self *piece
 			most += x.tokens
 		}
 	}
-	if c.least(size) > most {
+	if c.over(size, most) {
 		return nil // too long to fit, known without counting
 	}
 	remove := self.asList()
@@ -303,7 +303,7 @@ func (a *assembly) fit(c *cand, size string, limit int, shared bool, self *piece
 	if replaced := len(remove) - len(self.asList()); replaced > 0 {
 		why = mergeWhy(c, remove)
 	}
-	if c.least(size) > allowed {
+	if c.over(size, allowed) {
 		return nil
 	}
 	var p *piece
@@ -587,27 +587,44 @@ func (a *assembly) lineTokens(c *cand, i int) int {
 	return t[i]
 }
 
-// least is a lower bound on the tokens of c at a size, known without counting.
-func (c *cand) least(size string) int {
-	if n, ok := c.floor[size]; ok {
-		return n
+// over reports whether c at a size surely takes more than limit tokens, known without counting.
+func (c *cand) over(size string, limit int) bool {
+	f := c.floor[size]
+	if f.n > limit || f.exact {
+		return f.n > limit
 	}
-	var n int
+	var parts []string
 	switch size {
 	case sizeFull:
-		n = minTokens(c.Full)
+		parts = []string{c.Full}
 	case sizeTruncated:
-		n = minTokens(strings.Join(c.full[:c.sig+minBodyLines], "\n"))
+		parts = c.full[:c.sig+minBodyLines]
 	case sizeStandard:
-		n = minTokens(c.Standard)
+		parts = []string{c.Standard}
 	default:
-		n = minTokens(c.Compact)
+		parts = []string{c.Compact}
+	}
+	n, size0 := 0, 0
+	for _, p := range parts {
+		size0 += len(p)
+	}
+	if size0 <= limit {
+		return false // the bound never exceeds the bytes
+	}
+	for _, p := range parts {
+		n += minTokens(p, limit-n)
 	}
 	if c.floor == nil {
-		c.floor = map[string]int{}
+		c.floor = map[string]floor{}
 	}
-	c.floor[size] = n
-	return n
+	c.floor[size] = floor{n: n, exact: n <= limit}
+	return n > limit
+}
+
+// floor is a lower bound on a size's tokens; exact when the count ran to the end.
+type floor struct {
+	n     int
+	exact bool
 }
 
 func sameWhy(a, b []string) bool {

@@ -36,20 +36,22 @@ func BenchmarkCount(b *testing.B) {
 	for _, c := range genCandidates(7, 200) {
 		text += c.Full + "\n"
 	}
-	b.SetBytes(int64(len(text)))
 	b.Run("warm", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
 		tok.Count(text)
 		for b.Loop() {
 			tok.Count(text)
 		}
 	})
 	b.Run("cold", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
 		for b.Loop() {
 			fresh := &Tokenizer{name: tok.name, enc: tok.enc, cache: newCountCache(4 << 20)}
 			fresh.Count(text)
 		}
 	})
 	b.Run("encoder", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
 		for b.Loop() {
 			tok.enc.EncodeOrdinary(text)
 		}

@@ -102,8 +102,13 @@ func knownBucket(b string) bool {
 // Assemble fits cands, given in rank order, into the budget and renders the pack. Errors are for bad
 // options only; a candidate with nothing to show is left out, and one with an odd line range is
 // shown without it, so a ranking mistake costs one item, not the pack.
-func Assemble(query string, intent Intent, entities []Entity, cands []Candidate, opts Options) (*Pack, error) {
-	opts, err := checkOptions(opts)
+func Assemble(query string, intent Intent, entities []Entity, cands []Candidate, opts Options) (p *Pack, err error) {
+	defer func() {
+		if r := recover(); r != nil { // a bug here must not take the server down with it
+			p, err = nil, fmt.Errorf("assemble the pack: internal error: %v", r)
+		}
+	}()
+	opts, err = checkOptions(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +124,7 @@ func Assemble(query string, intent Intent, entities []Entity, cands []Candidate,
 			prepared = append(prepared, pc)
 		}
 	}
-	p := &Pack{
+	p = &Pack{
 		Query:     query,
 		Intent:    intent,
 		Budget:    opts.Budget,
@@ -192,7 +197,7 @@ type cand struct {
 	sig    int      // leading lines of Full that hold the signature
 	merged []int    // the ranks of the candidates a merged body came from
 	memo   map[string]*piece
-	floor  map[string]int // lower bounds of tokens per size
+	floor  map[string]floor // lower bounds of tokens per size
 }
 
 // parts are the ranks of the candidates c stands for.
@@ -253,6 +258,9 @@ func prepare(rank int, c Candidate) *cand {
 			}
 		}
 		pc.sig = signatureLines(pc.full, c.Compact)
+		if pc.Compact == "" { // a card is always possible: the body's opening lines
+			pc.Compact = strings.Join(pc.full[:pc.sig], "\n")
+		}
 	}
 	return pc
 }

@@ -170,10 +170,10 @@ func renderMarkdownItem(p *piece) string {
 	if p.kind != "definition" && p.kind != "snippet" {
 		notes = append(notes, p.kind)
 	}
-	switch p.size {
-	case sizeCompact:
+	switch {
+	case p.size == sizeCompact && p.symbol != "":
 		notes = append(notes, "signature only")
-	case sizeStandard:
+	case p.size == sizeStandard:
 		notes = append(notes, "outline")
 	}
 	if len(notes) > 0 {

@@ -109,15 +109,15 @@ func (t *Tokenizer) clip(text string, max int) string {
 	return ""
 }
 
-// minTokens is a lower bound on the tokens of text, cheap to compute. Every maximal run of ASCII
-// letters is at least one pre-token of its own in both encodings (two runs joined by an apostrophe
-// count as one, for contractions), and a run of n ASCII digits is at least ceil(n/3) pre-tokens.
-// Other characters are skipped as if absent, which can only join runs, so the bound holds. Code
-// inside an item contributes at least this much to the item.
-func minTokens(text string) int {
+// minTokens is a lower bound on the tokens of text, cheap to compute; it stops counting past stop.
+// Every maximal run of ASCII letters is at least one pre-token of its own in both encodings (two runs
+// joined by an apostrophe count as one, for contractions), and a run of n ASCII digits is at least
+// ceil(n/3) pre-tokens. Other characters are skipped as if absent, which can only join runs, so the
+// bound holds. Runs end at newlines, so code inside an item contributes at least this much to it.
+func minTokens(text string, stop int) int {
 	n, digits := 0, 0
 	inLetters, apostrophe := false, false
-	for i := 0; i < len(text); i++ {
+	for i := 0; i < len(text) && n <= stop; i++ {
 		b := text[i]
 		switch {
 		case b >= utf8.RuneSelf:
