@@ -2,22 +2,39 @@ package index
 
 import "sort"
 
-// Graph links files through references: an edge A -> B when code in A names a symbol defined in B.
-// Names defined in many files say little about which one is meant, so an edge's weight is shared among
-// the definers, and names defined in more than maxDefiners files make no edge at all.
+// Graph links files through references: an edge between A and B when code in A names a symbol defined
+// in B. Names defined in many files say little about which one is meant, so an edge's weight is shared
+// among the definers, and names defined in more than maxDefiners files make no edge at all. Callers and
+// callees both matter for context, so the graph is kept undirected, as compact adjacency lists.
 type Graph struct {
-	Out map[string]map[string]float64
-	In  map[string]map[string]float64
+	Nodes []string       // file paths, sorted
+	Edges [][]GraphEdge  // per node, sorted by target
+	index map[string]int // path -> node
+}
+
+// GraphEdge is one weighted link.
+type GraphEdge struct {
+	To     int
+	Weight float64
 }
 
 const maxDefiners = 6
 
 func buildGraph(s *Snapshot) *Graph {
-	g := &Graph{Out: map[string]map[string]float64{}, In: map[string]map[string]float64{}}
-	for _, p := range s.Paths {
-		r := s.Files[p]
+	g := &Graph{Nodes: s.Paths, Edges: make([][]GraphEdge, len(s.Paths)), index: make(map[string]int, len(s.Paths))}
+	for i, p := range s.Paths {
+		g.index[p] = i
+	}
+	acc := make([]map[int]float64, len(s.Paths))
+	link := func(a, b int, w float64) {
+		if acc[a] == nil {
+			acc[a] = map[int]float64{}
+		}
+		acc[a][b] += w
+	}
+	for i, p := range s.Paths {
 		seen := map[string]bool{}
-		for _, ref := range r.File.References {
+		for _, ref := range s.Files[p].File.References {
 			if seen[ref.Name] {
 				continue
 			}
@@ -29,13 +46,20 @@ func buildGraph(s *Snapshot) *Graph {
 			files := definerFiles(defs)
 			w := 1 / float64(len(files))
 			for _, f := range files {
-				if f == p {
-					continue
+				if j := g.index[f]; f != p {
+					link(i, j, w)
+					link(j, i, w)
 				}
-				add(g.Out, p, f, w)
-				add(g.In, f, p, w)
 			}
 		}
+	}
+	for i, m := range acc {
+		es := make([]GraphEdge, 0, len(m))
+		for j, w := range m {
+			es = append(es, GraphEdge{To: j, Weight: w})
+		}
+		sort.Slice(es, func(a, b int) bool { return es[a].To < es[b].To })
+		g.Edges[i] = es
 	}
 	return g
 }
@@ -50,75 +74,55 @@ func definerFiles(defs []SymbolRef) []string {
 	return out
 }
 
-func add(m map[string]map[string]float64, a, b string, w float64) {
-	e := m[a]
-	if e == nil {
-		e = map[string]float64{}
-		m[a] = e
-	}
-	e[b] += w
-}
-
-// PageRank spreads the seeds' weight over the graph (both directions: callers and callees matter), as a
-// personalised PageRank with restart probability 1-damping to the seeds. It returns a score per file.
+// PageRank spreads the seeds' weight over the graph as a personalised PageRank with restart probability
+// 1-damping to the seeds. It returns a score per file that received any.
 func (g *Graph) PageRank(seeds map[string]float64, damping float64, iters int) map[string]float64 {
+	n := len(g.Nodes)
+	restart := make([]float64, n)
 	var total float64
-	for _, w := range seeds {
-		total += w
+	for p, w := range seeds {
+		if i, ok := g.index[p]; ok && w > 0 {
+			restart[i] = w
+			total += w
+		}
 	}
 	if total == 0 {
 		return nil
 	}
-	restart := make(map[string]float64, len(seeds))
-	for f, w := range seeds {
-		restart[f] = w / total
+	for i := range restart {
+		restart[i] /= total
 	}
-	rank := make(map[string]float64, len(restart))
-	for f, w := range restart {
-		rank[f] = w
+	deg := make([]float64, n)
+	for i, es := range g.Edges {
+		for _, e := range es {
+			deg[i] += e.Weight
+		}
 	}
-	for i := 0; i < iters; i++ {
-		next := make(map[string]float64, len(rank)*2)
-		for f, w := range restart {
-			next[f] += (1 - damping) * w
+	rank := append([]float64(nil), restart...)
+	next := make([]float64, n)
+	for it := 0; it < iters; it++ {
+		for i := range next {
+			next[i] = (1 - damping) * restart[i]
 		}
-		// deterministic order: map iteration order must not change float sums
-		files := make([]string, 0, len(rank))
-		for f := range rank {
-			files = append(files, f)
-		}
-		sort.Strings(files)
-		for _, f := range files {
-			r := rank[f]
-			out, in := g.Out[f], g.In[f]
-			var deg float64
-			for _, w := range out {
-				deg += w
-			}
-			for _, w := range in {
-				deg += w
-			}
-			if deg == 0 {
-				next[f] += damping * r // dangling: keep the mass where it is
+		for i, r := range rank {
+			if r == 0 {
 				continue
 			}
-			for _, t := range sortedKeys(out) {
-				next[t] += damping * r * out[t] / deg
+			if deg[i] == 0 {
+				next[i] += damping * r // dangling: keep the mass where it is
+				continue
 			}
-			for _, t := range sortedKeys(in) {
-				next[t] += damping * r * in[t] / deg
+			for _, e := range g.Edges[i] {
+				next[e.To] += damping * r * e.Weight / deg[i]
 			}
 		}
-		rank = next
+		rank, next = next, rank
 	}
-	return rank
-}
-
-func sortedKeys(m map[string]float64) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
+	out := map[string]float64{}
+	for i, r := range rank {
+		if r > 0 {
+			out[g.Nodes[i]] = r
+		}
 	}
-	sort.Strings(ks)
-	return ks
+	return out
 }

@@ -301,20 +301,13 @@ func (r *ranker) errors() {
 	for i, m := range r.a.Errors {
 		msgs[i] = strings.ToLower(m)
 	}
-	for _, p := range r.s.Paths {
-		rec := r.s.Files[p]
-		for _, lit := range rec.File.Literals {
-			pieces := literalPieces(lit.Text)
-			if len(pieces) == 0 {
-				continue
-			}
-			for _, m := range msgs {
-				if matchesLiteral(m, pieces) {
-					e := l.add(p, testPenalty(p, r.a.Intent.Name), fmt.Sprintf("error message %q at line %d", capBytes(lit.Text, 60), lit.Line))
-					e.lines = append(e.lines, lit.Line)
-					if d := r.enclosing(p, lit.Line); d >= 0 {
-						e.defs[d] = 1
-					}
+	for _, lit := range r.s.literals() {
+		for _, m := range msgs {
+			if matchesLiteral(m, lit.pieces) {
+				e := l.add(lit.path, testPenalty(lit.path, r.a.Intent.Name), fmt.Sprintf("error message %q at line %d", capBytes(lit.text, 60), lit.line))
+				e.lines = append(e.lines, lit.line)
+				if d := r.enclosing(lit.path, lit.line); d >= 0 {
+					e.defs[d] = 1
 				}
 			}
 		}
@@ -353,7 +346,7 @@ func (r *ranker) fuzzy() {
 		return
 	}
 	l := r.list("fuzzy")
-	names := r.symbolList()
+	names := r.s.SymbolNames()
 	for i, cand := range r.a.Identifiers {
 		if i >= 24 {
 			break
@@ -389,15 +382,6 @@ func (r *ranker) addSymbol(l *signalList, name string, w float64, why string) {
 		e := l.add(ref.Path, sc, why)
 		e.defs[ref.Def] = math.Max(e.defs[ref.Def], sc)
 	}
-}
-
-func (r *ranker) symbolList() []string {
-	names := make([]string, 0, len(r.s.Symbols))
-	for n := range r.s.Symbols {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // queryTerms are the weighted, normalised words for BM25: the text's terms (and the lexicon's

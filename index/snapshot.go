@@ -3,6 +3,7 @@ package index
 import (
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ctxmap/ctxmap/index/entity"
@@ -23,6 +24,45 @@ type Snapshot struct {
 	History    *history.Log
 	Graph      *Graph
 	Skipped    map[string]string // path -> reason, for files the walk or content checks left out
+
+	// derived on first use by queries
+	namesOnce sync.Once
+	names     []string // symbol names, sorted
+	litsOnce  sync.Once
+	lits      []literalRef
+}
+
+// SymbolNames are the names of all definitions, sorted.
+func (s *Snapshot) SymbolNames() []string {
+	s.namesOnce.Do(func() {
+		s.names = make([]string, 0, len(s.Symbols))
+		for n := range s.Symbols {
+			s.names = append(s.names, n)
+		}
+		sort.Strings(s.names)
+	})
+	return s.names
+}
+
+// literalRef is a message-like string of the code, cut into the fixed pieces an error message must show.
+type literalRef struct {
+	path   string
+	line   int
+	text   string
+	pieces []string
+}
+
+func (s *Snapshot) literals() []literalRef {
+	s.litsOnce.Do(func() {
+		for _, p := range s.Paths {
+			for _, l := range s.Files[p].File.Literals {
+				if pieces := literalPieces(l.Text); len(pieces) > 0 {
+					s.lits = append(s.lits, literalRef{path: p, line: l.Line, text: l.Text, pieces: pieces})
+				}
+			}
+		}
+	})
+	return s.lits
 }
 
 // SymbolRef places one definition: Records[Path].File.Definitions[Def].
