@@ -62,9 +62,11 @@ func loadState(dir, root string) (*cacheState, error) {
 		return nil, fmt.Errorf("cache %s is not a ctxmap cache", statePath(dir))
 	case st.Version != cacheVersion:
 		return nil, fmt.Errorf("cache %s has version %d, this build reads %d", statePath(dir), st.Version, cacheVersion)
-	case st.Root != root:
-		return nil, fmt.Errorf("cache %s belongs to %s", statePath(dir), st.Root)
 	}
+	// A cache made for another root (a second work tree of the same repository, given the same cache
+	// folder) is still sound: records are keyed by relative path and content hash, and every file is
+	// checked again by the build.
+	st.Root = root
 	for p, r := range st.Records {
 		if r == nil || r.Path != p {
 			return nil, fmt.Errorf("cache %s is corrupt: bad record for %s", statePath(dir), p)

@@ -16,6 +16,7 @@ import (
 	"github.com/sahilm/fuzzy"
 
 	"github.com/ctxmap/ctxmap/index/lexical"
+	"github.com/ctxmap/ctxmap/index/parse"
 	"github.com/ctxmap/ctxmap/index/query"
 	"github.com/ctxmap/ctxmap/index/words"
 )
@@ -187,7 +188,7 @@ func (r *ranker) symbols() {
 			if isTypeKind(d.Kind) {
 				sc *= 1.2
 			}
-			sc *= testPenalty(ref.Path, r.a.Intent.Name)
+			sc *= demote(ref.Path, r.a.Intent.Name)
 			e := l.add(ref.Path, sc, fmt.Sprintf("defines `%s`", qualified(d)))
 			e.defs[ref.Def] = math.Max(e.defs[ref.Def], sc)
 		}
@@ -304,7 +305,7 @@ func (r *ranker) errors() {
 	for _, lit := range r.s.literals() {
 		for _, m := range msgs {
 			if matchesLiteral(m, lit.pieces) {
-				e := l.add(lit.path, testPenalty(lit.path, r.a.Intent.Name), fmt.Sprintf("error message %q at line %d", capBytes(lit.text, 60), lit.line))
+				e := l.add(lit.path, demote(lit.path, r.a.Intent.Name), fmt.Sprintf("error message %q at line %d", capBytes(lit.text, 60), lit.line))
 				e.lines = append(e.lines, lit.line)
 				if d := r.enclosing(lit.path, lit.line); d >= 0 {
 					e.defs[d] = 1
@@ -378,7 +379,7 @@ func (r *ranker) addSymbol(l *signalList, name string, w float64, why string) {
 	}
 	spread := 1 / math.Log2(1+float64(len(refs)))
 	for _, ref := range refs {
-		sc := w * spread * testPenalty(ref.Path, r.a.Intent.Name)
+		sc := w * spread * demote(ref.Path, r.a.Intent.Name)
 		e := l.add(ref.Path, sc, why)
 		e.defs[ref.Def] = math.Max(e.defs[ref.Def], sc)
 	}
@@ -425,7 +426,7 @@ func (r *ranker) bm25(ctx context.Context) {
 		if _, ok := r.s.Files[h.Path]; !ok {
 			continue
 		}
-		sc := h.Score * testPenalty(h.Path, r.a.Intent.Name)
+		sc := h.Score * demote(h.Path, r.a.Intent.Name)
 		if files[h.Path] == 0 {
 			files[h.Path] = sc
 		} else {
@@ -474,7 +475,7 @@ func (r *ranker) vectors(ctx context.Context) {
 		if rec == nil {
 			continue
 		}
-		sc := float64(h.Score) * testPenalty(h.Path, r.a.Intent.Name)
+		sc := float64(h.Score) * demote(h.Path, r.a.Intent.Name)
 		e := l.add(h.Path, sc, "")
 		if d := r.chunkDef(rec, h.ID); d >= 0 {
 			e.defs[d] = math.Max(e.defs[d], sc)
@@ -503,7 +504,7 @@ func (r *ranker) entities() {
 			if _, ok := r.s.Files[f]; !ok {
 				continue
 			}
-			sc := m.Score * (0.5 + e.Importance) / (1 + 0.05*float64(j)) * testPenalty(f, r.a.Intent.Name)
+			sc := m.Score * (0.5 + e.Importance) / (1 + 0.05*float64(j)) * demote(f, r.a.Intent.Name)
 			ev := l.files[f]
 			if ev == nil {
 				l.add(f, sc, "entity "+e.Name)
@@ -537,7 +538,7 @@ func (r *ranker) history() {
 		if len(fs.Commits) > 0 {
 			why = fmt.Sprintf("history: %q", capBytes(fs.Commits[0], 70))
 		}
-		l.add(fs.Path, fs.Score*testPenalty(fs.Path, r.a.Intent.Name), why)
+		l.add(fs.Path, fs.Score*demote(fs.Path, r.a.Intent.Name), why)
 	}
 }
 
@@ -619,7 +620,7 @@ func (r *ranker) spread(fused map[string]*RankedFile) {
 		if _, seed := seeds[p]; seed {
 			continue
 		}
-		add := graphWeight * top * v / maxPR * testPenalty(p, r.a.Intent.Name)
+		add := graphWeight * top * v / maxPR * demote(p, r.a.Intent.Name)
 		f := fused[p]
 		if f == nil {
 			f = &RankedFile{Path: p, defs: map[int]float64{}}
@@ -649,12 +650,22 @@ func isTest(p string) bool {
 		strings.HasSuffix(stem, "Test") || strings.HasSuffix(stem, "Tests")
 }
 
-// testPenalty keeps tests out of the way unless the task is writing them.
-func testPenalty(p, intent string) float64 {
-	if intent == "test_writing" || !isTest(p) {
-		return 1
+// demote keeps tests out of the way unless the task is writing them, and prose and configuration
+// behind code: an issue's words are often a document's words, but the fix is usually in the code.
+func demote(p, intent string) float64 {
+	if isTest(p) {
+		if intent == "test_writing" {
+			return 1
+		}
+		return 0.35
 	}
-	return 0.35
+	switch parse.LanguageOf(p) {
+	case "markdown":
+		return 0.5
+	case "text":
+		return 0.6
+	}
+	return 1
 }
 
 func isTypeKind(k string) bool {

@@ -22,7 +22,7 @@ type Contribution struct {
 	Terms []Term `json:"terms,omitempty"` // sorted by Words
 	Names int    `json:"names,omitempty"` // distinct identifiers defined or referenced
 	Plain int    `json:"plain,omitempty"` // of those, the ones without a meaningful word (a, b, x1)
-	Test  bool   `json:"test,omitempty"`  // a test file, by its name or folder
+	Test  bool   `json:"test,omitempty"`  // a test, fixture or example file: not the product's own code
 	Util  bool   `json:"util,omitempty"`  // under a util/helper/common folder
 	Infra bool   `json:"infra,omitempty"` // under a deployment/database/config folder
 }
@@ -46,6 +46,9 @@ var typeKinds = map[string]bool{"class": true, "struct": true, "interface": true
 // Contribute extracts the terms of one file from its path and, when f is not nil, its definitions and
 // references.
 func Contribute(p string, f *parse.File) Contribution {
+	if p == "" {
+		return Contribution{} // no path: Aggregate leaves it out
+	}
 	p = strings.TrimPrefix(path.Clean(strings.ReplaceAll(p, "\\", "/")), "./")
 	c := Contribution{Path: p, Test: isTestPath(p)}
 	terms := map[string]*Term{}
@@ -83,11 +86,12 @@ func Contribute(p string, f *parse.File) Contribution {
 	}
 
 	if f != nil {
-		seen := map[string]bool{}
+		seen := map[string][]run{} // names repeat: split each once
 		name := func(n string) []run {
-			rs := runs(n)
-			if !seen[n] {
-				seen[n] = true
+			rs, ok := seen[n]
+			if !ok {
+				rs = runs(n)
+				seen[n] = rs
 				c.Names++
 				if len(rs) == 0 {
 					c.Plain++
@@ -190,12 +194,14 @@ func fileStem(name string) string {
 	return name
 }
 
-// isTestPath recognises test files by the conventions of the common languages.
+// isTestPath recognises test files by the conventions of the common languages, and the files of
+// example folders.
 func isTestPath(p string) bool {
 	dir, file := path.Split(strings.ToLower(p))
 	for _, seg := range strings.Split(dir, "/") {
 		switch seg {
-		case "test", "tests", "__tests__", "testdata", "testing", "spec", "specs", "fixtures", "e2e", "it":
+		case "test", "tests", "__tests__", "testdata", "testing", "spec", "specs", "fixtures", "e2e", "it",
+			"example", "examples", "sample", "samples", "demo", "demos":
 			return true
 		}
 	}

@@ -301,30 +301,56 @@ func TestAggregateBadInput(t *testing.T) {
 	}
 }
 
-// benchContributions builds 1,000 files with 10 definitions and 40 references each, over a vocabulary
-// of domain words, folders two levels deep.
+// benchContributions builds 1,000 files of 10 definitions and 30 references each, shaped like real code:
+// 60 packages, each with a pool of identifiers made of its own topic words and of words of a shared
+// vocabulary (Zipf-distributed); files use mostly the names of their own package.
 func benchContributions() []Contribution {
 	rng := rand.New(rand.NewSource(7))
-	vocab := make([]string, 300)
+	vocab := make([]string, 600)
 	for i := range vocab {
-		vocab[i] = fmt.Sprintf("%c%c%cword%c", 'a'+i%26, 'a'+(i/26)%26, 'k'+i%7, 'a'+i%5)
+		vocab[i] = fmt.Sprintf("%c%c%cword", 'a'+i%26, 'a'+(i/26)%26, 'k'+i%7)
 	}
-	pick := func() string { return vocab[int(rng.ExpFloat64()*40)%len(vocab)] }
+	zipf := rand.NewZipf(rng, 1.1, 1, uint64(len(vocab)-1))
 	title := func(s string) string { return string(s[0]-32) + s[1:] }
+	const packages = 60
+	pools := make([][]string, packages)
+	for p := range pools {
+		topic := []string{vocab[rng.Intn(len(vocab))], vocab[rng.Intn(len(vocab))], vocab[rng.Intn(len(vocab))]}
+		for n := 0; n < 40; n++ {
+			name := ""
+			for w := 0; w < []int{1, 1, 2, 2, 3}[rng.Intn(5)]; w++ {
+				word := topic[rng.Intn(len(topic))]
+				if rng.Intn(10) < 3 {
+					word = vocab[zipf.Uint64()]
+				}
+				if w > 0 || n < 10 {
+					word = title(word)
+				}
+				name += word
+			}
+			pools[p] = append(pools[p], name)
+		}
+	}
 	var out []Contribution
 	for i := 0; i < 1000; i++ {
+		pkg := i % packages
+		pool := pools[pkg]
 		f := &parse.File{}
 		for d := 0; d < 10; d++ {
-			kind, name := "method", pick()+title(pick())
+			kind := "method"
 			if d < 2 {
-				kind, name = "class", title(pick())+title(pick())
+				kind = "class"
 			}
-			f.Definitions = append(f.Definitions, parse.Definition{Name: name, Kind: kind})
+			f.Definitions = append(f.Definitions, parse.Definition{Name: pool[rng.Intn(len(pool))], Kind: kind})
 		}
-		for r := 0; r < 40; r++ {
-			f.References = append(f.References, parse.Reference{Name: pick() + title(pick())})
+		for r := 0; r < 30; r++ {
+			from := pool
+			if rng.Intn(10) < 3 {
+				from = pools[rng.Intn(packages)]
+			}
+			f.References = append(f.References, parse.Reference{Name: from[rng.Intn(len(from))]})
 		}
-		path := fmt.Sprintf("%s/%s/%s_%d.go", vocab[i%30], vocab[30+i%17], pick(), i)
+		path := fmt.Sprintf("%s/%s/%s_%d.go", vocab[pkg%12], pools[pkg][0], pool[rng.Intn(len(pool))], i)
 		out = append(out, Contribute(path, f))
 	}
 	return out

@@ -2,12 +2,52 @@ package entity
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
 
 	"github.com/ctxmap/ctxmap/index/words"
 )
+
+// Entity is one business term of the project and where it lives.
+type Entity struct {
+	Name          string    `json:"name"`       // UPPER_SNAKE: RULE, QUALITY_PROFILE
+	Terms         []string  `json:"terms"`      // the stemmed words it stands for: [quality profile]
+	Importance    float64   `json:"importance"` // 0..1, the most important entity has 1
+	Centrality    string    `json:"centrality"` // core, feature, util, infrastructure
+	Files         []string  `json:"files"`      // most relevant first: defines a type named after it, then by mentions
+	Modules       []string  `json:"modules"`    // folders holding its files, those named after it first
+	Related       []Related `json:"related"`    // by weight, at most maxRelated
+	BusinessTerms []string  `json:"businessTerms"`
+	Confidence    float64   `json:"confidence"` // 1 for terms seen in code; lower for terms inferred from history
+	Inferred      bool      `json:"inferred,omitempty"`
+}
+
+// Related is another entity that lives in the same files, with an Ochiai-like co-occurrence weight.
+type Related struct {
+	Name   string  `json:"name"`
+	Weight float64 `json:"weight"`
+}
+
+// Inferred is a term recovered from history for a file whose identifiers carry no meaning.
+type Inferred struct {
+	Term       string  `json:"term"`
+	Confidence float64 `json:"confidence"`
+}
+
+// Map is the entity map of a workspace. It is immutable: safe for concurrent readers.
+type Map struct {
+	Entities []*Entity `json:"entities"` // by importance, then name
+
+	byName   map[string]*Entity   // QUALITY_PROFILE
+	byWords  map[string]*Entity   // "quality profile"
+	joined   map[string]*Entity   // "qualityprofile"
+	byTerm   map[string][]*Entity // every word of an entity -> entities, best first
+	heads    map[string][]*Entity // last word of a compound -> compounds, best first
+	files    map[string][]mention // path -> its entities (indexes in Entities), in no particular order
+	inferred map[string][]Inferred
+}
 
 // Match is an entity mentioned in a text.
 type Match struct {
@@ -86,7 +126,24 @@ func (m *Map) FileEntities(path string) []string {
 	if m == nil {
 		return nil
 	}
-	return append([]string(nil), m.files[path]...)
+	ms := slices.Clone(m.files[path])
+	if len(ms) == 0 {
+		return nil
+	}
+	slices.SortFunc(ms, func(x, y mention) int {
+		if x.better(y) {
+			return -1
+		}
+		if y.better(x) {
+			return 1
+		}
+		return 0
+	})
+	names := make([]string, len(ms))
+	for i, x := range ms {
+		names[i] = m.Entities[x.entity].Name
+	}
+	return names
 }
 
 // InferredTerms returns, for a file whose identifiers carry no meaning (obfuscated or generated names),
@@ -164,6 +221,9 @@ func (m *Map) Match(text string) []Match {
 			}
 			i++
 		}
+	}
+	if len(order) == 0 {
+		return nil
 	}
 	out := make([]Match, 0, len(order))
 	for _, e := range order {

@@ -12,11 +12,14 @@ import (
 var noise = stems(
 	// where code sits, not what it is
 	`src source main lib libs pkg pkgs internal cmd bin dist out target vendor third party gen generated
-	res resource asset static www org com net io app apps include inc ext contrib sample demo doc docs core`,
+	res resource asset static www org com net io app apps include inc ext contrib sample demo doc docs core
+	tool tooling`,
 	// languages, formats and file extensions
 	`java kotlin python golang rust ruby javascript typescript csharp cpp cxx hpp php scala swift lua perl
 	haskell elixir erlang clojure bash shell powershell htm scss sass markdown ini cfg csv proto protobuf
 	gradle maven mvn npm pnpm yarn pip jsx mjs cjs dart node nodejs dotnet`,
+	// keywords and conventional names the shared stopword list leaves out
+	`pass elif del nonlocal cls kwargs noqa pragma unsafe impl dyn mut ref deref`,
 	// the roles a type plays in a design, not the thing it is about
 	`impl util helper common misc base abstract default generic factory wrapper builder adapter manager
 	handler provider delegate proxy listener callback mixin dao dto pojo bean`,
@@ -28,6 +31,9 @@ var noise = stems(
 	`get set is has can new init initialize setup teardown make create update delete remove add put find
 	load save read write check handle process apply execute exec call invoke run start stop open close
 	reset clear`,
+	// string and formatting helpers of the standard libraries
+	`join split trim concat append equal println printf sprintf errorf substr substring tostring strconv
+	itoa atoi`,
 	// tests
 	`test testing spec mock mocked fake stub fixture assert suite bench benchmark expect`,
 )
@@ -41,8 +47,13 @@ var infra = stems(`server client service controller repository repo model view a
 	transport protocol serializer plugin platform framework container docker kubernetes cli web endpoint
 	schema migration`)
 
+// generic holds nouns that every program uses for its own plumbing (a name, a key, a path): they may
+// be entities, ranked lower, since an issue that says "name" rarely means the program's names.
+var generic = stems(`name key file path dir field text time date code body content line column row node
+	entry attr attribute flag mode state status`)
+
 // utilFolders and infraFolders place a file: entities that live mostly there are util or infrastructure.
-var utilFolders = set(`util utils helper helpers common shared misc tools tooling scripts support`)
+var utilFolders = set(`util utils helper helpers common shared misc scripts support`)
 
 var infraFolders = set(`infra infrastructure deploy deployment deployments migrations migration db database
 	docker k8s helm terraform ci config configs settings platform build .github`)

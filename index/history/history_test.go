@@ -1,13 +1,16 @@
 package history
 
 import (
+	"bytes"
 	"context"
+	"encoding/gob"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -184,6 +187,71 @@ func TestFileTerms(t *testing.T) {
 	if l.FileCommits("server/rule/index.go") != 3 || l.TermCommits("rule") != 2 || l.TermCommits("profile") != 2 {
 		t.Errorf("FileCommits=%d TermCommits(rule)=%d TermCommits(profile)=%d", l.FileCommits("server/rule/index.go"),
 			l.TermCommits("rule"), l.TermCommits("profile"))
+	}
+}
+
+// The engine caches the Log with gob: the decoded copy must answer like the original.
+func TestLogGobRoundTrip(t *testing.T) {
+	l := read(t, rulesRepo(t).dir, 0)
+	l.FileTerms("server/rule/index.go") // the index is built, and must not be part of the encoding
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(l); err != nil {
+		t.Fatal(err)
+	}
+	var back Log
+	if err := gob.NewDecoder(&buf).Decode(&back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Head != l.Head || len(back.Commits) != len(l.Commits) || !back.Available {
+		t.Fatalf("decoded log: %+v", back.Commits)
+	}
+	if !slices.Equal(back.FileTerms("server/rule/index.go"), l.FileTerms("server/rule/index.go")) {
+		t.Error("decoded log gives other terms")
+	}
+	if a, b := back.Search([]string{"rule"}, 3), l.Search([]string{"rule"}, 3); len(a) != len(b) || a[0].Path != b[0].Path {
+		t.Errorf("decoded log searches differently: %+v vs %+v", a, b)
+	}
+}
+
+// Readers share one Log; its indexes are built on first use by whichever reader comes first.
+func TestConcurrentReaders(t *testing.T) {
+	l := read(t, rulesRepo(t).dir, 0)
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if r := l.Search([]string{"rule"}, 2); len(r) == 0 {
+				t.Error("no search result")
+			}
+			if tc, _ := l.Terms([]string{"server/rule/index.go"}, 1); termCount(tc, "rule") != 2 {
+				t.Errorf("Terms = %+v", tc)
+			}
+			l.FileTerms("server/profile/exporter.go")
+		}()
+	}
+	wg.Wait()
+}
+
+func TestTermsOfSeveralFiles(t *testing.T) {
+	l := read(t, rulesRepo(t).dir, 0)
+	paths := []string{"server/rule/index.go", "server/rule/updater.go"}
+	terms, total := l.Terms(paths, 1)
+	// initial import (both files, weight 2), the fix (index.go, 1), the update (both, 2)
+	if total != 5 || termCount(terms, "rule") != 3 || termCount(terms, "parameter") != 2 || termCount(terms, "search") != 1 {
+		t.Fatalf("Terms = %+v, total %d", terms, total)
+	}
+	frequent, _ := l.Terms(paths, 2)
+	if termCount(frequent, "search") != 0 || termCount(frequent, "rule") != 3 {
+		t.Errorf("Terms(min 2) = %+v", frequent)
+	}
+	frequent[0].Count = 99 // the caller's copy: the remembered answer must not change
+	again, total2 := l.Terms(paths, 2)
+	if termCount(again, "rule") != 3 || total2 != total {
+		t.Errorf("a second call gave %+v, %d", again, total2)
+	}
+	if got, n := l.Terms(nil, 1); got != nil || n != 0 {
+		t.Errorf("Terms(nil) = %+v, %d", got, n)
 	}
 }
 

@@ -2,8 +2,11 @@ package history
 
 import (
 	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/ctxmap/ctxmap/index/words"
@@ -27,11 +30,14 @@ type FileScore struct {
 const massFiles = 100
 
 type index struct {
-	terms     [][]string         // per commit: the distinct terms of its message, sorted
-	files     map[string][]int32 // path -> commits (not mass) that touched it, newest first
-	postings  map[string][]int32 // term -> commits whose message uses it, newest first
-	fileTerms map[string][]TermCount
-	avgLen    float64 // mean number of commits per file, for length normalisation
+	mu   sync.Mutex
+	memo map[string]termsResult // answers of Terms
+
+	commitTerms [][]string         // per commit: the distinct terms of its message, sorted
+	files       map[string][]int32 // path -> commits (not mass) that touched it, newest first
+	postings    map[string][]int32 // term -> commits whose message uses it, newest first
+	fileTerms   map[string][]TermCount
+	avgLen      float64 // mean number of commits per file, for length normalisation
 }
 
 func (l *Log) index() *index {
@@ -41,14 +47,15 @@ func (l *Log) index() *index {
 
 func buildIndex(commits []Commit) *index {
 	ix := &index{
-		terms:     make([][]string, len(commits)),
-		files:     map[string][]int32{},
-		postings:  map[string][]int32{},
-		fileTerms: map[string][]TermCount{},
+		memo:        map[string]termsResult{},
+		commitTerms: make([][]string, len(commits)),
+		files:       map[string][]int32{},
+		postings:    map[string][]int32{},
+		fileTerms:   map[string][]TermCount{},
 	}
 	for i, c := range commits {
 		ts := messageTerms(c.Subject, c.Body)
-		ix.terms[i] = ts
+		ix.commitTerms[i] = ts
 		for _, t := range ts {
 			ix.postings[t] = append(ix.postings[t], int32(i))
 		}
@@ -68,21 +75,11 @@ func buildIndex(commits []Commit) *index {
 		total += len(cs)
 		clear(counts)
 		for _, c := range cs {
-			for _, t := range ix.terms[c] {
+			for _, t := range ix.commitTerms[c] {
 				counts[t]++
 			}
 		}
-		tc := make([]TermCount, 0, len(counts))
-		for t, n := range counts {
-			tc = append(tc, TermCount{Term: t, Count: n})
-		}
-		sort.Slice(tc, func(i, j int) bool {
-			if tc[i].Count != tc[j].Count {
-				return tc[i].Count > tc[j].Count
-			}
-			return tc[i].Term < tc[j].Term
-		})
-		ix.fileTerms[f] = tc
+		ix.fileTerms[f] = sortedCounts(counts)
 	}
 	if len(ix.files) > 0 {
 		ix.avgLen = float64(total) / float64(len(ix.files))
@@ -101,6 +98,87 @@ func (l *Log) FileTerms(path string) []TermCount {
 		return nil
 	}
 	return append([]TermCount(nil), tc...)
+}
+
+// Terms returns the terms of the commits that touched any of paths (mass commits aside) that occur at
+// least minCount times, most frequent first, and the total weight of those commits. A commit counts
+// once for each of the paths it touched, at most maxPathsPerCommit times: a commit about several of the
+// files says more about them than one that touched a single file, and a sweeping commit cannot
+// dominate. Only the newest maxCommitsPerPath commits of each path are read. Answers are remembered:
+// the entity map asks the same questions after every edit.
+func (l *Log) Terms(paths []string, minCount int) ([]TermCount, int) {
+	if l == nil || !l.Available || len(paths) == 0 {
+		return nil, 0
+	}
+	ix := l.index()
+	key := strconv.Itoa(minCount) + "\x00" + strings.Join(paths, "\x00")
+	ix.mu.Lock()
+	r, ok := ix.memo[key]
+	ix.mu.Unlock()
+	if !ok {
+		r = ix.terms(paths, minCount)
+		ix.mu.Lock()
+		if len(ix.memo) >= maxMemo {
+			clear(ix.memo)
+		}
+		ix.memo[key] = r
+		ix.mu.Unlock()
+	}
+	return append([]TermCount(nil), r.terms...), r.total
+}
+
+type termsResult struct {
+	terms []TermCount
+	total int
+}
+
+const (
+	maxPathsPerCommit = 3
+	maxCommitsPerPath = 30
+	maxMemo           = 8192
+)
+
+func (ix *index) terms(paths []string, minCount int) termsResult {
+	var cs []int32
+	for _, p := range paths {
+		fc := ix.files[p]
+		cs = append(cs, fc[:min(len(fc), maxCommitsPerPath)]...)
+	}
+	slices.Sort(cs)
+	counts := map[string]int{}
+	total := 0
+	for i := 0; i < len(cs); {
+		j := i
+		for j < len(cs) && cs[j] == cs[i] {
+			j++
+		}
+		w := min(j-i, maxPathsPerCommit)
+		total += w
+		for _, t := range ix.commitTerms[cs[i]] {
+			counts[t] += w
+		}
+		i = j
+	}
+	for t, n := range counts {
+		if n < minCount {
+			delete(counts, t)
+		}
+	}
+	return termsResult{sortedCounts(counts), total}
+}
+
+func sortedCounts(counts map[string]int) []TermCount {
+	tc := make([]TermCount, 0, len(counts))
+	for t, n := range counts {
+		tc = append(tc, TermCount{Term: t, Count: n})
+	}
+	sort.Slice(tc, func(i, j int) bool {
+		if tc[i].Count != tc[j].Count {
+			return tc[i].Count > tc[j].Count
+		}
+		return tc[i].Term < tc[j].Term
+	})
+	return tc
 }
 
 // FileCommits is the number of commits (mass commits aside) that touched path.
@@ -335,11 +413,15 @@ func hexHash(s string) bool {
 }
 
 // commitNoise holds the stems of the words that describe the act of changing code rather than what was
-// changed: they appear in most messages of every project, so as terms they would only drown the rest.
+// changed, and the connectives of commit prose: they appear in messages of every project, so as terms
+// they would only drown the rest.
 var commitNoise = func() map[string]bool {
 	base := strings.Fields(`merge pull request branch master main origin upstream rebase squash cherry pick
 		fix add remove update change improve refactor rename move bump revert cleanup clean tidy tweak
-		minor typo initial commit wip nit feat chore perf lint dep deps sign co author review pr todo`)
+		minor typo initial commit wip nit feat chore perf lint dep deps sign co author review pr todo
+		allow support ensure avoid prevent handle properly correctly cannot don doesn isn won hence
+		thus follow specific lint linter formatter mypy ruff flake bugbear pyupgrade isort prettier eslint
+		gofmt golint clippy rustfmt docstring coverage pytest conftest`)
 	m := map[string]bool{}
 	for _, w := range base {
 		forms := []string{w, w + "s", w + "es"}

@@ -51,7 +51,10 @@ var table = []language{
 	{"swift", swift.GetLanguage, []string{".swift"}, nil},
 	{"bash", bash.GetLanguage, []string{".sh", ".bash"}, []string{".bashrc", ".bash_profile"}},
 	{"markdown", nil, []string{".md", ".markdown", ".mdx"}, nil},
-	{"text", nil, []string{".txt", ".rst", ".adoc"}, nil},
+	// configuration and other text that issues ask to change: indexed as one section per file
+	{"text", nil, []string{".txt", ".rst", ".adoc", ".toml", ".yaml", ".yml", ".json", ".cfg", ".ini", ".conf",
+		".properties", ".gradle", ".cmake", ".proto", ".sql", ".jq", ".el", ".vim", ".lua", ".pl", ".r", ".dart", ".ex", ".exs", ".hs", ".ml", ".nim", ".zig"},
+		[]string{"Makefile", "Dockerfile", "CMakeLists.txt", "CHANGELOG", "CHANGES", "NEWS", "Cargo.toml", "go.mod", "setup.cfg", "tox.ini"}},
 }
 
 var (

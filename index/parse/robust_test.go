@@ -130,7 +130,7 @@ func TestLanguageOf(t *testing.T) {
 		"P.cs": "csharp", "a.rb": "ruby", "Rakefile": "ruby", "i.php": "php", "k.kt": "kotlin", "b.kts": "kotlin",
 		"s.scala": "scala", "s.swift": "swift", "run.sh": "bash", "README.md": "markdown", "doc.mdx": "markdown",
 		"notes.txt": "text", "guide.rst": "text", "book.adoc": "text", "UPPER.GO": "go", "Main.Java": "java",
-		"Makefile": "", "script": "", "image.png": "", ".go": "", "dir.go/file": "", "": "", "go": "",
+		"Makefile": "text", "Cargo.toml": "text", "config.yaml": "text", "script": "", "image.png": "", ".go": "", "dir.go/file": "", "": "", "go": "",
 	}
 	for path, want := range cases {
 		if got := LanguageOf(path); got != want {
