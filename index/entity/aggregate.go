@@ -330,7 +330,9 @@ func rawImportance(s *stat, n float64) float64 {
 	}
 	intensity := 1 + 0.1*math.Log2(1+float64(s.mentions)/df)
 	raw := spread * structure * rarity(df, n) * intensity
-	if allInfra(s.words) {
+	if allInfra(s.words) && share(s.folderFiles) < 0.3 {
+		// a technical word that names the project's own feature folders (a CLI's repo/ commands) is
+		// business there
 		raw *= 0.6
 	}
 	if generic[s.words] {
