@@ -1,0 +1,105 @@
+// The extension's settings and the binary they point at. No vscode import: the unit tests run this module
+// in plain Node.
+
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import type { Settings } from './context';
+
+export const installCommand = 'go install github.com/ctxmap/ctxmap@latest';
+
+export const defaults: Settings = { budget: 8000, format: 'markdown', tokenizer: 'o200k_base' };
+
+const formats = ['markdown', 'xml', 'json'];
+const tokenizers = ['o200k_base', 'cl100k_base'];
+const minBudget = 100;
+
+// The values in use and what was wrong with the others: a bad value falls back to its default and is
+// named, so the user learns why the pack is not what they set.
+export function readSettings(get: (key: string) => unknown): { settings: Settings; problems: string[] } {
+  const settings = { ...defaults };
+  const problems: string[] = [];
+  const budget = get('budget');
+  if (budget !== undefined && budget !== null) {
+    if (typeof budget === 'number' && Number.isInteger(budget) && budget >= minBudget) {
+      settings.budget = budget;
+    } else {
+      problems.push(`ctxmap.budget ${JSON.stringify(budget)} is not a whole number of at least ${minBudget} tokens; using ${defaults.budget}`);
+    }
+  }
+  const format = get('format');
+  if (format !== undefined && format !== null) {
+    if (typeof format === 'string' && formats.includes(format)) {
+      settings.format = format;
+    } else {
+      problems.push(`ctxmap.format ${JSON.stringify(format)} is not one of ${formats.join(', ')}; using ${defaults.format}`);
+    }
+  }
+  const tokenizer = get('tokenizer');
+  if (tokenizer !== undefined && tokenizer !== null) {
+    if (typeof tokenizer === 'string' && tokenizers.includes(tokenizer)) {
+      settings.tokenizer = tokenizer;
+    } else {
+      problems.push(`ctxmap.tokenizer ${JSON.stringify(tokenizer)} is not one of ${tokenizers.join(', ')}; using ${defaults.tokenizer}`);
+    }
+  }
+  return { settings, problems };
+}
+
+// initializationOptions and the settings of workspace/didChangeConfiguration: the same object.
+export function serverOptions(s: Settings): { budget: number; format: string; tokenizer: string } {
+  return { budget: s.budget, format: s.format, tokenizer: s.tokenizer };
+}
+
+// The binary to start: ctxmap.path as a path (absolute, "~/..." or relative to the workspace), or a name
+// looked up on PATH and then where `go install` puts binaries (GOBIN, GOPATH/bin, ~/go/bin), which an
+// editor started from a desktop menu often lacks on its PATH.
+export function findBinary(setting: string, env: NodeJS.ProcessEnv, workspace: string | undefined, platform = process.platform): string | undefined {
+  const name = setting.trim() === '' ? 'ctxmap' : setting.trim();
+  const exts = platform === 'win32' ? ['', ...(env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';').filter((e) => e !== '')] : [''];
+  if (name.startsWith('~/') || name.startsWith('~\\')) {
+    return executable(path.join(env.HOME ?? os.homedir(), name.slice(2)), exts);
+  }
+  if (path.isAbsolute(name)) {
+    return executable(name, exts);
+  }
+  if (name.includes('/') || name.includes('\\')) {
+    return workspace === undefined ? undefined : executable(path.resolve(workspace, name), exts);
+  }
+  const dirs = (env.PATH ?? '').split(path.delimiter).filter((d) => d !== '');
+  if (env.GOBIN) {
+    dirs.push(env.GOBIN);
+  }
+  for (const gopath of (env.GOPATH ?? '').split(path.delimiter).filter((d) => d !== '')) {
+    dirs.push(path.join(gopath, 'bin'));
+  }
+  dirs.push(path.join(env.HOME ?? os.homedir(), 'go', 'bin'));
+  for (const dir of dirs) {
+    const found = executable(path.join(dir, name), exts);
+    if (found !== undefined) {
+      return found;
+    }
+  }
+  return undefined;
+}
+
+export function missingBinaryMessage(setting: string): string {
+  const name = setting.trim() === '' ? 'ctxmap' : setting.trim();
+  const where = name === 'ctxmap' ? 'ctxmap is not on PATH' : `ctxmap.path "${name}" is not an executable file`;
+  return `ctxmap: cannot start the language server: ${where}. Install it with \`${installCommand}\`, or set ctxmap.path to the binary.`;
+}
+
+function executable(file: string, exts: string[]): string | undefined {
+  for (const ext of exts) {
+    const f = file + ext;
+    try {
+      if (fs.statSync(f).isFile()) {
+        fs.accessSync(f, fs.constants.X_OK);
+        return f;
+      }
+    } catch {
+      // not there, or not executable: try the next candidate
+    }
+  }
+  return undefined;
+}
