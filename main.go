@@ -18,6 +18,8 @@ usage:
   ctxmap context  [-C DIR] [--budget N] [--format markdown|xml|json] [--intent NAME] (TEXT... | -)
                                                     the context pack for an issue
   ctxmap explore  [-C DIR] [--limit N] [--json] ENTITY   the chunks about an entity
+  ctxmap serve    [--stdio] [-C DIR]                the language server, on stdin/stdout
+  ctxmap bench    (--dataset FILE --worktrees DIR | --speed -C DIR) [--json]   quality and speed figures
   ctxmap version
 
 Run 'ctxmap COMMAND -h' for a command's flags.
@@ -35,6 +37,8 @@ var commands = map[string]func(args []string, stdin io.Reader, stdout io.Writer)
 	"entities": runEntities,
 	"context":  runContext,
 	"explore":  runExplore,
+	"bench":    runBench,
+	"serve":    runServe,
 	"version":  func([]string, io.Reader, io.Writer) error { fmt.Println("ctxmap", version); return nil },
 }
 

@@ -1,0 +1,194 @@
+package bench
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/ctxmap/ctxmap/index/pack"
+	"github.com/ctxmap/ctxmap/index/parse"
+)
+
+// Metric names, as the benchmark's README spells them.
+const (
+	Hit1          = "hit@1"
+	Hit3          = "hit@3"
+	Hit5          = "hit@5"
+	Hit10         = "hit@10"
+	Recall5       = "recall@5"
+	Recall10      = "recall@10"
+	PackRecall    = "pack_recall"
+	PackAll       = "pack_all"
+	SymbolRecall  = "symbol_recall"
+	WrongFileRate = "wrong_file_rate"
+	Tokens        = "tokens"
+	Efficiency    = "efficiency"
+	LatencyP50    = "latency_p50_ms"
+	LatencyP95    = "latency_p95_ms"
+)
+
+// Columns is the order of the metrics in tables.
+var Columns = []string{Hit1, Hit3, Hit5, Hit10, Recall5, Recall10, PackRecall, PackAll, SymbolRecall, WrongFileRate, Tokens, Efficiency}
+
+// FileMetrics scores a ranked list of files: hit@k (every gold file among the first k) and recall@k
+// (the share of gold files among the first k). Gold must not be empty.
+func FileMetrics(ranked, gold []string) map[string]float64 {
+	gold = distinct(gold)
+	m := map[string]float64{}
+	for _, k := range []int{1, 3, 5, 10} {
+		found := foundIn(head(ranked, k), gold)
+		m["hit@"+strconv.Itoa(k)] = boolf(found == len(gold))
+		if k == 5 || k == 10 {
+			m["recall@"+strconv.Itoa(k)] = float64(found) / float64(len(gold))
+		}
+	}
+	return m
+}
+
+// Definitions returns the definitions of a file, for placing gold functions in a pack's line ranges.
+type Definitions func(path string) []parse.Definition
+
+// PackMetrics scores a pack's items: gold files present, gold functions shown, files that are not gold,
+// tokens and recall per 1,000 tokens. symbol_recall is left out when there are no gold functions,
+// wrong_file_rate when the pack has no files.
+func PackMetrics(items []pack.Item, tokens int, goldFiles, goldSymbols []string, defs Definitions) map[string]float64 {
+	goldFiles = distinct(goldFiles)
+	m := map[string]float64{}
+	files := packFiles(items)
+	found := foundIn(files, goldFiles)
+	m[PackRecall] = float64(found) / float64(len(goldFiles))
+	m[PackAll] = boolf(found == len(goldFiles))
+	if len(files) > 0 {
+		m[WrongFileRate] = float64(len(files)-foundIn(goldFiles, files)) / float64(len(files))
+	}
+	if len(goldSymbols) > 0 {
+		goldSymbols = distinct(goldSymbols)
+		n := 0
+		for _, g := range goldSymbols {
+			if SymbolShown(items, g, defs) {
+				n++
+			}
+		}
+		m[SymbolRecall] = float64(n) / float64(len(goldSymbols))
+	}
+	m[Tokens] = float64(tokens)
+	if tokens > 0 {
+		m[Efficiency] = m[PackRecall] * 1000 / float64(tokens)
+	}
+	return m
+}
+
+// SymbolShown tells whether a gold function (path::Name, Name possibly Class.method or Class) is in the
+// pack: an item of that path names it (its symbol is the name or ends in "."+name), or its line range
+// holds the line where the function is defined.
+func SymbolShown(items []pack.Item, gold string, defs Definitions) bool {
+	path, name, ok := strings.Cut(gold, "::")
+	if !ok || name == "" {
+		return false
+	}
+	name = strings.ReplaceAll(name, "::", ".")
+	var lines []int
+	looked := false
+	for _, it := range items {
+		if it.Path != path {
+			continue
+		}
+		if it.Symbol != "" && (it.Symbol == name || strings.HasSuffix(it.Symbol, "."+name)) {
+			return true
+		}
+		if !looked {
+			looked = true
+			if defs != nil {
+				lines = definitionLines(defs(path), name)
+			}
+		}
+		for _, l := range lines {
+			if it.StartLine > 0 && it.StartLine <= l && l <= it.EndLine {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// definitionLines are the start lines of a file's definitions named by a dotted name: the last part is
+// the definition's name and the one before it, when there is one, its parent. A parser that does not
+// record the parent still places the definition by its name alone.
+func definitionLines(defs []parse.Definition, name string) []int {
+	parts := strings.Split(name, ".")
+	last := parts[len(parts)-1]
+	parent := ""
+	if len(parts) > 1 {
+		parent = parts[len(parts)-2]
+	}
+	var exact, byName []int
+	for _, d := range defs {
+		if d.Name != last {
+			continue
+		}
+		byName = append(byName, d.StartLine)
+		if parent == "" || d.Parent == parent {
+			exact = append(exact, d.StartLine)
+		}
+	}
+	if len(exact) > 0 {
+		return exact
+	}
+	return byName
+}
+
+// packFiles are the distinct paths of a pack's items, in order.
+func packFiles(items []pack.Item) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, it := range items {
+		if it.Path != "" && !seen[it.Path] {
+			seen[it.Path] = true
+			out = append(out, it.Path)
+		}
+	}
+	return out
+}
+
+// foundIn counts the distinct members of want that are in have.
+func foundIn(have, want []string) int {
+	set := map[string]bool{}
+	for _, h := range have {
+		set[h] = true
+	}
+	n := 0
+	seen := map[string]bool{}
+	for _, w := range want {
+		if set[w] && !seen[w] {
+			n++
+		}
+		seen[w] = true
+	}
+	return n
+}
+
+func head(s []string, n int) []string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+func boolf(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// distinct drops repeated entries, keeping the first.
+func distinct(s []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}

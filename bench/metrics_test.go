@@ -1,0 +1,163 @@
+package bench
+
+import (
+	"math"
+	"testing"
+
+	"github.com/ctxmap/ctxmap/index/pack"
+	"github.com/ctxmap/ctxmap/index/parse"
+)
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func checkMetrics(t *testing.T, got, want map[string]float64) {
+	t.Helper()
+	for k, w := range want {
+		g, ok := got[k]
+		if !ok {
+			t.Errorf("%s missing", k)
+		} else if !near(g, w) {
+			t.Errorf("%s = %v, want %v", k, g, w)
+		}
+	}
+}
+
+func TestFileMetrics(t *testing.T) {
+	ranked := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"}
+	cases := []struct {
+		gold []string
+		want map[string]float64
+	}{
+		{[]string{"a"}, map[string]float64{Hit1: 1, Hit3: 1, Hit5: 1, Hit10: 1, Recall5: 1, Recall10: 1}},
+		// both among the first five, the second at rank 5
+		{[]string{"b", "e"}, map[string]float64{Hit1: 0, Hit3: 0, Hit5: 1, Hit10: 1, Recall5: 1, Recall10: 1}},
+		// k is 11th: never a hit, half the gold within 5 and 10
+		{[]string{"c", "k"}, map[string]float64{Hit1: 0, Hit3: 0, Hit5: 0, Hit10: 0, Recall5: 0.5, Recall10: 0.5}},
+		// one of three within 5, two within 10
+		{[]string{"d", "h", "z"}, map[string]float64{Hit1: 0, Hit5: 0, Hit10: 0, Recall5: 1.0 / 3, Recall10: 2.0 / 3}},
+		// a repeated gold file counts once
+		{[]string{"a", "a"}, map[string]float64{Hit1: 1, Recall5: 1}},
+	}
+	for _, c := range cases {
+		checkMetrics(t, FileMetrics(ranked, c.gold), c.want)
+	}
+	checkMetrics(t, FileMetrics(nil, []string{"a"}), map[string]float64{Hit10: 0, Recall10: 0})
+}
+
+// m.py as a parser would describe it.
+var mDefs = []parse.Definition{
+	{Name: "Repo", Kind: "class", StartLine: 5, EndLine: 25},
+	{Name: "save", Kind: "method", Parent: "Repo", StartLine: 10, EndLine: 20},
+	{Name: "Store", Kind: "class", StartLine: 28, EndLine: 70},
+	{Name: "orphan", Kind: "function", StartLine: 35, EndLine: 38},
+	{Name: "load", Kind: "method", Parent: "Store", StartLine: 40, EndLine: 50},
+	{Name: "deep", Kind: "function", Parent: "inner", StartLine: 45, EndLine: 48},
+	{Name: "load", Kind: "method", Parent: "Cache", StartLine: 80, EndLine: 90},
+}
+
+func defsOf(p string) []parse.Definition {
+	if p == "m.py" {
+		return mDefs
+	}
+	return nil
+}
+
+var mItems = []pack.Item{
+	{Path: "m.py", Symbol: "Repo.save", StartLine: 10, EndLine: 20, Tokens: 100},
+	{Path: "m.py", StartLine: 30, EndLine: 60, Tokens: 300},
+	{Path: "n.py", Symbol: "helper", StartLine: 1, EndLine: 5, Tokens: 50},
+	{Path: "o.py", Symbol: "other", StartLine: 1, EndLine: 9, Tokens: 50},
+}
+
+func TestSymbolShown(t *testing.T) {
+	cases := []struct {
+		gold string
+		want bool
+	}{
+		{"m.py::Repo.save", true},   // the item's symbol
+		{"m.py::save", true},        // symbol ends in ".save"
+		{"m.py::Repo::save", true},  // C++/Rust separators
+		{"m.py::ave", false},        // a suffix is not a name
+		{"m.py::Store.load", true},  // defined at 40, inside the item 30-60
+		{"m.py::Cache.load", false}, // the parent picks the load at 80, outside every item
+		{"m.py::Store", false},      // defined at 28: no item shows that line
+		{"m.py::Outer.inner.deep", true},
+		{"m.py::Klass.orphan", true}, // the parser gave no parent: placed by name alone
+		{"n.py::Repo.save", false},   // another file's items
+		{"x.py::helper", false},      // not in the pack
+		{"m.py", false},              // no name
+		{"m.py::", false},
+	}
+	for _, c := range cases {
+		if got := SymbolShown(mItems, c.gold, defsOf); got != c.want {
+			t.Errorf("SymbolShown(%q) = %v, want %v", c.gold, got, c.want)
+		}
+	}
+	if SymbolShown(mItems, "m.py::Store.load", nil) {
+		t.Error("without definitions a symbol-less item cannot show a function")
+	}
+}
+
+func TestPackMetrics(t *testing.T) {
+	gold := []string{"m.py", "c.py"}
+	syms := []string{"m.py::Repo.save", "m.py::Cache.load", "m.py::Store.load", "m.py::Store"}
+	got := PackMetrics(mItems, 2000, gold, syms, defsOf)
+	checkMetrics(t, got, map[string]float64{
+		PackRecall:    0.5,
+		PackAll:       0,
+		WrongFileRate: 2.0 / 3, // n.py and o.py of m.py, n.py, o.py
+		SymbolRecall:  0.5,
+		Tokens:        2000,
+		Efficiency:    0.25, // 0.5 per 2 thousand tokens
+	})
+	got = PackMetrics(mItems[:1], 100, []string{"m.py"}, nil, defsOf)
+	checkMetrics(t, got, map[string]float64{PackRecall: 1, PackAll: 1, WrongFileRate: 0, Efficiency: 10})
+	if _, ok := got[SymbolRecall]; ok {
+		t.Error("symbol_recall without gold functions should be left out")
+	}
+	got = PackMetrics(nil, 0, []string{"m.py"}, []string{"m.py::save"}, defsOf)
+	checkMetrics(t, got, map[string]float64{PackRecall: 0, PackAll: 0, SymbolRecall: 0, Tokens: 0})
+	for _, k := range []string{WrongFileRate, Efficiency} {
+		if _, ok := got[k]; ok {
+			t.Errorf("%s of an empty pack should be left out", k)
+		}
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	v := []float64{5, 1, 3, 2, 4}
+	if p := Percentile(v, 0.5); p != 3 {
+		t.Errorf("p50 = %v, want 3", p)
+	}
+	if p := Percentile(v, 0.95); p != 5 {
+		t.Errorf("p95 = %v, want 5", p)
+	}
+	if p := Percentile([]float64{10, 20}, 0.5); p != 10 {
+		t.Errorf("p50 of two = %v, want 10", p)
+	}
+	if p := Percentile(nil, 0.5); p != 0 {
+		t.Errorf("p50 of none = %v", p)
+	}
+	if v[0] != 5 {
+		t.Error("Percentile reordered its input")
+	}
+}
+
+func TestAggregate(t *testing.T) {
+	rows := []*SystemResult{
+		{Metrics: map[string]float64{PackRecall: 1, Tokens: 1000, Efficiency: 1, SymbolRecall: 0.5}, LatencyMS: 10},
+		{Metrics: map[string]float64{PackRecall: 0, Tokens: 3000, Efficiency: 0}, LatencyMS: 30},
+	}
+	a := aggregateOf(rows)
+	checkMetrics(t, a.Metrics, map[string]float64{
+		PackRecall:   0.5,
+		Tokens:       2000,
+		Efficiency:   0.25, // mean recall 0.5 per mean 2 thousand tokens, not the mean of 1 and 0
+		SymbolRecall: 0.5,  // only where defined
+		LatencyP50:   10,
+		LatencyP95:   30,
+	})
+	if a.N != 2 {
+		t.Errorf("n = %d", a.N)
+	}
+}

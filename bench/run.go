@@ -1,0 +1,325 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/index/pack"
+	"github.com/ctxmap/ctxmap/index/parse"
+)
+
+// System names in reports.
+const (
+	SystemCtxmap = "ctxmap"
+	SystemBM25   = "bm25-files"
+)
+
+// AblationName names ctxmap with some signals switched off.
+func AblationName(without []string) string { return "ctxmap-no-" + strings.Join(without, "+") }
+
+// Options configure a quality run.
+type Options struct {
+	Dataset   string
+	Worktrees string
+	Budget    int // tokens; 0: 8000
+	Selection Selection
+	Without   [][]string // ctxmap configurations to run besides the full one, each with these signals off
+	Baseline  bool       // run the whole-file BM25 baseline too
+	CacheDir  string     // per-repository caches go under it; "": a temporary folder removed at the end
+	Logf      func(format string, args ...any)
+}
+
+// Report is a run's outcome: one row per selected instance and the aggregates.
+type Report struct {
+	Dataset          string                          `json:"dataset"`
+	Worktrees        string                          `json:"worktrees"`
+	Budget           int                             `json:"budget"`
+	Tokenizer        string                          `json:"tokenizer"`
+	Systems          []string                        `json:"systems"`
+	Selected         int                             `json:"selected"`
+	Scored           int                             `json:"scored"`
+	Missing          int                             `json:"missing"`
+	Failed           int                             `json:"failed"`
+	BudgetViolations int                             `json:"budget_violations"`
+	BadLines         []LineError                     `json:"bad_lines"`
+	Overall          map[string]Aggregate            `json:"overall"`
+	ByLanguage       map[string]map[string]Aggregate `json:"by_language"`
+	ByRepo           map[string]map[string]Aggregate `json:"by_repo"`
+	IndexTimes       IndexTimes                      `json:"index_times"`
+	Instances        []InstanceResult                `json:"instances"`
+}
+
+// Instance statuses.
+const (
+	StatusOK      = "ok"
+	StatusMissing = "missing" // no finished work tree
+	StatusFailed  = "failed"  // the index or a query failed
+	StatusNoGold  = "no_gold" // nothing to score against
+)
+
+// InstanceResult is one instance's row.
+type InstanceResult struct {
+	ID             string                   `json:"instance_id"`
+	Repo           string                   `json:"repo"`
+	Language       string                   `json:"language"`
+	Status         string                   `json:"status"`
+	Error          string                   `json:"error,omitempty"`
+	Worktree       string                   `json:"worktree,omitempty"`
+	GoldFiles      []string                 `json:"gold_files"`
+	GoldNotIndexed []string                 `json:"gold_not_indexed,omitempty"`
+	Index          *IndexRun                `json:"index,omitempty"`
+	Systems        map[string]*SystemResult `json:"systems,omitempty"`
+}
+
+// IndexRun is how one work tree was indexed.
+type IndexRun struct {
+	Kind          string   `json:"kind"` // cold: first tree of its repository; incremental: over that repository's cache
+	Seconds       float64  `json:"seconds"`
+	VectorSeconds float64  `json:"vector_seconds"` // waiting for the background embeddings after Build
+	Files         int      `json:"files"`
+	Parsed        int      `json:"parsed"`
+	Warnings      []string `json:"warnings,omitempty"`
+}
+
+// SystemResult is one system's answer to one instance.
+type SystemResult struct {
+	Metrics         map[string]float64 `json:"metrics"`
+	LatencyMS       float64            `json:"latency_ms"`
+	Ranked          []string           `json:"ranked"` // the first ten files
+	PackFiles       []string           `json:"pack_files"`
+	BudgetViolation bool               `json:"budget_violation,omitempty"`
+	Error           string             `json:"error,omitempty"`
+}
+
+// warmup is a query run once per index before the measured ones, so that what a snapshot derives on
+// first use is not charged to the first instance's latency.
+const warmup = "where is the configuration read and validated"
+
+// Run scores every selected instance with ctxmap, its ablations and the baseline. Instances whose work
+// tree is missing or whose index fails are reported and skipped; the error is for what stops the run.
+func Run(ctx context.Context, opts Options) (*Report, error) {
+	if opts.Budget == 0 {
+		opts.Budget = pack.DefaultBudget
+	}
+	if opts.Budget < pack.MinBudget {
+		return nil, fmt.Errorf("budget %d is below the minimum of %d tokens", opts.Budget, pack.MinBudget)
+	}
+	for _, w := range opts.Without {
+		if err := checkSignals(w); err != nil {
+			return nil, err
+		}
+	}
+	if fi, err := os.Stat(opts.Worktrees); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("work trees folder %s: not a folder", opts.Worktrees)
+	}
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	rows, bad, err := LoadDataset(opts.Dataset)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range bad {
+		logf("%s:%d: skipped: %s", opts.Dataset, b.Line, b.Err)
+	}
+	selected := Select(rows, opts.Selection)
+	tok, err := pack.NewTokenizer("")
+	if err != nil {
+		return nil, err
+	}
+	cache := opts.CacheDir
+	if cache == "" {
+		if cache, err = os.MkdirTemp("", "ctxmap-bench-"); err != nil {
+			return nil, fmt.Errorf("create a cache folder: %w", err)
+		}
+		defer os.RemoveAll(cache)
+	}
+	rep := &Report{Dataset: opts.Dataset, Worktrees: opts.Worktrees, Budget: opts.Budget, Tokenizer: tok.Name(),
+		Selected: len(selected), BadLines: bad, Systems: []string{SystemCtxmap}}
+	for _, w := range opts.Without {
+		rep.Systems = append(rep.Systems, AblationName(w))
+	}
+	if opts.Baseline {
+		rep.Systems = append(rep.Systems, SystemBM25)
+	}
+	indexed := map[string]bool{}
+	for i, in := range selected {
+		if err := ctx.Err(); err != nil {
+			rep.aggregate()
+			return rep, err
+		}
+		res := runInstance(ctx, in, opts, cache, indexed, tok)
+		logf("[%d/%d] %s: %s%s", i+1, len(selected), in.ID, res.Status, summary(res))
+		rep.Instances = append(rep.Instances, res)
+	}
+	rep.aggregate()
+	return rep, nil
+}
+
+func checkSignals(without []string) error {
+	if len(without) == 0 {
+		return fmt.Errorf("an ablation needs at least one signal")
+	}
+	for _, w := range without {
+		known := false
+		for _, s := range index.Signals {
+			known = known || s == w
+		}
+		if !known {
+			return fmt.Errorf("unknown signal %q (known: %s)", w, strings.Join(index.Signals, ", "))
+		}
+	}
+	return nil
+}
+
+func summary(r InstanceResult) string {
+	if r.Error != "" {
+		return ": " + r.Error
+	}
+	var parts []string
+	if r.Index != nil {
+		parts = append(parts, fmt.Sprintf("%s index %.1fs, %d files", r.Index.Kind, r.Index.Seconds, r.Index.Files))
+	}
+	for _, name := range []string{SystemCtxmap, SystemBM25} {
+		if s := r.Systems[name]; s != nil && s.Error == "" {
+			parts = append(parts, fmt.Sprintf("%s pack_recall %.2f hit@5 %.0f", name, s.Metrics[PackRecall], s.Metrics[Hit5]))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// runInstance indexes one work tree and asks every system; a panic inside costs the instance only.
+func runInstance(ctx context.Context, in Instance, opts Options, cache string, indexed map[string]bool, tok *pack.Tokenizer) (res InstanceResult) {
+	res = InstanceResult{ID: in.ID, Repo: in.Repo, Language: in.Language, GoldFiles: in.GoldFiles, Systems: map[string]*SystemResult{}}
+	defer func() {
+		if r := recover(); r != nil {
+			res.Status, res.Error = StatusFailed, fmt.Sprintf("internal error: %v", r)
+		}
+	}()
+	if len(distinct(in.GoldFiles)) == 0 {
+		res.Status, res.Error = StatusNoGold, "no gold files"
+		return res
+	}
+	wt, err := FindWorktree(opts.Worktrees, in)
+	if err != nil {
+		res.Status, res.Error = StatusMissing, err.Error()
+		return res
+	}
+	res.Worktree = wt
+	repoKey := strings.ToLower(strings.ReplaceAll(in.Repo, "/", "+"))
+	kind := "cold"
+	if indexed[repoKey] {
+		kind = "incremental"
+	}
+	start := time.Now()
+	ix, err := index.Open(ctx, index.Options{Root: wt, CacheDir: filepath.Join(cache, repoKey), Config: &index.Config{}})
+	if err != nil {
+		res.Status, res.Error = StatusFailed, fmt.Sprintf("open the index: %v", err)
+		return res
+	}
+	defer ix.Close()
+	st, err := ix.Build(ctx, nil)
+	if err != nil {
+		res.Status, res.Error = StatusFailed, fmt.Sprintf("index %s: %v", wt, err)
+		return res
+	}
+	built := time.Since(start)
+	ix.WaitVectors()
+	res.Index = &IndexRun{Kind: kind, Seconds: built.Seconds(), VectorSeconds: (time.Since(start) - built).Seconds(),
+		Files: st.Files, Parsed: st.Parsed, Warnings: st.Warnings}
+	indexed[repoKey] = true
+
+	snap := ix.Snapshot()
+	for _, g := range distinct(in.GoldFiles) {
+		if rec := snap.Files[g]; rec == nil || rec.File == nil {
+			res.GoldNotIndexed = append(res.GoldNotIndexed, g)
+		}
+	}
+	defs := func(p string) []parse.Definition {
+		if rec := snap.Files[p]; rec != nil && rec.File != nil {
+			return rec.File.Definitions
+		}
+		return nil
+	}
+	if _, err := ix.Context(ctx, index.Request{Text: warmup, Budget: opts.Budget}); err != nil {
+		res.Status, res.Error = StatusFailed, fmt.Sprintf("warm-up query: %v", err)
+		return res
+	}
+	configs := append([][]string{nil}, opts.Without...)
+	for _, without := range configs {
+		name := SystemCtxmap
+		if without != nil {
+			name = AblationName(without)
+		}
+		res.Systems[name] = askCtxmap(ctx, ix, in, opts.Budget, without, tok, defs)
+	}
+	if opts.Baseline {
+		res.Systems[SystemBM25] = askBaseline(ctx, wt, snap.Paths, in, opts.Budget, tok, defs)
+	}
+	res.Status = StatusOK
+	for _, s := range res.Systems {
+		if s.Error != "" {
+			res.Status = StatusFailed
+			res.Error = s.Error
+		}
+	}
+	return res
+}
+
+func askCtxmap(ctx context.Context, ix *index.Index, in Instance, budget int, without []string, tok *pack.Tokenizer, defs Definitions) *SystemResult {
+	start := time.Now()
+	r, err := ix.Context(ctx, index.Request{Text: in.ProblemStatement, Budget: budget, Format: "markdown", Without: without})
+	took := time.Since(start)
+	if err != nil {
+		if errors.Is(err, index.ErrInvalid) {
+			err = fmt.Errorf("the issue text was refused: %w", err)
+		}
+		return &SystemResult{Error: err.Error()}
+	}
+	ranked := make([]string, len(r.Files))
+	for i, f := range r.Files {
+		ranked[i] = f.Path
+	}
+	over := r.Pack.Tokens > budget || tok.Count(r.Pack.Text) > budget
+	return score(in, ranked, r.Pack.Items, r.Pack.Tokens, took, over, defs)
+}
+
+func askBaseline(ctx context.Context, root string, paths []string, in Instance, budget int, tok *pack.Tokenizer, defs Definitions) *SystemResult {
+	fs, err := NewFileSearch(root, paths)
+	if err != nil {
+		return &SystemResult{Error: err.Error()}
+	}
+	defer fs.Close()
+	start := time.Now()
+	ranked, err := fs.Rank(ctx, in.ProblemStatement, 200)
+	if err != nil {
+		return &SystemResult{Error: err.Error()}
+	}
+	items, text, tokens := fs.WholeFiles(ranked, budget, tok)
+	took := time.Since(start)
+	over := tokens > budget || tok.Count(text) > budget
+	return score(in, ranked, items, tokens, took, over, defs)
+}
+
+func score(in Instance, ranked []string, items []pack.Item, tokens int, took time.Duration, over bool, defs Definitions) *SystemResult {
+	m := FileMetrics(ranked, in.GoldFiles)
+	for k, v := range PackMetrics(items, tokens, in.GoldFiles, in.GoldSymbols(), defs) {
+		m[k] = v
+	}
+	files := packFiles(items)
+	if files == nil {
+		files = []string{}
+	}
+	top := append([]string{}, head(ranked, 10)...)
+	return &SystemResult{Metrics: m, LatencyMS: float64(took.Microseconds()) / 1000, Ranked: top, PackFiles: files, BudgetViolation: over}
+}

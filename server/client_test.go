@@ -1,0 +1,404 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+// The tests drive a real server over a real connection with the library's own jsonrpc2 client, on
+// copies of testdata workspaces that are made git repositories first.
+
+const testTimeout = 60 * time.Second
+
+// workspaceCopy copies testdata/<name> to a temporary folder and commits it to a fresh git repository.
+func workspaceCopy(t testing.TB, name string) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), name)
+	if err := copyTree(filepath.Join("testdata", name), root); err != nil {
+		t.Fatal(err)
+	}
+	git(t, root, "init", "-q")
+	git(t, root, "add", ".")
+	git(t, root, "commit", "-q", "-m", "Gist publishing and rules")
+	return root
+}
+
+// copyTree copies a folder with its files and symbolic links.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		case d.Type()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, target)
+		case !d.Type().IsRegular():
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, info.Mode().Perm())
+	})
+}
+
+func git(t testing.TB, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=Test", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+func writeFile(t testing.TB, root, rel, content string) {
+	t.Helper()
+	abs := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(abs, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testStream is the client's side of the wire: LSP framing, every frame kept for inspection, and frames
+// the library cannot decode (error responses with a null id) kept aside instead of ending the session.
+type testStream struct {
+	rwc io.ReadWriteCloser
+	in  *bufio.Reader
+
+	wmu sync.Mutex
+
+	mu     sync.Mutex
+	frames []string
+	added  chan struct{}
+}
+
+func newTestStream(rwc io.ReadWriteCloser) *testStream {
+	return &testStream{rwc: rwc, in: bufio.NewReader(rwc), added: make(chan struct{})}
+}
+
+func (s *testStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	for {
+		body, err := readFrame(s.in)
+		if err != nil {
+			return nil, 0, err
+		}
+		s.mu.Lock()
+		s.frames = append(s.frames, string(body))
+		close(s.added)
+		s.added = make(chan struct{})
+		s.mu.Unlock()
+		msg, err := jsonrpc2.DecodeMessage(body)
+		if err == nil {
+			return msg, int64(len(body)), nil
+		}
+	}
+}
+
+func (s *testStream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
+	body, err := json.Marshal(msg)
+	if err != nil {
+		return 0, err
+	}
+	return int64(len(body)), s.writeRaw(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body))
+}
+
+func (s *testStream) writeRaw(frame string) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_, err := io.WriteString(s.rwc, frame)
+	return err
+}
+
+func (s *testStream) Close() error { return s.rwc.Close() }
+
+// waitFrame waits for a frame from the server that holds all the parts.
+func (s *testStream) waitFrame(t testing.TB, parts ...string) string {
+	t.Helper()
+	deadline := time.After(testTimeout)
+	seen := 0
+	for {
+		s.mu.Lock()
+		frames, added := s.frames, s.added
+		s.mu.Unlock()
+		for _, f := range frames[seen:] {
+			if containsAllParts(f, parts) {
+				return f
+			}
+		}
+		seen = len(frames)
+		select {
+		case <-added:
+		case <-deadline:
+			t.Fatalf("no frame from the server holds %q", parts)
+		}
+	}
+}
+
+func containsAllParts(s string, parts []string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// message is a notification or request the server sent to the client.
+type message struct {
+	method string
+	params json.RawMessage
+}
+
+type client struct {
+	t      testing.TB
+	root   string
+	conn   jsonrpc2.Conn
+	stream *testStream
+
+	mu       sync.Mutex
+	received []message
+	arrived  chan struct{}
+}
+
+func newClient(t testing.TB, rwc io.ReadWriteCloser, root string) *client {
+	c := &client{t: t, root: root, stream: newTestStream(rwc), arrived: make(chan struct{})}
+	c.conn = jsonrpc2.NewConn(c.stream)
+	c.conn.Go(context.Background(), func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		c.mu.Lock()
+		c.received = append(c.received, message{req.Method(), json.RawMessage(req.Params())})
+		close(c.arrived)
+		c.arrived = make(chan struct{})
+		c.mu.Unlock()
+		return reply(ctx, nil, nil)
+	})
+	return c
+}
+
+// start runs a server in this process on one end of a pipe and returns a client on the other,
+// initialized with the given capabilities (nil: none) and options.
+func start(t testing.TB, root string, opts Options, caps, initOptions any) *client {
+	t.Helper()
+	serverEnd, clientEnd := net.Pipe()
+	opts.InMemory = true
+	opts.Logf = t.Logf
+	served := make(chan error, 1)
+	go func() { served <- Serve(context.Background(), serverEnd, opts) }()
+	c := newClient(t, clientEnd, root)
+	t.Cleanup(func() {
+		c.conn.Close()
+		select {
+		case <-served:
+		case <-time.After(testTimeout):
+			t.Error("the server did not stop after the connection closed")
+		}
+	})
+	if caps == nil {
+		caps = map[string]any{}
+	}
+	var res protocol.InitializeResult
+	c.mustCall("initialize", map[string]any{
+		"processId": os.Getpid(), "rootUri": fileURI(root), "capabilities": caps, "initializationOptions": initOptions,
+	}, &res)
+	c.notify("initialized", map[string]any{})
+	return c
+}
+
+func (c *client) call(method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	_, err := c.conn.Call(ctx, method, params, result)
+	return err
+}
+
+func (c *client) mustCall(method string, params, result any) {
+	c.t.Helper()
+	if err := c.call(method, params, result); err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+}
+
+func (c *client) notify(method string, params any) {
+	c.t.Helper()
+	if err := c.conn.Notify(context.Background(), method, params); err != nil {
+		c.t.Fatalf("notify %s: %v", method, err)
+	}
+}
+
+func (c *client) command(name string, arg, result any) error {
+	params := map[string]any{"command": name}
+	if arg != nil {
+		params["arguments"] = []any{arg}
+	}
+	return c.call("workspace/executeCommand", params, result)
+}
+
+// waitReady waits until the first index build finished and every queued change is applied.
+func (c *client) waitReady() status {
+	c.t.Helper()
+	deadline := time.Now().Add(testTimeout)
+	for {
+		var st status
+		if err := c.command(cmdStatus, nil, &st); err != nil {
+			c.t.Fatalf("status: %v", err)
+		}
+		if st.Ready && !st.Indexing && st.Pending == 0 {
+			return st
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("the index never became ready: %+v", st)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitMessage waits for a message from the server with that method whose params hold all the parts.
+func (c *client) waitMessage(method string, parts ...string) message {
+	c.t.Helper()
+	deadline := time.After(testTimeout)
+	seen := 0
+	for {
+		c.mu.Lock()
+		got, arrived := c.received, c.arrived
+		c.mu.Unlock()
+		for _, m := range got[seen:] {
+			if m.method == method && containsAllParts(string(m.params), parts) {
+				return m
+			}
+		}
+		seen = len(got)
+		select {
+		case <-arrived:
+		case <-deadline:
+			c.t.Fatalf("no %s from the server holds %q", method, parts)
+		}
+	}
+}
+
+func (c *client) messages(method string) []message {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []message
+	for _, m := range c.received {
+		if m.method == method {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// until polls check until it holds or the test times out.
+func until(t testing.TB, what string, check func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(testTimeout)
+	for !check() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (c *client) uri(rel string) string {
+	return fileURI(filepath.Join(c.root, filepath.FromSlash(rel)))
+}
+
+func (c *client) open(rel, text string) {
+	c.t.Helper()
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": c.uri(rel), "languageId": "go", "version": 1, "text": text}})
+}
+
+func (c *client) read(rel string) string {
+	c.t.Helper()
+	b, err := os.ReadFile(filepath.Join(c.root, filepath.FromSlash(rel)))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return string(b)
+}
+
+// positionOf is the LSP position (UTF-16 columns) of the n-th occurrence (from 0) of needle in text,
+// plus shift characters.
+func positionOf(t testing.TB, text, needle string, n, shift int) protocol.Position {
+	t.Helper()
+	off := -1
+	for i := 0; i <= n; i++ {
+		j := strings.Index(text[off+1:], needle)
+		if j < 0 {
+			t.Fatalf("%q occurs fewer than %d times", needle, n+1)
+		}
+		off += 1 + j
+	}
+	l := newLineIndex([]byte(text))
+	p := l.position(off)
+	p.Character += uint32(shift)
+	return p
+}
+
+func (c *client) hover(rel string, pos protocol.Position) *protocol.Hover {
+	c.t.Helper()
+	var h *protocol.Hover
+	c.mustCall("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": c.uri(rel)}, "position": pos}, &h)
+	return h
+}
+
+func (c *client) symbols(query string) []protocol.SymbolInformation {
+	c.t.Helper()
+	var out []protocol.SymbolInformation
+	c.mustCall("workspace/symbol", map[string]any{"query": query}, &out)
+	return out
+}
+
+func hasSymbol(syms []protocol.SymbolInformation, name string) bool {
+	for _, s := range syms {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// wireCode is the JSON-RPC code of an error from a call.
+func wireCode(t testing.TB, err error) jsonrpc2.Code {
+	t.Helper()
+	var we *jsonrpc2.Error
+	if !errors.As(err, &we) {
+		t.Fatalf("want a JSON-RPC error, got %v", err)
+	}
+	return we.Code
+}
+
+func rawFrame(body string) string {
+	return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
+}

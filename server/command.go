@@ -1,0 +1,310 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/ctxmap/ctxmap/index"
+)
+
+const (
+	cmdContext  = "ctxmap.context"
+	cmdExplore  = "ctxmap.exploreEntity"
+	cmdEntities = "ctxmap.entities"
+	cmdStatus   = "ctxmap.status"
+	cmdReindex  = "ctxmap.reindex"
+	// cmdCopyContext runs in the editor (it calls ctxmap.context and fills the clipboard); code lenses
+	// name it, the server does not execute it.
+	cmdCopyContext = "ctxmap.copyContext"
+)
+
+var commandNames = []string{cmdContext, cmdExplore, cmdEntities, cmdStatus, cmdReindex}
+
+func (s *Server) executeCommand(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p struct {
+		Command   string            `json:"command"`
+		Arguments []json.RawMessage `json:"arguments"`
+	}
+	if err := decodeParams("workspace/executeCommand", raw, &p); err != nil {
+		return nil, err
+	}
+	if len(p.Arguments) > 1 {
+		return nil, invalidParams("%s takes one argument object, got %d arguments", p.Command, len(p.Arguments))
+	}
+	var arg json.RawMessage
+	if len(p.Arguments) == 1 {
+		arg = p.Arguments[0]
+	}
+	switch p.Command {
+	case cmdContext:
+		return s.contextCommand(ctx, arg)
+	case cmdExplore:
+		return s.exploreCommand(ctx, arg)
+	case cmdEntities:
+		return s.entitiesCommand(ctx, arg)
+	case cmdStatus:
+		return s.workspace().status(), nil
+	case cmdReindex:
+		return s.reindexCommand(ctx)
+	case cmdCopyContext:
+		return nil, invalidParams("%s runs in the editor: it calls %s and copies the pack", cmdCopyContext, cmdContext)
+	}
+	return nil, invalidParams("unknown command %q (known: %s)", p.Command, strings.Join(commandNames, ", "))
+}
+
+// decodeArg decodes a command's argument object strictly: unknown keys and wrong types are errors
+// that name the key. A missing argument decodes as {}.
+func decodeArg(command string, raw json.RawMessage, v any, known string) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = []byte("{}")
+	}
+	if raw[0] != '{' {
+		return invalidParams("%s: the argument must be an object with %s", command, known)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return invalidParams("%s: %s (arguments: %s)", command, jsonProblem(err), known)
+	}
+	return nil
+}
+
+type contextArgs struct {
+	URI       string             `json:"uri"`
+	Range     *protocol.Range    `json:"range"`
+	Position  *protocol.Position `json:"position"`
+	Text      *string            `json:"text"`
+	Budget    int                `json:"budget"`
+	Format    string             `json:"format"`
+	Intent    string             `json:"intent"`
+	Tokenizer string             `json:"tokenizer"`
+}
+
+const contextArgNames = "{uri, range} for a selection, {uri, position} for the comment or section at the cursor, or {text}; optional budget, format, intent, tokenizer"
+
+func (s *Server) contextCommand(ctx context.Context, raw json.RawMessage) (any, error) {
+	var a contextArgs
+	if err := decodeArg(cmdContext, raw, &a, contextArgNames); err != nil {
+		return nil, err
+	}
+	var text string
+	switch {
+	case a.Text != nil && (a.URI != "" || a.Range != nil || a.Position != nil):
+		return nil, invalidParams("%s: give either text or a uri with a range or position, not both", cmdContext)
+	case a.Text != nil:
+		text = *a.Text
+	case a.URI == "":
+		return nil, invalidParams("%s: give %s", cmdContext, contextArgNames)
+	case a.Range != nil && a.Position != nil:
+		return nil, invalidParams("%s: give a range or a position, not both", cmdContext)
+	case a.Range == nil && a.Position == nil:
+		return nil, invalidParams("%s: with a uri, give a range (a selection) or a position (a comment or Markdown section)", cmdContext)
+	}
+	if a.Text == nil {
+		doc, rel, err := s.text(a.URI)
+		if err != nil {
+			return nil, invalidParams("%s: %v", cmdContext, err)
+		}
+		if a.Range != nil {
+			if text, err = selection(doc, *a.Range); err != nil {
+				return nil, invalidParams("%s: %v", cmdContext, err)
+			}
+		} else if text, err = s.blockAt(ctx, rel, doc, *a.Position); err != nil {
+			return nil, invalidParams("%s: %v", cmdContext, err)
+		}
+	}
+	s.mu.Lock()
+	def := s.defaults
+	s.mu.Unlock()
+	req := index.Request{Text: text, Budget: a.Budget, Format: a.Format, Intent: a.Intent, Tokenizer: a.Tokenizer}
+	if req.Budget == 0 {
+		req.Budget = def.budget
+	}
+	if req.Format == "" {
+		req.Format = def.format
+	}
+	if req.Tokenizer == "" {
+		req.Tokenizer = def.tokenizer
+	}
+	// a pack takes a while: let hover and edits through meanwhile
+	release(ctx)
+	ws := s.workspace()
+	ws.settle(ctx)
+	ix, done := ws.acquire()
+	defer done()
+	res, err := ix.Context(ctx, req)
+	if errors.Is(err, index.ErrInvalid) {
+		return nil, invalidParams("%s: %v", cmdContext, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res.Pack, nil
+}
+
+// selection is the text of a range of doc.
+func selection(doc []byte, r protocol.Range) (string, error) {
+	l := newLineIndex(doc)
+	start, err := l.offset(r.Start)
+	if err != nil {
+		return "", fmt.Errorf("range start: %v", err)
+	}
+	end, err := l.offset(r.End)
+	if err != nil {
+		return "", fmt.Errorf("range end: %v", err)
+	}
+	if start > end {
+		return "", fmt.Errorf("the range starts after it ends")
+	}
+	if strings.TrimSpace(string(doc[start:end])) == "" {
+		return "", fmt.Errorf("the selection is empty: select the issue's text")
+	}
+	return string(doc[start:end]), nil
+}
+
+// blockAt is the comment block, else the innermost Markdown (or text) section, at a position.
+func (s *Server) blockAt(ctx context.Context, rel string, doc []byte, pos protocol.Position) (string, error) {
+	l := newLineIndex(doc)
+	if _, err := l.offset(pos); err != nil {
+		return "", err
+	}
+	line := int(pos.Line) + 1
+	if rel == "" {
+		return "", fmt.Errorf("line %d: the document is outside the workspace: select the text instead", line)
+	}
+	ws := s.workspace()
+	ws.settle(ctx)
+	ix, done := ws.acquire()
+	rec := ix.Snapshot().Files[rel]
+	done()
+	if rec == nil || rec.File == nil {
+		return "", fmt.Errorf("%s is not indexed (unsupported or skipped): select the text instead", rel)
+	}
+	best := -1
+	for i, c := range rec.File.Comments {
+		if c.StartLine <= line && line <= c.EndLine && (best < 0 || c.EndLine-c.StartLine < rec.File.Comments[best].EndLine-rec.File.Comments[best].StartLine) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		return rec.File.Comments[best].Text, nil
+	}
+	for i, d := range rec.File.Definitions {
+		if d.Kind == "section" && d.StartLine <= line && line <= d.EndLine &&
+			(best < 0 || d.EndLine-d.StartLine < rec.File.Definitions[best].EndLine-rec.File.Definitions[best].StartLine) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return "", fmt.Errorf("no comment or Markdown section at line %d of %s: put the cursor in one, or select the text", line, rel)
+	}
+	d := rec.File.Definitions[best]
+	var b strings.Builder
+	for n := d.StartLine - 1; n < d.EndLine && n < l.lines(); n++ {
+		b.Write(l.line(n))
+		b.WriteByte('\n')
+	}
+	return b.String(), nil
+}
+
+func (s *Server) exploreCommand(ctx context.Context, raw json.RawMessage) (any, error) {
+	var a struct {
+		Name  string `json:"name"`
+		Limit int    `json:"limit"`
+	}
+	if err := decodeArg(cmdExplore, raw, &a, "{name, limit}"); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(a.Name) == "" {
+		return nil, invalidParams("%s: give the entity's name, e.g. {\"name\": \"RULE\"}", cmdExplore)
+	}
+	if a.Limit < 0 || a.Limit > maxListed {
+		return nil, invalidParams("%s: limit must be between 1 and %d", cmdExplore, maxListed)
+	}
+	ws := s.workspace()
+	ws.settle(ctx)
+	ix, done := ws.acquire()
+	defer done()
+	ex, err := ix.Explore(a.Name, a.Limit)
+	if errors.Is(err, index.ErrInvalid) {
+		return nil, invalidParams("%s: %v", cmdExplore, err)
+	}
+	return ex, err
+}
+
+// maxListed bounds the lists commands return.
+const maxListed = 1000
+
+// entitySummary is an entity as ctxmap.entities lists it: its longest lists cut short.
+type entitySummary struct {
+	Name          string   `json:"name"`
+	Terms         []string `json:"terms"`
+	Importance    float64  `json:"importance"`
+	Centrality    string   `json:"centrality"`
+	FileCount     int      `json:"fileCount"`
+	Files         []string `json:"files"`
+	Related       []string `json:"related"`
+	BusinessTerms []string `json:"businessTerms,omitempty"`
+}
+
+func (s *Server) entitiesCommand(ctx context.Context, raw json.RawMessage) (any, error) {
+	var a struct {
+		Top int `json:"top"`
+	}
+	if err := decodeArg(cmdEntities, raw, &a, "{top}"); err != nil {
+		return nil, err
+	}
+	if a.Top == 0 {
+		a.Top = 20
+	}
+	if a.Top < 1 || a.Top > maxListed {
+		return nil, invalidParams("%s: top must be between 1 and %d", cmdEntities, maxListed)
+	}
+	ws := s.workspace()
+	ws.settle(ctx)
+	ix, done := ws.acquire()
+	snap := ix.Snapshot()
+	done()
+	out := []entitySummary{}
+	if snap.Entities == nil {
+		return out, nil
+	}
+	for i, e := range snap.Entities.Entities {
+		if i == a.Top {
+			break
+		}
+		sum := entitySummary{Name: e.Name, Terms: e.Terms, Importance: e.Importance, Centrality: e.Centrality,
+			FileCount: len(e.Files), Files: head(e.Files, 10), BusinessTerms: head(e.BusinessTerms, 8), Related: []string{}}
+		for j, r := range e.Related {
+			if j == 5 {
+				break
+			}
+			sum.Related = append(sum.Related, r.Name)
+		}
+		out = append(out, sum)
+	}
+	return out, nil
+}
+
+// reindexCommand walks the whole workspace again and answers with the counts once done.
+func (s *Server) reindexCommand(ctx context.Context) (any, error) {
+	ws := s.workspace()
+	seq := ws.requestRescan()
+	release(ctx)
+	if !ws.waitApplied(ctx, seq) {
+		return nil, protocol.ErrRequestCancelled
+	}
+	st := ws.status()
+	if st.Error != "" {
+		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, "ctxmap.reindex: "+st.Error)
+	}
+	return st, nil
+}

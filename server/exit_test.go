@@ -1,0 +1,163 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+var binary struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binary.path != "" {
+		os.RemoveAll(filepath.Dir(binary.path))
+	}
+	os.Exit(code)
+}
+
+// ctxmapBinary builds the real command once per test run.
+func ctxmapBinary(t testing.TB) string {
+	t.Helper()
+	binary.once.Do(func() {
+		gobin, err := exec.LookPath("go")
+		if err != nil {
+			binary.err = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "ctxmap-bin")
+		if err != nil {
+			binary.err = err
+			return
+		}
+		binary.path = filepath.Join(dir, "ctxmap")
+		out, err := exec.Command(gobin, "build", "-o", binary.path, "github.com/ctxmap/ctxmap").CombinedOutput()
+		if err != nil {
+			binary.err = errors.New(string(out))
+		}
+	})
+	if binary.err != nil {
+		t.Skipf("cannot build ctxmap: %v", binary.err)
+	}
+	return binary.path
+}
+
+// process is `ctxmap serve --stdio` speaking LSP on its stdin and stdout.
+type process struct {
+	cmd    *exec.Cmd
+	stderr bytes.Buffer
+	*client
+}
+
+type pipes struct {
+	io.Reader
+	io.WriteCloser
+}
+
+func startProcess(t testing.TB, root string) *process {
+	t.Helper()
+	p := &process{cmd: exec.Command(ctxmapBinary(t), "serve", "--stdio", "-C", root)}
+	// the index's cache goes to a temporary folder, never the user's
+	p.cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir())
+	p.cmd.Stderr = &p.stderr
+	stdin, err := p.cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			p.cmd.Process.Kill()
+			p.cmd.Wait()
+		}
+	})
+	p.client = newClient(t, pipes{stdout, stdin}, root)
+	return p
+}
+
+// exitCode waits for the process to end.
+func (p *process) exitCode(t testing.TB) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0
+	case <-time.After(testTimeout):
+		t.Fatalf("ctxmap serve did not exit; stderr:\n%s", p.stderr.String())
+		return -1
+	}
+}
+
+func (p *process) initialize(t testing.TB) {
+	t.Helper()
+	// no rootUri: the server takes its -C folder
+	p.mustCall("initialize", map[string]any{"processId": os.Getpid(), "capabilities": map[string]any{}}, nil)
+	p.notify("initialized", map[string]any{})
+}
+
+func TestExitAfterShutdownIsZero(t *testing.T) {
+	root := workspaceCopy(t, "notes")
+	p := startProcess(t, root)
+	p.initialize(t)
+	if st := p.waitReady(); st.Root != root || st.Files != 8 {
+		t.Errorf("status %+v", st)
+	}
+	p.mustCall("shutdown", nil, nil)
+	p.stream.waitFrame(t, `"result":null`) // the only answer without a value
+	err := p.command(cmdStatus, nil, nil)
+	if wireCode(t, err) != jsonrpc2.InvalidRequest || !strings.Contains(err.Error(), "shutting down") {
+		t.Errorf("a request after shutdown: %v", err)
+	}
+	p.notify("exit", nil)
+	if code := p.exitCode(t); code != 0 {
+		t.Errorf("exit code %d after shutdown and exit, want 0; stderr:\n%s", code, p.stderr.String())
+	}
+}
+
+func TestExitWithoutShutdownIsOne(t *testing.T) {
+	p := startProcess(t, workspaceCopy(t, "notes"))
+	p.initialize(t)
+	p.notify("exit", nil)
+	if code := p.exitCode(t); code != 1 {
+		t.Errorf("exit code %d after exit alone, want 1", code)
+	}
+	if !strings.Contains(p.stderr.String(), "exit without shutdown") {
+		t.Errorf("stderr %q does not say why", p.stderr.String())
+	}
+}
+
+func TestClientGoneIsOne(t *testing.T) {
+	p := startProcess(t, workspaceCopy(t, "notes"))
+	p.initialize(t)
+	p.conn.Close() // closes the server's stdin
+	if code := p.exitCode(t); code != 1 {
+		t.Errorf("exit code %d when the client vanished, want 1", code)
+	}
+}

@@ -1,0 +1,324 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/ctxmap/ctxmap/index"
+)
+
+// initializeParams is the part of InitializeParams the server reads; decoding the library's full
+// struct would fail on capabilities newer than LSP 3.15 that editors send.
+type initializeParams struct {
+	RootURI               string                     `json:"rootUri"`
+	RootPath              string                     `json:"rootPath"`
+	WorkspaceFolders      []protocol.WorkspaceFolder `json:"workspaceFolders"`
+	InitializationOptions json.RawMessage            `json:"initializationOptions"`
+	Capabilities          struct {
+		Window *struct {
+			WorkDoneProgress bool `json:"workDoneProgress"`
+		} `json:"window"`
+		Workspace *struct {
+			DidChangeWatchedFiles *struct {
+				DynamicRegistration bool `json:"dynamicRegistration"`
+			} `json:"didChangeWatchedFiles"`
+		} `json:"workspace"`
+	} `json:"capabilities"`
+}
+
+type clientCaps struct {
+	progress     bool // window.workDoneProgress
+	watchedFiles bool // workspace.didChangeWatchedFiles.dynamicRegistration
+}
+
+// settings are the options an editor sends in initializationOptions and didChangeConfiguration; unset
+// fields keep the workspace's .ctxmap.yaml values.
+type settings struct {
+	Budget      *int      `json:"budget"`
+	Format      *string   `json:"format"`
+	Tokenizer   *string   `json:"tokenizer"`
+	Exclude     *[]string `json:"exclude"`
+	MaxFileSize *int64    `json:"maxFileSize"`
+	Vendored    *bool     `json:"vendored"`
+	History     *int      `json:"history"`
+	Vectors     *bool     `json:"vectors"`
+	Lexicon     *string   `json:"lexicon"`
+}
+
+// requestDefaults fill a context request's unset fields.
+type requestDefaults struct {
+	budget    int
+	format    string
+	tokenizer string
+}
+
+// parseSettings decodes editor options; unknown keys are reported, not fatal, since editors share one
+// settings object between versions.
+func parseSettings(raw json.RawMessage, warn func(string)) (settings, error) {
+	var st settings
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return st, nil
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &keys); err != nil {
+		return st, fmt.Errorf("the options must be a JSON object: %v", err)
+	}
+	if inner, ok := keys["ctxmap"]; ok && len(bytes.TrimSpace(inner)) > 0 && bytes.TrimSpace(inner)[0] == '{' {
+		return parseSettings(inner, warn)
+	}
+	known := map[string]bool{}
+	t := reflect.TypeOf(st)
+	for i := 0; i < t.NumField(); i++ {
+		known[t.Field(i).Tag.Get("json")] = true
+	}
+	for k := range keys {
+		if !known[k] {
+			warn(fmt.Sprintf("unknown option %q ignored", k))
+		}
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return st, fmt.Errorf("options: %s", jsonProblem(err))
+	}
+	return st, nil
+}
+
+// config lays the settings over the workspace's .ctxmap.yaml and checks the result.
+func (st settings) config(root string) (index.Config, error) {
+	cfg, err := index.LoadConfig(root)
+	if err != nil {
+		return cfg, err
+	}
+	if st.Budget != nil {
+		cfg.Budget = *st.Budget
+	}
+	if st.Format != nil {
+		cfg.Format = *st.Format
+	}
+	if st.Tokenizer != nil {
+		cfg.Tokenizer = *st.Tokenizer
+	}
+	if st.Exclude != nil {
+		cfg.Exclude = *st.Exclude
+	}
+	if st.MaxFileSize != nil {
+		cfg.MaxFileSize = *st.MaxFileSize
+	}
+	if st.Vendored != nil {
+		cfg.Vendored = *st.Vendored
+	}
+	if st.History != nil {
+		cfg.History = *st.History
+	}
+	if st.Vectors != nil {
+		cfg.Vectors = st.Vectors
+	}
+	if st.Lexicon != nil {
+		cfg.Lexicon = *st.Lexicon
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+func defaultsOf(cfg index.Config) requestDefaults {
+	return requestDefaults{budget: cfg.Budget, format: cfg.Format, tokenizer: cfg.Tokenizer}
+}
+
+// sameIndexConfig says whether two configurations build the same index (request defaults aside).
+func sameIndexConfig(a, b index.Config) bool {
+	a.Budget, a.Format, a.Tokenizer = 0, "", ""
+	b.Budget, b.Format, b.Tokenizer = 0, "", ""
+	return reflect.DeepEqual(a, b)
+}
+
+func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p initializeParams
+	if err := decodeParams("initialize", raw, &p); err != nil {
+		return nil, err
+	}
+	root, err := s.rootOf(p)
+	if err != nil {
+		return nil, err
+	}
+	st, err := parseSettings(p.InitializationOptions, func(msg string) {
+		s.logf("initializationOptions: %s", msg)
+	})
+	if err != nil {
+		return nil, invalidParams("initializationOptions: %v", err)
+	}
+	cfg, err := st.config(root)
+	if err != nil {
+		return nil, invalidParams("initializationOptions: %v", err)
+	}
+	ws, err := openWorkspace(ctx, s, root, cfg)
+	if err != nil {
+		return nil, invalidParams("%v", err)
+	}
+	s.mu.Lock()
+	s.phase = running
+	s.ws = ws
+	s.defaults = defaultsOf(cfg)
+	if w := p.Capabilities.Window; w != nil {
+		s.caps.progress = w.WorkDoneProgress
+	}
+	if w := p.Capabilities.Workspace; w != nil && w.DidChangeWatchedFiles != nil {
+		s.caps.watchedFiles = w.DidChangeWatchedFiles.DynamicRegistration
+	}
+	s.mu.Unlock()
+	s.logf("workspace %s", ws.root)
+	return &protocol.InitializeResult{
+		Capabilities: protocol.ServerCapabilities{
+			TextDocumentSync: &protocol.TextDocumentSyncOptions{
+				OpenClose: true,
+				Change:    protocol.TextDocumentSyncKindIncremental,
+				Save:      &protocol.SaveOptions{},
+			},
+			HoverProvider:           true,
+			CodeLensProvider:        &protocol.CodeLensOptions{},
+			DocumentSymbolProvider:  true,
+			WorkspaceSymbolProvider: true,
+			ExecuteCommandProvider:  &protocol.ExecuteCommandOptions{Commands: append([]string(nil), commandNames...)},
+		},
+		ServerInfo: &protocol.ServerInfo{Name: "ctxmap", Version: s.opts.Version},
+	}, nil
+}
+
+// rootOf picks the workspace: the first workspace folder, else rootUri, else rootPath, else the
+// server's own default.
+func (s *Server) rootOf(p initializeParams) (string, error) {
+	var root string
+	switch {
+	case len(p.WorkspaceFolders) > 0:
+		if len(p.WorkspaceFolders) > 1 {
+			s.logf("%d workspace folders: serving the first, %s", len(p.WorkspaceFolders), p.WorkspaceFolders[0].URI)
+		}
+		path, err := pathOfURI(p.WorkspaceFolders[0].URI)
+		if err != nil {
+			return "", invalidParams("workspace folder: %v", err)
+		}
+		root = path
+	case p.RootURI != "":
+		path, err := pathOfURI(p.RootURI)
+		if err != nil {
+			return "", invalidParams("rootUri: %v", err)
+		}
+		root = path
+	case p.RootPath != "":
+		root = p.RootPath
+	case s.opts.Root != "":
+		root = s.opts.Root
+	default:
+		return "", invalidParams("no workspace: the client sent no workspace folder, rootUri or rootPath; open a folder")
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", invalidParams("workspace %s: %v", root, err)
+	}
+	return abs, nil
+}
+
+func (s *Server) initialized(context.Context, json.RawMessage) (any, error) {
+	s.mu.Lock()
+	ws, caps := s.ws, s.caps
+	s.mu.Unlock()
+	ws.start(!s.opts.NoFileWatch)
+	if caps.watchedFiles {
+		// asked on its own goroutine: the client answers through the read loop
+		go s.registerWatchedFiles()
+	}
+	return nil, nil
+}
+
+func (s *Server) shutdown(context.Context, json.RawMessage) (any, error) {
+	s.mu.Lock()
+	s.phase = shuttingDown
+	ws := s.ws
+	s.mu.Unlock()
+	if ws != nil {
+		if err := ws.close(); err != nil {
+			s.logf("close the index: %v", err)
+		}
+	}
+	return nil, nil
+}
+
+func (s *Server) exit(context.Context, json.RawMessage) (any, error) {
+	s.mu.Lock()
+	s.exited = true
+	s.mu.Unlock()
+	return nil, s.conn.Close()
+}
+
+func (s *Server) didChangeConfiguration(_ context.Context, raw json.RawMessage) (any, error) {
+	var p struct {
+		Settings json.RawMessage `json:"settings"`
+	}
+	if err := decodeParams("workspace/didChangeConfiguration", raw, &p); err != nil {
+		return nil, err
+	}
+	st, err := parseSettings(p.Settings, func(msg string) {
+		s.logMessage(protocol.MessageTypeWarning, "ctxmap settings: "+msg)
+	})
+	if err != nil {
+		return nil, invalidParams("settings: %v", err)
+	}
+	ws := s.workspace()
+	cfg, err := st.config(ws.root)
+	if err != nil {
+		return nil, invalidParams("settings: %v (the previous settings stay in force)", err)
+	}
+	s.mu.Lock()
+	s.defaults = defaultsOf(cfg)
+	s.mu.Unlock()
+	if !sameIndexConfig(cfg, ws.config()) {
+		s.logMessage(protocol.MessageTypeInfo, "ctxmap settings changed: indexing the workspace again")
+		ws.requestReopen(cfg)
+	}
+	return nil, nil
+}
+
+// jsonProblem says what is wrong with a JSON value in words a person can act on.
+func jsonProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		field := te.Field
+		if field == "" {
+			return fmt.Sprintf("expected %s, got a JSON %s", kindName(te.Type.Kind().String()), te.Value)
+		}
+		return fmt.Sprintf("%s must be %s, not a JSON %s", field, kindName(te.Type.String()), te.Value)
+	case errors.As(err, &se):
+		return fmt.Sprintf("malformed JSON at byte %d: %v", se.Offset, err)
+	}
+	msg := err.Error()
+	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return "unknown argument " + f
+	}
+	return strings.TrimPrefix(msg, "json: ")
+}
+
+func kindName(t string) string {
+	t = strings.TrimLeft(t, "*")
+	switch {
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"), strings.HasPrefix(t, "float"):
+		return "a whole number"
+	case t == "string":
+		return "a string"
+	case t == "bool":
+		return "true or false"
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	}
+	return "an object"
+}

@@ -1,0 +1,81 @@
+package server
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+)
+
+// progress reports one piece of work ($/progress begin, report, end) to a client that declared
+// window.workDoneProgress; for other clients it does nothing.
+type progress struct {
+	s     *Server
+	token string // "" when nothing is reported
+
+	mu   sync.Mutex
+	pct  uint32
+	last time.Time
+}
+
+// Tokens are plain strings: the library's ProgressToken marshals as {} when passed by value.
+type tokenParams struct {
+	Token string `json:"token"`
+}
+
+type progressParams struct {
+	Token string `json:"token"`
+	Value any    `json:"value"`
+}
+
+// reportEvery keeps a build over thousands of files from flooding the client.
+const reportEvery = 100 * time.Millisecond
+
+func (s *Server) beginProgress(title, message string) *progress {
+	s.mu.Lock()
+	enabled := s.caps.progress
+	s.progress++
+	n := s.progress
+	s.mu.Unlock()
+	p := &progress{s: s}
+	if !enabled {
+		return p
+	}
+	token := fmt.Sprintf("ctxmap-index-%d", n)
+	if err := s.call(protocol.MethodWorkDoneProgressCreate, &tokenParams{Token: token}, nil); err != nil {
+		s.logf("create progress %s: %v", token, err)
+		return p
+	}
+	p.token = token
+	s.notify(protocol.MethodProgress, &progressParams{Token: token, Value: &protocol.WorkDoneProgressBegin{
+		Kind: protocol.WorkDoneProgressKindBegin, Title: title, Message: message}})
+	return p
+}
+
+// report is called by the index's workers, concurrently.
+func (p *progress) report(done, total int) {
+	if p.token == "" || total <= 0 {
+		return
+	}
+	pct := uint32(done * 100 / total)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pct == p.pct && done < total || time.Since(p.last) < reportEvery && done < total {
+		return
+	}
+	p.pct, p.last = pct, time.Now()
+	p.s.notify(protocol.MethodProgress, &progressParams{Token: p.token, Value: &protocol.WorkDoneProgressReport{
+		Kind: protocol.WorkDoneProgressKindReport, Percentage: pct,
+		Message: fmt.Sprintf("%s/%s files", thousands(done), thousands(total))}})
+}
+
+func (p *progress) end(message string) {
+	if p.token == "" {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.s.notify(protocol.MethodProgress, &progressParams{Token: p.token, Value: &protocol.WorkDoneProgressEnd{
+		Kind: protocol.WorkDoneProgressKindEnd, Message: message}})
+}

@@ -1,0 +1,186 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/sahilm/fuzzy"
+	"go.lsp.dev/protocol"
+
+	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/index/parse"
+)
+
+// maxWorkspaceSymbols caps workspace/symbol: a client shows a short list and asks again as the user
+// types.
+const maxWorkspaceSymbols = 100
+
+func (s *Server) workspaceSymbol(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p protocol.WorkspaceSymbolParams
+	if err := decodeParams("workspace/symbol", raw, &p); err != nil {
+		return nil, err
+	}
+	release(ctx)
+	ws := s.workspace()
+	ws.settle(ctx)
+	ix, done := ws.acquire()
+	snap := ix.Snapshot()
+	done()
+	return findSymbols(snap, p.Query, maxWorkspaceSymbols), nil
+}
+
+// findSymbols matches query fuzzily against the symbol table, best first; nil when nothing matches.
+func findSymbols(snap *index.Snapshot, query string, limit int) []protocol.SymbolInformation {
+	query = strings.TrimSpace(query)
+	if query == "" {
+		return nil
+	}
+	names := make([]string, 0, len(snap.Symbols))
+	for name := range snap.Symbols {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var out []protocol.SymbolInformation
+	for _, m := range fuzzy.Find(query, names) {
+		for _, ref := range snap.Symbols[m.Str] {
+			if len(out) == limit {
+				return out
+			}
+			d, ok := snap.Definition(ref)
+			if !ok {
+				continue
+			}
+			out = append(out, protocol.SymbolInformation{
+				Name:          d.Name,
+				Kind:          symbolKind(d.Kind),
+				ContainerName: d.Parent,
+				Location: protocol.Location{
+					URI: protocol.DocumentURI(fileURI(filepath.Join(snap.Root, filepath.FromSlash(ref.Path)))),
+					Range: protocol.Range{
+						Start: protocol.Position{Line: uint32(d.StartLine - 1)},
+						End:   protocol.Position{Line: uint32(d.EndLine)},
+					},
+				},
+			})
+		}
+	}
+	return out
+}
+
+func (s *Server) documentSymbol(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p protocol.DocumentSymbolParams
+	if err := decodeParams("textDocument/documentSymbol", raw, &p); err != nil {
+		return nil, err
+	}
+	text, rel, err := s.text(string(p.TextDocument.URI))
+	if err != nil || rel == "" {
+		return nil, nil
+	}
+	release(ctx)
+	ws := s.workspace()
+	ws.settle(ctx)
+	ix, done := ws.acquire()
+	rec := ix.Snapshot().Files[rel]
+	done()
+	if rec == nil || rec.File == nil {
+		return nil, nil
+	}
+	return outline(rec.File.Definitions, newLineIndex(text)), nil
+}
+
+// outline nests a file's definitions: a definition goes under the closest one before it that is named
+// as its parent (or, for Markdown, is its parent heading) and whose lines hold it.
+func outline(defs []parse.Definition, lines *lineIndex) []protocol.DocumentSymbol {
+	type node struct {
+		sym      protocol.DocumentSymbol
+		children []int
+	}
+	nodes := make([]node, len(defs))
+	var roots []int
+	for i, d := range defs {
+		nodes[i].sym = documentSymbol(d, lines)
+		parent := -1
+		if d.Parent != "" {
+			for j := i - 1; j >= 0; j-- {
+				if defs[j].Name == d.Parent && defs[j].StartLine <= d.StartLine && d.EndLine <= defs[j].EndLine {
+					parent = j
+					break
+				}
+			}
+		}
+		if parent >= 0 {
+			nodes[parent].children = append(nodes[parent].children, i)
+		} else {
+			roots = append(roots, i)
+		}
+	}
+	var build func(i int) protocol.DocumentSymbol
+	build = func(i int) protocol.DocumentSymbol {
+		sym := nodes[i].sym
+		for _, c := range nodes[i].children {
+			sym.Children = append(sym.Children, build(c))
+		}
+		return sym
+	}
+	out := make([]protocol.DocumentSymbol, 0, len(roots))
+	for _, i := range roots {
+		out = append(out, build(i))
+	}
+	return out
+}
+
+func documentSymbol(d parse.Definition, lines *lineIndex) protocol.DocumentSymbol {
+	start := min(max(d.StartByte, 0), len(lines.text))
+	end := min(max(d.EndByte, start), len(lines.text))
+	r := protocol.Range{Start: lines.position(start), End: lines.position(end)}
+	sel := protocol.Range{Start: r.Start, End: r.Start}
+	// the name's first occurrence on the declaration's first line
+	first := lines.text[start:end]
+	if nl := bytes.IndexByte(first, '\n'); nl >= 0 {
+		first = first[:nl]
+	}
+	if i := bytes.Index(first, []byte(d.Name)); i >= 0 && d.Name != "" {
+		sel = protocol.Range{Start: lines.position(start + i), End: lines.position(start + i + len(d.Name))}
+	}
+	name := d.Name
+	if name == "" {
+		name = "(anonymous)"
+	}
+	return protocol.DocumentSymbol{Name: name, Detail: d.Signature, Kind: symbolKind(d.Kind), Range: r, SelectionRange: sel}
+}
+
+func symbolKind(kind string) protocol.SymbolKind {
+	switch kind {
+	case "function", "macro":
+		return protocol.SymbolKindFunction
+	case "method":
+		return protocol.SymbolKindMethod
+	case "class", "type":
+		return protocol.SymbolKindClass
+	case "struct":
+		return protocol.SymbolKindStruct
+	case "interface", "trait":
+		return protocol.SymbolKindInterface
+	case "enum":
+		return protocol.SymbolKindEnum
+	case "module":
+		return protocol.SymbolKindModule
+	case "namespace":
+		return protocol.SymbolKindNamespace
+	case "constant":
+		return protocol.SymbolKindConstant
+	case "variable":
+		return protocol.SymbolKindVariable
+	case "field":
+		return protocol.SymbolKindField
+	case "constructor":
+		return protocol.SymbolKindConstructor
+	case "section":
+		return protocol.SymbolKindString
+	}
+	return protocol.SymbolKindObject
+}

@@ -1,0 +1,177 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"go.lsp.dev/protocol"
+)
+
+// documents are the editor's open buffers, by URI as the client wrote it. Buffers inside the workspace
+// overlay the files on disk in the index, so that hover and context see unsaved edits.
+type documents struct {
+	mu   sync.Mutex
+	open map[string]*document
+}
+
+// document is immutable once stored: an edit stores a new one.
+type document struct {
+	uri     string
+	rel     string // workspace-relative path; "" outside the workspace (untitled buffers, other roots)
+	version int32
+	text    []byte
+}
+
+func (d *documents) get(uri string) *document {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.open[uri]
+}
+
+func (d *documents) put(doc *document) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.open[doc.uri] = doc
+}
+
+func (d *documents) remove(uri string) *document {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	doc := d.open[uri]
+	delete(d.open, uri)
+	return doc
+}
+
+// overlays are the open buffers of workspace files, by relative path.
+func (d *documents) overlays() map[string][]byte {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := map[string][]byte{}
+	for _, doc := range d.open {
+		if doc.rel != "" {
+			out[doc.rel] = doc.text
+		}
+	}
+	return out
+}
+
+func (s *Server) didOpen(_ context.Context, raw json.RawMessage) (any, error) {
+	var p protocol.DidOpenTextDocumentParams
+	if err := decodeParams("textDocument/didOpen", raw, &p); err != nil {
+		return nil, err
+	}
+	ws := s.workspace()
+	doc := &document{uri: string(p.TextDocument.URI), version: p.TextDocument.Version, text: []byte(p.TextDocument.Text)}
+	if rel, err := ws.rel(doc.uri); err == nil {
+		doc.rel = rel
+	}
+	s.docs.put(doc)
+	if doc.rel != "" {
+		ws.edited(doc.rel, &edit{text: doc.text})
+	}
+	return nil, nil
+}
+
+// contentChange is TextDocumentContentChangeEvent with the range optional: the library's value Range
+// cannot tell a full-text change from an insert at 0:0.
+type contentChange struct {
+	Range *protocol.Range `json:"range"`
+	Text  string          `json:"text"`
+}
+
+func (s *Server) didChange(_ context.Context, raw json.RawMessage) (any, error) {
+	var p struct {
+		TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
+		ContentChanges []contentChange                          `json:"contentChanges"`
+	}
+	if err := decodeParams("textDocument/didChange", raw, &p); err != nil {
+		return nil, err
+	}
+	uri := string(p.TextDocument.URI)
+	old := s.docs.get(uri)
+	if old == nil {
+		return nil, invalidParams("textDocument/didChange: %s is not open", uri)
+	}
+	text := old.text
+	for i, c := range p.ContentChanges {
+		var err error
+		if text, err = applyChange(text, c); err != nil {
+			// the buffer is now unknown: ask for a fresh didOpen by forgetting this one
+			s.docs.remove(uri)
+			if old.rel != "" {
+				s.workspace().edited(old.rel, &edit{closed: true})
+			}
+			return nil, invalidParams("textDocument/didChange: change %d of %s: %v", i+1, uri, err)
+		}
+	}
+	doc := &document{uri: uri, rel: old.rel, version: p.TextDocument.Version, text: text}
+	s.docs.put(doc)
+	if doc.rel != "" {
+		s.workspace().edited(doc.rel, &edit{text: text})
+	}
+	return nil, nil
+}
+
+// applyChange returns a new text: stored texts are shared with the index and never modified.
+func applyChange(text []byte, c contentChange) ([]byte, error) {
+	if c.Range == nil {
+		return []byte(c.Text), nil
+	}
+	l := newLineIndex(text)
+	start := l.editOffset(c.Range.Start)
+	end := l.editOffset(c.Range.End)
+	if start > end {
+		return nil, fmt.Errorf("the range starts after it ends (%d:%d > %d:%d)",
+			c.Range.Start.Line, c.Range.Start.Character, c.Range.End.Line, c.Range.End.Character)
+	}
+	out := make([]byte, 0, len(text)-(end-start)+len(c.Text))
+	out = append(out, text[:start]...)
+	out = append(out, c.Text...)
+	return append(out, text[end:]...), nil
+}
+
+// editOffset is offset with a line past the end meaning the end of the text, which editors send for
+// "to the end of the document".
+func (l *lineIndex) editOffset(p protocol.Position) int {
+	off, err := l.offset(p)
+	if err != nil {
+		return len(l.text)
+	}
+	return off
+}
+
+func (s *Server) didClose(_ context.Context, raw json.RawMessage) (any, error) {
+	var p protocol.DidCloseTextDocumentParams
+	if err := decodeParams("textDocument/didClose", raw, &p); err != nil {
+		return nil, err
+	}
+	if doc := s.docs.remove(string(p.TextDocument.URI)); doc != nil && doc.rel != "" {
+		s.workspace().edited(doc.rel, &edit{closed: true})
+	}
+	return nil, nil
+}
+
+// didSave changes nothing: the buffer still overlays the file, and the watcher sees the write.
+func (s *Server) didSave(context.Context, json.RawMessage) (any, error) { return nil, nil }
+
+// text is what the server knows of a document: the open buffer, else the file on disk. rel is "" for
+// documents outside the workspace.
+func (s *Server) text(uri string) (text []byte, rel string, err error) {
+	if doc := s.docs.get(uri); doc != nil {
+		return doc.text, doc.rel, nil
+	}
+	ws := s.workspace()
+	rel, err = ws.rel(uri)
+	if err != nil {
+		return nil, "", err
+	}
+	ix, done := ws.acquire()
+	defer done()
+	text, err = ix.ReadFile(rel)
+	if err != nil {
+		return nil, "", fmt.Errorf("read %s: %v", rel, err)
+	}
+	return text, rel, nil
+}
