@@ -52,6 +52,9 @@ type evidence struct {
 type signalList struct {
 	name  string
 	files map[string]*evidence
+	// absolute lists score on a fixed scale (1 = certain: an exact, unique identifier), so a weak first
+	// place (a common name from pasted code) earns less than a strong one; the others only rank.
+	absolute bool
 }
 
 func (l *signalList) add(p string, score float64, why string) *evidence {
@@ -159,6 +162,7 @@ var anchorWeight = map[string]float64{
 // symbols: files that define the identifiers the text names.
 func (r *ranker) symbols() {
 	l := r.list("symbols")
+	l.absolute = true
 	for i, an := range r.a.Anchors {
 		if an.Kind == "path" || an.Kind == "file_line" {
 			continue
@@ -198,6 +202,7 @@ func (r *ranker) symbols() {
 // paths: files the text names by path.
 func (r *ranker) paths() {
 	l := r.list("paths")
+	l.absolute = true
 	for _, an := range r.a.Anchors {
 		if an.Kind != "path" && an.Kind != "file_line" {
 			continue
@@ -253,6 +258,7 @@ func commonSuffixSegments(a, b string) int {
 // frames: stack frames resolved to workspace files and their enclosing definitions.
 func (r *ranker) frames() {
 	l := r.list("frames")
+	l.absolute = true
 	for _, f := range r.a.Frames {
 		for _, p := range r.resolvePath(f.Path) {
 			sc := 1 / (1 + 0.3*float64(f.Index))
@@ -298,6 +304,7 @@ func (r *ranker) errors() {
 		return
 	}
 	l := r.list("errors")
+	l.absolute = true
 	msgs := make([]string, len(r.a.Errors))
 	for i, m := range r.a.Errors {
 		msgs[i] = strings.ToLower(m)
@@ -347,6 +354,7 @@ func (r *ranker) fuzzy() {
 		return
 	}
 	l := r.list("fuzzy")
+	l.absolute = true
 	names := r.s.SymbolNames()
 	for i, cand := range r.a.Identifiers {
 		if i >= 24 {
@@ -390,11 +398,16 @@ func (r *ranker) addSymbol(l *signalList, name string, w float64, why string) {
 func (r *ranker) queryTerms() []lexical.Term {
 	weights := map[string]float64{}
 	for _, t := range r.a.Terms {
-		if t.Source != "query" && !r.on("lexicon") {
-			continue
+		w := t.Weight
+		if t.Source != "query" {
+			if !r.on("lexicon") {
+				continue
+			}
+			// a synonym widens recall; it must not outvote the words the reporter wrote
+			w *= expansionWeight
 		}
-		if t.Weight > weights[t.Word] {
-			weights[t.Word] = t.Weight
+		if w > weights[t.Word] {
+			weights[t.Word] = w
 		}
 	}
 	for _, an := range r.a.Anchors {
@@ -413,6 +426,9 @@ func (r *ranker) queryTerms() []lexical.Term {
 }
 
 const bm25Chunks = 300
+
+// expansionWeight scales lexicon expansions against the query's own words.
+const expansionWeight = 0.35
 
 // bm25: chunks by BM25; a file scores by its best chunk plus a little for each other one.
 func (r *ranker) bm25(ctx context.Context) {
@@ -486,6 +502,8 @@ func (r *ranker) vectors(ctx context.Context) {
 	}
 }
 
+const maxEntityShare = 0.25
+
 // entities: files of the entities the text is about; a file holding several of them ranks higher.
 func (r *ranker) entities() {
 	if r.s.Entities == nil {
@@ -497,6 +515,9 @@ func (r *ranker) entities() {
 			break
 		}
 		e := m.Entity
+		if float64(len(e.Files)) > maxEntityShare*float64(len(r.s.Paths)) {
+			continue // in a quarter of the files: it names the project, not the place
+		}
 		for j, f := range e.Files {
 			if j >= 40 {
 				break
@@ -554,7 +575,11 @@ func (r *ranker) fuse() []RankedFile {
 				f = &RankedFile{Path: p, defs: map[int]float64{}}
 				fused[p] = f
 			}
-			f.Score += w / (rrfK + float64(i))
+			conf := 1.0
+			if l.absolute {
+				conf = math.Min(1, ev.score)
+			}
+			f.Score += w * conf / (rrfK + float64(i))
 			if i < 20 && ev.why != "" {
 				f.Why = append(f.Why, ev.why)
 			}
