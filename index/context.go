@@ -184,7 +184,7 @@ func (r *ranker) packEntities() []pack.Entity {
 		return nil
 	}
 	var out []pack.Entity
-	for i, m := range r.s.Entities.Match(r.a.Text) {
+	for i, m := range r.entityMatches() {
 		if i >= 5 {
 			break
 		}

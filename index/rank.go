@@ -10,11 +10,13 @@ import (
 	"math"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/sahilm/fuzzy"
 
+	"github.com/ctxmap/ctxmap/index/entity"
 	"github.com/ctxmap/ctxmap/index/lexical"
 	"github.com/ctxmap/ctxmap/index/parse"
 	"github.com/ctxmap/ctxmap/index/query"
@@ -103,6 +105,7 @@ type ranker struct {
 	a       *query.Analysis
 	without map[string]bool
 	lists   []*signalList
+	matches []entity.Match // computed once: entities and the pack header use them
 }
 
 func (r *ranker) on(signal string) bool { return !r.without[signal] }
@@ -504,13 +507,28 @@ func (r *ranker) vectors(ctx context.Context) {
 
 const maxEntityShare = 0.25
 
+// entityMatches are the entities the text names, but for those named only by the reporter's chatter
+// ("this version and before").
+func (r *ranker) entityMatches() []entity.Match {
+	if r.matches == nil {
+		r.matches = []entity.Match{}
+		for _, m := range r.s.Entities.Match(r.a.Text) {
+			if !slices.ContainsFunc(m.Words, func(w string) bool { return !query.Chatter(w) }) {
+				continue
+			}
+			r.matches = append(r.matches, m)
+		}
+	}
+	return r.matches
+}
+
 // entities: files of the entities the text is about; a file holding several of them ranks higher.
 func (r *ranker) entities() {
 	if r.s.Entities == nil {
 		return
 	}
 	l := r.list("entities")
-	for i, m := range r.s.Entities.Match(r.a.Text) {
+	for i, m := range r.entityMatches() {
 		if i >= 8 {
 			break
 		}

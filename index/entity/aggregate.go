@@ -30,6 +30,7 @@ const (
 	fFolder
 	fFileName
 	fNamed
+	fFolderName
 )
 
 type posting struct {
@@ -44,6 +45,7 @@ type stat struct {
 	mentions                                   int32
 	typeFiles, defFiles, folderFiles, nameFile int32 // structural presence, in files that are not tests
 	namedFiles                                 int32 // files (not tests) defining something named with it
+	folderNameFiles                            int32 // files (not tests) under a folder named exactly this
 	testFiles, utilFiles, infraFiles, dirs     int32
 	raw, importance                            float64
 	inferred                                   []inferredFile // opaque files attached by history
@@ -112,7 +114,7 @@ func merge(a, b Contribution) Contribution {
 		o := terms[t.Words]
 		terms[t.Words] = Term{Words: t.Words, Count: o.Count + t.Count, Named: o.Named || t.Named,
 			TypeName: o.TypeName || t.TypeName, Defines: o.Defines || t.Defines, Folder: o.Folder || t.Folder,
-			FileName: o.FileName || t.FileName}
+			FileName: o.FileName || t.FileName, FolderName: o.FolderName || t.FolderName}
 	}
 	for _, t := range terms {
 		m.Terms = append(m.Terms, t)
@@ -213,6 +215,9 @@ func flagsOf(t Term) uint8 {
 	if t.Named {
 		f |= fNamed
 	}
+	if t.FolderName {
+		f |= fFolderName
+	}
 	return f
 }
 
@@ -309,6 +314,9 @@ func (a *aggregation) measure() {
 			if p.flags&fNamed != 0 {
 				s.namedFiles++
 			}
+			if p.flags&fFolderName != 0 {
+				s.folderNameFiles++
+			}
 		}
 		s.raw = rawImportance(s, n)
 	}
@@ -325,8 +333,8 @@ func rawImportance(s *stat, n float64) float64 {
 	spread := math.Log2(1+df) + 0.5*math.Log2(1+float64(s.dirs))
 	share := func(k int32) float64 { return math.Min(1, 2*float64(k)/df) }
 	structure := 1 + 0.5*share(s.typeFiles) + 0.5*share(s.folderFiles) + 0.25*share(s.nameFile)
-	if s.defFiles > 0 {
-		structure += 0.5
+	if s.defFiles > 0 || s.folderNameFiles > 0 {
+		structure += 0.5 // a type or a folder is named after it: the project calls it by that name
 	}
 	intensity := 1 + 0.1*math.Log2(1+float64(s.mentions)/df)
 	raw := spread * structure * rarity(df, n) * intensity
@@ -338,10 +346,16 @@ func rawImportance(s *stat, n float64) float64 {
 	if generic[s.words] {
 		raw *= 0.5
 	}
-	if float64(s.testFiles) >= 0.6*df {
+	if testVocabulary(s) {
 		raw *= 0.5
 	}
 	return raw
+}
+
+// testVocabulary: a term found mostly in tests (mock, fixture, assert). Each code file has a test
+// beside it and often fixtures too, so a feature's own word can reach two thirds of them.
+func testVocabulary(s *stat) bool {
+	return float64(s.testFiles) >= 0.75*float64(len(s.post))
 }
 
 // rarity is 0 for a word in every file and close to 1 for a word in less than half of them.
@@ -376,6 +390,9 @@ func (a *aggregation) choose() {
 			continue
 		}
 		structural := s.typeFiles + s.folderFiles + s.nameFile
+		if len(k) == 2 && s.folderFiles == 0 {
+			continue // a two-letter word is a term only where it names a folder of the product
+		}
 		if strings.IndexByte(k, ' ') < 0 {
 			if (df >= 3 || df >= 2 && structural > 0) && structural+s.namedFiles > 0 && !a.namespace(s) {
 				all = append(all, s)

@@ -219,7 +219,7 @@ func centrality(s *stat, importance float64) string {
 		return "feature"
 	case allInfra(s.words) || float64(s.infraFiles) >= 0.6*df:
 		return "infrastructure"
-	case float64(s.testFiles) >= 0.6*df || float64(s.utilFiles) >= 0.6*df:
+	case testVocabulary(s) || float64(s.utilFiles) >= 0.6*df:
 		return "util"
 	case importance >= 0.35 && s.dirs >= 3:
 		return "core"

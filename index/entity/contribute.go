@@ -35,7 +35,9 @@ type Term struct {
 	TypeName bool   `json:"typeName,omitempty"` // in the name of a class/struct/interface/enum/trait/type defined here
 	Defines  bool   `json:"defines,omitempty"`  // a type named after exactly this is defined here (Rule, QualityProfileDto)
 	Folder   bool   `json:"folder,omitempty"`   // in a folder name of the path
-	FileName bool   `json:"fileName,omitempty"` // in the file name
+	// FolderName: a folder of the path is named by exactly this (pkg/cmd/release/, quality_profile/)
+	FolderName bool `json:"folderName,omitempty"`
+	FileName   bool `json:"fileName,omitempty"` // in the file name
 }
 
 // maxCompound is the longest compound kept: longer runs of words are names, not concepts.
@@ -69,12 +71,20 @@ func Contribute(p string, f *parse.File) Contribution {
 		low := strings.ToLower(seg)
 		c.Util = c.Util || utilFolders[low]
 		c.Infra = c.Infra || infraFolders[low]
-		for _, run := range runs(seg) {
+		rs := runs(seg)
+		for _, run := range rs {
 			eachTerm(run, func(w string, whole bool) {
 				t := get(w)
 				t.Count++
 				t.Folder = true
+				t.FolderName = t.FolderName || whole && len(rs) == 1
 			})
+		}
+		if shortFolder(low) {
+			t := get(low)
+			t.Count++
+			t.Folder = true
+			t.FolderName = true
 		}
 	}
 	for _, run := range runs(fileStem(file)) {
@@ -84,27 +94,43 @@ func Contribute(p string, f *parse.File) Contribution {
 			t.FileName = true
 		})
 	}
+	for _, w := range shortWords(fileStem(file)) {
+		t := get(w)
+		t.Count++
+		t.FileName = true
+	}
 
 	if f != nil {
-		seen := map[string][]run{} // names repeat: split each once
-		name := func(n string) []run {
-			rs, ok := seen[n]
+		type split struct {
+			runs  []run
+			short []string
+		}
+		seen := map[string]split{} // names repeat: split each once
+		name := func(n string) split {
+			sp, ok := seen[n]
 			if !ok {
-				rs = runs(n)
-				seen[n] = rs
+				sp = split{runs(n), shortWords(n)}
+				seen[n] = sp
 				c.Names++
-				if len(rs) == 0 {
+				if len(sp.runs) == 0 {
 					c.Plain++
 				}
 			}
-			return rs
+			return sp
 		}
 		for _, d := range f.Definitions {
 			if d.Name == "" {
 				continue
 			}
 			isType := typeKinds[d.Kind]
-			for _, r := range name(d.Name) {
+			sp := name(d.Name)
+			for _, w := range sp.short {
+				t := get(w)
+				t.Count++
+				t.Named = true
+				t.TypeName = t.TypeName || isType
+			}
+			for _, r := range sp.runs {
 				eachTerm(r, func(w string, whole bool) {
 					t := get(w)
 					t.Count++
@@ -120,7 +146,11 @@ func Contribute(p string, f *parse.File) Contribution {
 			if ref.Name == "" {
 				continue
 			}
-			for _, r := range name(ref.Name) {
+			sp := name(ref.Name)
+			for _, w := range sp.short {
+				get(w).Count++
+			}
+			for _, r := range sp.runs {
 				eachTerm(r, func(w string, whole bool) { get(w).Count++ })
 			}
 		}
@@ -155,6 +185,25 @@ func runs(name string) []run {
 	}
 	if len(cur) > 0 {
 		out = append(out, cur)
+	}
+	return out
+}
+
+// shortFolder reports whether a folder is named by a two-letter word that can name a feature (pr/,
+// ui/ is not one): too short to trust inside identifiers, clear enough as a whole folder name.
+func shortFolder(seg string) bool {
+	return len(seg) == 2 && seg[0] >= 'a' && seg[0] <= 'z' && seg[1] >= 'a' && seg[1] <= 'z' &&
+		!shortNoise[seg] && !words.Stopword(seg)
+}
+
+// shortWords lists the two-letter words of a name that could name a feature (prNumber -> pr). They
+// count only where a folder of that name makes them a term (see choose).
+func shortWords(name string) []string {
+	var out []string
+	for _, part := range words.Split(name) {
+		if shortFolder(part) {
+			out = append(out, part)
+		}
 	}
 	return out
 }

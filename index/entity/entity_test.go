@@ -185,6 +185,40 @@ func TestAggregateSmall(t *testing.T) {
 	}
 }
 
+// A two-letter feature folder (a CLI's pr/ commands) is an entity, its identifiers count; a two-letter
+// word without such a folder is not; a whole folder name weighs like a type name.
+func TestShortFolderTerm(t *testing.T) {
+	file := func(path string, defs ...string) Contribution {
+		f := &parse.File{}
+		for _, n := range defs {
+			f.Definitions = append(f.Definitions, parse.Definition{Name: n, Kind: "function"})
+		}
+		f.References = []parse.Reference{{Name: "idOf"}, {Name: "dbConn"}}
+		return Contribute(path, f)
+	}
+	c := file("pkg/cmd/pr/merge/merge.go", "mergeRun", "prNumber")
+	if pr, _ := termOf(c, "pr"); !pr.Folder || !pr.FolderName || !pr.Named || pr.Count != 2 {
+		t.Errorf("pr = %+v", pr)
+	}
+	m := Aggregate([]Contribution{
+		c,
+		file("pkg/cmd/pr/view/view.go", "viewRun", "printPrPreview"),
+		file("pkg/cmd/pr/pr.go", "NewCmdPR"),
+		file("pkg/cmd/issue/view/view.go", "viewRun", "printIssuePreview"),
+		file("pkg/cmd/issue/issue.go", "NewCmdIssue"),
+		file("pkg/api/client.go", "clientOf", "ghPath"),
+		file("pkg/api/http.go", "ghRequest"),
+	}, nil)
+	if e := m.Get("PR"); e == nil || len(e.Files) != 3 {
+		t.Errorf("PR = %+v", e)
+	}
+	for _, short := range []string{"GH", "ID", "DB"} {
+		if e := m.Get(short); e != nil {
+			t.Errorf("%s is no folder here, yet an entity: %+v", short, e)
+		}
+	}
+}
+
 // Hand-made history (plain data, as the cache holds it) gives an opaque file its terms.
 func TestAggregateInferredFromHandMadeHistory(t *testing.T) {
 	at := func(i int) time.Time { return time.Unix(1700000000+int64(i)*3600, 0) }

@@ -295,7 +295,7 @@ func tokens(phrase string) []string {
 	parts := words.Split(phrase)
 	out := make([]string, len(parts))
 	for i, p := range parts {
-		if w := words.Normalize(p); w != "" && !noise[w] && len(w) >= 3 {
+		if w := words.Normalize(p); w != "" && !noise[w] && (len(w) >= 3 || !shortNoise[w]) {
 			out[i] = w
 		}
 	}

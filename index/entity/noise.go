@@ -21,7 +21,7 @@ var noise = stems(
 	// keywords and conventional names the shared stopword list leaves out
 	`pass elif del nonlocal cls kwargs noqa pragma unsafe impl dyn mut ref deref`,
 	// the roles a type plays in a design, not the thing it is about
-	`impl util helper common misc base abstract default generic factory wrapper builder adapter manager
+	`impl util helper common shared misc base abstract default generic factory wrapper builder adapter manager
 	handler provider delegate proxy listener callback mixin dao dto pojo bean`,
 	// plumbing every program has: values, containers, errors, sizes
 	`value data info obj object item elem tmp temp foo bar baz val var arg param opt option buf buffer
@@ -51,6 +51,10 @@ var infra = stems(`server client service controller repository repo model view a
 // be entities, ranked lower, since an issue that says "name" rarely means the program's names.
 var generic = stems(`name key file path dir field text time date code body content line column row node
 	entry attr attribute flag mode state status`)
+
+// shortNoise: two-letter folder names that are technical, not features.
+var shortNoise = set(`io os ui db fs vm ci cd id ip js ts go py rb rs cc pb gz ms ns en ok qa tx rx gl hw
+	sw ee`)
 
 // utilFolders and infraFolders place a file: entities that live mostly there are util or infrastructure.
 var utilFolders = set(`util utils helper helpers common shared misc scripts support`)

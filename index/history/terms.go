@@ -421,7 +421,7 @@ var commitNoise = func() map[string]bool {
 		minor typo initial commit wip nit feat chore perf lint dep deps sign co author review pr todo
 		allow support ensure avoid prevent handle properly correctly cannot don doesn isn won hence
 		thus follow specific lint linter formatter mypy ruff flake bugbear pyupgrade isort prettier eslint
-		gofmt golint clippy rustfmt docstring coverage pytest conftest`)
+		gofmt golint clippy rustfmt docstring coverage pytest conftest bug problem thank thanks`)
 	m := map[string]bool{}
 	for _, w := range base {
 		forms := []string{w, w + "s", w + "es"}

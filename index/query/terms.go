@@ -25,7 +25,13 @@ never sometimes lot lots bit thing things stuff someone anyone everyone somebody
 btw imo afaik lgtm cc fyi tia regards cheers sorry guess hope seemingly apparently somehow whatever wrt
 didnt doesnt dont isnt wasnt cant wont im ive am lets something anything everything somewhere anywhere whereas
 although unless whether either neither besides otherwise meanwhile therefore thus hence indeed during within
-without across around among toward towards upon onto since ago yet`)
+without across around among toward towards upon onto since ago yet
+thank thanks hi hello issue bug problem expected actual behavior behaviour version describe description
+following example`)
+
+// Chatter reports whether a stemmed word is the reporter's chatter (thanks, version, expected...), which
+// names nothing in the code even where the project has a word like it.
+func Chatter(stem string) bool { return chatter[stem] }
 
 func stems(s string) map[string]bool {
 	m := map[string]bool{}

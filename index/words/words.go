@@ -31,8 +31,12 @@ func Split(s string) []string {
 					flush()
 				case unicode.IsUpper(r) && unicode.IsLower(prev):
 					flush() // ruleIndex
-				case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(runes) && unicode.IsLower(runes[i+1]):
+				case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(runes) && unicode.IsLower(runes[i+1]) &&
+					!pluralAcronym(runes, i+1):
 					flush() // HTTPServer: the S starts a new word
+				}
+				if r == 's' && pluralAcronym(runes, i) {
+					continue // PRs, URLs: the plural of the acronym is the acronym
 				}
 			}
 			cur = append(cur, r)
@@ -47,6 +51,14 @@ func Split(s string) []string {
 	}
 	flush()
 	return out
+}
+
+// pluralAcronym reports whether the s at i ends a word of two or more capitals (PRs, IDs, URLs).
+func pluralAcronym(runes []rune, i int) bool {
+	if runes[i] != 's' || i < 2 || !unicode.IsUpper(runes[i-1]) || !unicode.IsUpper(runes[i-2]) {
+		return false
+	}
+	return i+1 == len(runes) || !unicode.IsLower(runes[i+1]) && !unicode.IsDigit(runes[i+1])
 }
 
 // Terms splits s and keeps the parts that carry meaning, stemmed: no stopwords, no language keywords,
@@ -155,6 +167,11 @@ var irregular = map[string]string{
 	"settings": "setting", "options": "option", "arguments": "argument", "args": "arg", "params": "param",
 	"status": "status", "less": "less", "process": "process", "access": "access", "class": "class",
 	"address": "address", "alias": "alias", "bus": "bus", "canvas": "canvas", "axis": "axis", "series": "series",
+	"shared": "share", "sharing": "share", "stored": "store", "storing": "store", "compared": "compare",
+	"comparing": "compare", "declared": "declare", "declaring": "declare", "prepared": "prepare",
+	"preparing": "prepare", "ignored": "ignore", "ignoring": "ignore", "required": "require",
+	"requiring": "require", "configured": "configure", "configuring": "configure", "restored": "restore",
+	"restoring": "restore", "scored": "score", "scoring": "score", "captured": "capture", "capturing": "capture",
 	"species": "species", "news": "news", "has": "has", "was": "was", "macos": "macos", "chaos": "chaos", "ios": "ios", "does": "do", "goes": "go",
 }
 
@@ -167,9 +184,8 @@ being it its this that these those there here we you he she they i me my our you
 not no yes so than too very can could should would will shall may might must have has had having about above
 after again against all any because before below between both each few further how into just more most much
 nor now only other out over own same some such through under until up what where which who whom why also etc
-eg ie via per get gets got like want need needs needed using use used make makes seem seems please thanks
-thank hi hello issue bug problem expected actual behavior behaviour version describe description following
-example e g one two way think know see still even though however instead already sure new old
+eg ie via per get gets got like want need needs needed using use used make makes seem seems please
+e g one two way think know see still even though however instead already sure new old
 func function def fn fun var let const return returns static public private protected final void null nil none
 true false self this super class struct interface impl import package module namespace include require
 int integer float double bool boolean str string char byte long short unsigned signed new try catch

@@ -17,6 +17,8 @@ func TestSplit(t *testing.T) {
 		"":                              nil,
 		"__init__":                      {"init"},
 		"XMLHttpRequest":                {"xml", "http", "request"},
+		"listPRsForRepo":                {"list", "pr", "for", "repo"},
+		"URLs":                          {"url"},
 		"already lower case words here": {"already", "lower", "case", "words", "here"},
 	}
 	for in, want := range cases {
@@ -34,6 +36,7 @@ func TestStem(t *testing.T) {
 		"opened": "open", "checked": "check", "stopped": "stop", "analysis": "analysis",
 		"adding": "add", "undefined": "undefine", "defined": "define", "involved": "involve", "scheduling": "schedule",
 		"resolved": "resolve", "combined": "combine", "getting": "get", "putting": "put", "filtering": "filter",
+		"shared": "share", "stored": "store",
 	}
 	for in, want := range cases {
 		if got := Stem(in); got != want {
