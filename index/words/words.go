@@ -169,8 +169,8 @@ var irregular = map[string]string{
 	"address": "address", "alias": "alias", "bus": "bus", "canvas": "canvas", "axis": "axis", "series": "series",
 	"shared": "share", "sharing": "share", "stored": "store", "storing": "store", "compared": "compare",
 	"comparing": "compare", "declared": "declare", "declaring": "declare", "prepared": "prepare",
-	"preparing": "prepare", "ignored": "ignore", "ignoring": "ignore", "required": "require",
-	"requiring": "require", "configured": "configure", "configuring": "configure", "restored": "restore",
+	"preparing": "prepare", "ignored": "ignore", "ignoring": "ignore",
+	"configured": "configure", "configuring": "configure", "restored": "restore",
 	"restoring": "restore", "scored": "score", "scoring": "score", "captured": "capture", "capturing": "capture",
 	"species": "species", "news": "news", "has": "has", "was": "was", "macos": "macos", "chaos": "chaos", "ios": "ios", "does": "do", "goes": "go",
 }
