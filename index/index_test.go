@@ -387,3 +387,36 @@ func TestBadInput(t *testing.T) {
 		t.Error("an update of missing paths changed the file count")
 	}
 }
+
+// A frame names its folders: a relative basic/test_basic.py from the reporter's machine is not the
+// workspace's tests/test_basic.py, while an absolute path ending in a workspace path is.
+func TestFramePathsKeepTheirFolders(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"tests/test_basic.py": "def test_chained():\n    raise ValueError(1)\n",
+		"pkg/report.py":       "def serialize(report):\n    return report\n",
+	})
+	ix := open(t, root, "")
+	defer ix.Close()
+	framed := func(text string) []string {
+		res, err := ix.Context(context.Background(), Request{Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, f := range res.Files {
+			if strings.Contains(strings.Join(f.Why, " "), "stack frame") {
+				out = append(out, f.Path)
+			}
+		}
+		return out
+	}
+	outside := "Traceback (most recent call last):\n  File \"basic/test_basic.py\", line 1, in test_x\n    raise ValueError(11)\nValueError: 11\n"
+	if got := framed(outside); len(got) != 0 {
+		t.Errorf("a frame of another folder resolved to %v", got)
+	}
+	inside := "Traceback (most recent call last):\n  File \"/home/u/proj/pkg/report.py\", line 2, in serialize\n    return report\nValueError: 11\n"
+	if got := framed(inside); len(got) != 1 || got[0] != "pkg/report.py" {
+		t.Errorf("an absolute frame resolved to %v, want [pkg/report.py]", got)
+	}
+}

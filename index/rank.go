@@ -243,10 +243,19 @@ func (r *ranker) resolvePath(p string) []string {
 			out = append(out, q)
 		}
 	}
-	if len(out) > 3 {
+	switch {
+	case len(out) > 3:
 		return nil // a bare "utils.py" that matches everywhere names nothing
+	case !absPath(p) && best < len(strings.Split(p, "/")):
+		return nil // a relative path names its folders: basic/test_basic.py is not tests/test_basic.py
+	case best == 1 && len(out) > 1:
+		return nil // only the base name of an outside path: ambiguous
 	}
 	return out
+}
+
+func absPath(p string) bool {
+	return strings.HasPrefix(p, "/") || len(p) > 2 && p[1] == ':' && p[2] == '/'
 }
 
 func commonSuffixSegments(a, b string) int {

@@ -92,12 +92,29 @@ func isNumber(w string) bool {
 	return true
 }
 
-// Stem is a light, conservative stemmer: plurals and the common verb endings only, so that the stem
-// stays a readable word ("profiles" -> profile, "parsing" -> parse, "indexes" -> index).
+// Stem is a light, conservative stemmer: plurals, the common verb endings and the -ize family only, so
+// that the stem stays a readable word ("profiles" -> profile, "parsing" -> parse, "indexes" -> index,
+// "serialization" -> serialize).
 func Stem(w string) string {
 	if s, ok := irregular[w]; ok {
 		return s
 	}
+	return derive(inflect(w))
+}
+
+// derive joins the nouns of an -ize verb to it: serialization, serializer -> serialize.
+func derive(w string) string {
+	n := len(w)
+	switch {
+	case n > 8 && (strings.HasSuffix(w, "ization") || strings.HasSuffix(w, "isation")):
+		return w[:n-5] + "e"
+	case n > 6 && (strings.HasSuffix(w, "izer") || strings.HasSuffix(w, "iser")):
+		return w[:n-1]
+	}
+	return w
+}
+
+func inflect(w string) string {
 	n := len(w)
 	if n <= 3 {
 		return w
@@ -105,7 +122,7 @@ func Stem(w string) string {
 	switch {
 	case strings.HasSuffix(w, "ies") && n > 4:
 		return w[:n-3] + "y"
-	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "xes"), strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "zes"):
+	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "xes"), strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "zzes"):
 		return w[:n-2]
 	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
 		return w

@@ -36,7 +36,9 @@ func TestStem(t *testing.T) {
 		"opened": "open", "checked": "check", "stopped": "stop", "analysis": "analysis",
 		"adding": "add", "undefined": "undefine", "defined": "define", "involved": "involve", "scheduling": "schedule",
 		"resolved": "resolve", "combined": "combine", "getting": "get", "putting": "put", "filtering": "filter",
-		"shared": "share", "stored": "store",
+		"shared": "share", "stored": "store", "serialization": "serialize", "serializer": "serialize",
+		"serializes": "serialize", "serialized": "serialize", "serializing": "serialize", "organisation": "organise",
+		"basis": "basis", "tennis": "tennis", "size": "size", "sizes": "size", "normalizes": "normalize",
 	}
 	for in, want := range cases {
 		if got := Stem(in); got != want {
