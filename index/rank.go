@@ -616,6 +616,10 @@ func (r *ranker) fuse() []RankedFile {
 			f.lines = append(f.lines, ev.lines...)
 		}
 	}
+	// the lists rank by demoted scores, but a rank is a rank: a test first in BM25 would still lead
+	for p, f := range fused {
+		f.Score *= demote(p, r.a.Intent.Name)
+	}
 	if r.on("graph") && len(fused) > 0 {
 		r.spread(fused)
 	}
