@@ -19,6 +19,7 @@ usage:
                                                     the context pack for an issue
   ctxmap explore  [-C DIR] [--limit N] [--json] ENTITY   the chunks about an entity
   ctxmap serve    [--stdio] [-C DIR]                the language server, on stdin/stdout
+  ctxmap mcp      [-C DIR]                          the MCP server for agents, on stdin/stdout
   ctxmap bench    (--dataset FILE --worktrees DIR | --speed -C DIR) [--json]   quality and speed figures
   ctxmap version
 
@@ -39,6 +40,7 @@ var commands = map[string]func(args []string, stdin io.Reader, stdout io.Writer)
 	"explore":  runExplore,
 	"bench":    runBench,
 	"serve":    runServe,
+	"mcp":      runMCP,
 	"version":  func([]string, io.Reader, io.Writer) error { fmt.Println("ctxmap", version); return nil },
 }
 

@@ -74,7 +74,8 @@ func (c Config) Validate() error {
 	return nil
 }
 
-func (c Config) walkOptions() walk.Options {
+// WalkOptions are the rules the index lists files by; a watcher follows the same.
+func (c Config) WalkOptions() walk.Options {
 	return walk.Options{MaxFileSize: c.MaxFileSize, Excludes: c.Exclude, Vendored: c.Vendored}
 }
 

@@ -9,7 +9,6 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxmap/ctxmap/index/walk"
 	"github.com/ctxmap/ctxmap/watch"
 )
 
@@ -21,7 +20,7 @@ const watchDebounce = 20 * time.Millisecond
 // file events and ctxmap.reindex still keep the index current.
 func (w *workspace) startWatcher() {
 	cfg := w.cfg
-	wt, err := watch.New(w.root, watch.Options{Debounce: watchDebounce, Walk: walk.Options{MaxFileSize: cfg.MaxFileSize, Excludes: cfg.Exclude, Vendored: cfg.Vendored}})
+	wt, err := watch.New(w.root, watch.Options{Debounce: watchDebounce, Walk: cfg.WalkOptions()})
 	if err != nil {
 		w.srv.logf("watch: %v", err)
 		w.srv.logMessage(protocol.MessageTypeWarning, fmt.Sprintf("ctxmap does not watch the disk (%v): changes come from the editor's file events and ctxmap.reindex", err))

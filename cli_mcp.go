@@ -1,0 +1,34 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/mcp"
+)
+
+// runMCP serves the Model Context Protocol on stdin/stdout; the log goes to stderr.
+func runMCP(args []string, _ io.Reader, _ io.Writer) error {
+	fs := newFlags("mcp")
+	dir := fs.String("C", ".", "workspace root")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("unexpected argument %q", rest[0])
+	}
+	ctx, cancel := interruptible()
+	defer cancel()
+	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "ctxmap mcp: "+format+"\n", args...) }
+	ix, err := index.Open(ctx, index.Options{Root: *dir, Logf: logf})
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	return mcp.Serve(ctx, ix, &sdk.StdioTransport{}, version, logf)
+}

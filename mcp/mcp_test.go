@@ -1,0 +1,274 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxmap/ctxmap/index"
+)
+
+var workspace = map[string]string{
+	"release/release.go": `package release
+
+// Publish uploads the assets of a release and marks it as published.
+func Publish(r *Release) error {
+	if r.Tag == "" {
+		return errNoTag
+	}
+	return upload(r.Assets)
+}
+
+// Release is a tagged version with its assets.
+type Release struct {
+	Tag    string
+	Assets []string
+}
+`,
+	"release/upload.go": "package release\n\nimport \"errors\"\n\nvar errNoTag = errors.New(\"a release needs a tag\")\n\nfunc upload(assets []string) error { return nil }\n",
+	"gist/gist.go": `package gist
+
+// Gist is a shared snippet with its files.
+type Gist struct {
+	ID    string
+	Files map[string]string
+}
+
+// CreateGist makes a gist from files.
+func CreateGist(files map[string]string) *Gist { return &Gist{Files: files} }
+
+// GistStore keeps gists.
+type GistStore struct{ gists []*Gist }
+
+func (s *GistStore) Save(g *Gist) { s.gists = append(s.gists, g) }
+`,
+	"gist/list.go": "package gist\n\n// ListGists returns the stored gists.\nfunc (s *GistStore) ListGists() []*Gist { return s.gists }\n",
+}
+
+// session starts the server on an in-memory transport and connects the SDK's own client to it.
+func session(t *testing.T) (*sdk.ClientSession, string) {
+	t.Helper()
+	root := t.TempDir()
+	for p, body := range workspace {
+		full := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ix, err := index.Open(ctx, index.Options{Root: root, InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := sdk.NewInMemoryTransports()
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, ix, st, "test", t.Logf) }()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("the server did not stop")
+		}
+		ix.Close()
+	})
+	return cs, root
+}
+
+func call(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) (*sdk.CallToolResult, string) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error %v", tool, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return res, b.String()
+}
+
+func TestToolsListed(t *testing.T) {
+	cs, _ := session(t)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"get_context": "text", "explore_entity": "name", "find_symbol": "name"}
+	for _, tool := range res.Tools {
+		req, ok := want[tool.Name]
+		if !ok {
+			continue
+		}
+		delete(want, tool.Name)
+		schema, _ := json.Marshal(tool.InputSchema)
+		if tool.Description == "" || !strings.Contains(string(schema), `"required":["`+req+`"]`) {
+			t.Errorf("%s: description %q, schema %s", tool.Name, tool.Description, schema)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("tools missing: %v", want)
+	}
+}
+
+func TestGetContext(t *testing.T) {
+	cs, _ := session(t)
+	res, text := call(t, cs, "get_context", map[string]any{"text": "Publishing a release without a tag fails", "budget": 600})
+	if res.IsError {
+		t.Fatalf("tool error: %s", text)
+	}
+	if !strings.Contains(text, "release/release.go") || !strings.Contains(text, "Publish") {
+		t.Errorf("the pack misses the release code:\n%s", text)
+	}
+	_, js := call(t, cs, "get_context", map[string]any{"text": "gist files are lost when saving", "format": "json", "budget": 800})
+	var pack struct {
+		Tokens, Budget int
+		Items          []struct{ Path string }
+	}
+	if err := json.Unmarshal([]byte(js), &pack); err != nil {
+		t.Fatalf("format json is not JSON: %v\n%s", err, js)
+	}
+	if pack.Budget != 800 || pack.Tokens > 800 || len(pack.Items) == 0 || !strings.HasPrefix(pack.Items[0].Path, "gist/") {
+		t.Errorf("json pack = %+v", pack)
+	}
+}
+
+func TestExploreEntity(t *testing.T) {
+	cs, _ := session(t)
+	res, text := call(t, cs, "explore_entity", map[string]any{"name": "gist", "limit": 5})
+	if res.IsError {
+		t.Fatalf("tool error: %s", text)
+	}
+	var ex index.Exploration
+	if err := json.Unmarshal([]byte(text), &ex); err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	if ex.Entity == nil || ex.Entity.Name != "GIST" || len(ex.Chunks) == 0 || len(ex.Chunks) > 5 {
+		t.Fatalf("exploration = %s", text)
+	}
+	for _, c := range ex.Chunks {
+		if !strings.HasPrefix(c.Path, "gist/") {
+			t.Errorf("chunk outside the gist code: %+v", c)
+		}
+	}
+}
+
+func TestFindSymbol(t *testing.T) {
+	cs, _ := session(t)
+	for _, tc := range []struct{ name, kind, path, match string }{
+		{"Publish", "", "release/release.go", "exact"},
+		{"GistStore.ListGists", "", "gist/list.go", "exact"},
+		{"giststore", "", "gist/gist.go", "case-insensitive"},
+		{"CreatGist", "", "gist/gist.go", "fuzzy"},
+		{"Release", "struct", "release/release.go", "exact"},
+	} {
+		res, text := call(t, cs, "find_symbol", map[string]any{"name": tc.name, "kind": tc.kind})
+		var got Symbols
+		if res.IsError || json.Unmarshal([]byte(text), &got) != nil || len(got.Definitions) == 0 {
+			t.Errorf("%s: %s", tc.name, text)
+			continue
+		}
+		d := got.Definitions[0]
+		if d.Path != tc.path || d.Match != tc.match || d.StartLine == 0 {
+			t.Errorf("%s: first definition %+v, want %s (%s)", tc.name, d, tc.path, tc.match)
+		}
+	}
+}
+
+// Bad arguments are tool errors a model can read and act on; the session goes on.
+func TestBadArguments(t *testing.T) {
+	cs, _ := session(t)
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"get_context", map[string]any{"text": ""}, "text is empty"},
+		{"get_context", map[string]any{"text": "release", "budget": 10}, "budget"},
+		{"get_context", map[string]any{"text": "release", "format": "pdf"}, "format"},
+		{"explore_entity", map[string]any{"name": "NO_SUCH_THING"}, "unknown entity"},
+		{"explore_entity", map[string]any{"name": "gist", "limit": -1}, "limit"},
+		{"find_symbol", map[string]any{"name": "zzzqqq"}, "no definition"},
+	} {
+		res, text := call(t, cs, tc.tool, tc.args)
+		if !res.IsError || !strings.Contains(strings.ToLower(text), tc.want) {
+			t.Errorf("%s %v: IsError=%v %q, want an error saying %q", tc.tool, tc.args, res.IsError, text, tc.want)
+		}
+	}
+	// a wrong type is rejected by the schema before the handler runs
+	if _, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "get_context", Arguments: map[string]any{"text": 12}}); err == nil {
+		if res, text := call(t, cs, "get_context", map[string]any{"text": 12}); !res.IsError {
+			t.Errorf("text=12 accepted: %s", text)
+		}
+	}
+	if _, text := call(t, cs, "find_symbol", map[string]any{"name": "Publish"}); !strings.Contains(text, "release.go") {
+		t.Errorf("the session did not survive the bad calls: %s", text)
+	}
+}
+
+// A file written after the start is found: the index follows the disk.
+func TestFollowsTheDisk(t *testing.T) {
+	cs, root := session(t)
+	call(t, cs, "find_symbol", map[string]any{"name": "Publish"}) // the first build is done
+	if err := os.WriteFile(filepath.Join(root, "release", "notes.go"), []byte("package release\n\nfunc RenderNotes() string { return \"\" }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res, text := call(t, cs, "find_symbol", map[string]any{"name": "RenderNotes"})
+		if !res.IsError && strings.Contains(text, "release/notes.go") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a new file was not found: %s", text)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// The real binary over stdio: what an MCP client configured with `ctxmap mcp -C DIR` sees.
+func TestStdioBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "ctxmap")
+	build := exec.Command("go", "build", "-o", bin, "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	root := t.TempDir()
+	for p, body := range workspace {
+		os.MkdirAll(filepath.Join(root, filepath.Dir(p)), 0o755)
+		os.WriteFile(filepath.Join(root, p), []byte(body), 0o644)
+	}
+	cmd := exec.Command(bin, "mcp", "-C", root)
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, text := call(t, cs, "get_context", map[string]any{"text": "release without a tag", "budget": 500})
+	if res.IsError || !strings.Contains(text, "release/release.go") {
+		t.Errorf("get_context over stdio: %s", text)
+	}
+}
