@@ -222,12 +222,12 @@ func (ix *Index) Build(ctx context.Context, progress Progress) (Stats, error) {
 	start := time.Now()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	m, err := walk.NewMatcher(ix.root, ix.cfg.walkOptions())
+	m, err := walk.NewMatcher(ix.root, ix.cfg.WalkOptions())
 	if err != nil {
 		return Stats{}, fmt.Errorf("read ignore files: %w", err)
 	}
 	ix.matcher = m
-	res, err := walk.Walk(ctx, ix.root, ix.cfg.walkOptions())
+	res, err := walk.Walk(ctx, ix.root, ix.cfg.WalkOptions())
 	if err != nil {
 		return Stats{}, fmt.Errorf("list %s: %w", ix.root, err)
 	}
@@ -262,7 +262,7 @@ func (ix *Index) Update(ctx context.Context, paths []string) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.matcher == nil {
-		m, err := walk.NewMatcher(ix.root, ix.cfg.walkOptions())
+		m, err := walk.NewMatcher(ix.root, ix.cfg.WalkOptions())
 		if err != nil {
 			return fmt.Errorf("read ignore files: %w", err)
 		}
@@ -309,7 +309,7 @@ func (ix *Index) statPath(p string, skipped map[string]string) []fileStat {
 	if fi.IsDir() {
 		// a new folder: its files are listed by the walk rules
 		var out []fileStat
-		res, err := walk.Walk(context.Background(), abs, ix.cfg.walkOptions())
+		res, err := walk.Walk(context.Background(), abs, ix.cfg.WalkOptions())
 		if err != nil {
 			return nil
 		}
