@@ -19,6 +19,7 @@ usage:
                                                     the context pack for an issue
   ctxmap explore  [-C DIR] [--limit N] [--json] ENTITY   the chunks about an entity
   ctxmap serve    [--stdio] [-C DIR]                the language server, on stdin/stdout
+  ctxmap mappings validate [-C DIR]                 check the mapping files (file:line: problem)
   ctxmap mcp      [-C DIR]                          the MCP server for agents, on stdin/stdout
   ctxmap bench    (--dataset FILE --worktrees DIR | --speed -C DIR) [--json]   quality and speed figures
   ctxmap version
@@ -41,6 +42,7 @@ var commands = map[string]func(args []string, stdin io.Reader, stdout io.Writer)
 	"bench":    runBench,
 	"serve":    runServe,
 	"mcp":      runMCP,
+	"mappings": runMappings,
 	"version":  func([]string, io.Reader, io.Writer) error { fmt.Println("ctxmap", version); return nil },
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxmap/ctxmap/index/mapping"
 	"github.com/ctxmap/ctxmap/index/parse"
 )
 
@@ -27,13 +28,18 @@ type Chunk struct {
 	Name      string // words the chunk is named by (symbol and parent)
 	Doc       string
 	Code      string
+	Target    string // a mapping's source: path or path::Symbol, which a hit on it ranks
 }
 
 // chunks cuts a parsed file into chunks. Only definitions that own a body worth searching get a chunk of
 // their own (fields and variables live in their parent's chunk), so the count stays near one per function.
-func chunks(path string, f *parse.File, src []byte) []Chunk {
+func chunks(path string, f *parse.File, src []byte, mappings []string) []Chunk {
 	lines := splitLines(src)
 	out := []Chunk{header(path, f, lines)}
+	if mapping.IsMappingFile(path, mappings) {
+		entries, _ := mapping.Parse(path, src) // problems are for ctxmap mappings validate
+		return append(out, mappingChunks(path, len(out), entries)...)
+	}
 	for _, d := range f.Definitions {
 		if !chunked(d) {
 			continue
@@ -58,6 +64,28 @@ func chunks(path string, f *parse.File, src []byte) []Chunk {
 			Doc:       d.Doc,
 			Code:      code,
 		})
+	}
+	return append(out, mappingChunks(path, len(out), mapping.Generated(path, f, src))...)
+}
+
+// mappingChunks index each mapping text on its own, linked to its source; the error messages the code
+// raises are mappings too, so that a pasted message finds the definition that raises it.
+func mappingChunks(path string, first int, entries []mapping.Entry) []Chunk {
+	var out []Chunk
+	for _, e := range entries {
+		kind := e.Type
+		if e.Language != "" {
+			kind += " (" + e.Language + ")"
+		}
+		c := Chunk{ID: fmt.Sprintf("%s#%d", path, first+len(out)), Path: path, Symbol: kind, Kind: "mapping",
+			StartLine: e.Line, EndLine: e.Line, Target: e.Source}
+		switch e.Type {
+		case "code_analog", "pseudocode":
+			c.Code = capBytes(e.Text, maxChunkBytes)
+		default:
+			c.Doc = capBytes(e.Text, maxChunkBytes)
+		}
+		out = append(out, c)
 	}
 	return out
 }

@@ -25,6 +25,7 @@ type Config struct {
 	History     int      `yaml:"history" json:"history,omitempty"`         // commits read from git log; default 5000, -1 none
 	Vectors     *bool    `yaml:"vectors" json:"vectors,omitempty"`         // default true
 	Lexicon     string   `yaml:"lexicon" json:"lexicon,omitempty"`         // project lexicon; default .ctxmap/lexicon.yaml
+	Mappings    []string `yaml:"mappings" json:"mappings,omitempty"`       // folders of mapping files; default mappings/
 }
 
 // ConfigFile is the workspace configuration's name at the root.

@@ -542,7 +542,7 @@ func (ix *Index) loadOne(ctx context.Context, p *parse.Parser, f fileStat, old *
 	}
 	rec.File = pf
 	rec.Entity = entity.Contribute(f.path, pf)
-	res.chunks = chunks(f.path, pf, src)
+	res.chunks = chunks(f.path, pf, src, ix.cfg.Mappings)
 	rec.Chunks = refsOf(res.chunks)
 	res.rec = rec
 	return res

@@ -168,6 +168,14 @@ func TestErrorMessageFindsItsLiteral(t *testing.T) {
 	if res.Files[0].Path != "qualityprofile/profile.go" {
 		t.Fatalf("top file = %s, want qualityprofile/profile.go", res.Files[0].Path)
 	}
+	// without the literal matching, the generated error mapping still leads BM25 to the raising code
+	res, err = ix.Context(context.Background(), Request{Text: `I get "cannot activate a rule without a key" when saving`, Without: []string{"errors"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if top := res.Files[0]; top.Path != "qualityprofile/profile.go" || !strings.Contains(strings.Join(top.Why, " "), "matched via error at qualityprofile/profile.go") {
+		t.Fatalf("without errors: top = %s %v", top.Path, top.Why)
+	}
 }
 
 // snapshotState is what must be equal between an updated index and a fresh build.
@@ -418,5 +426,38 @@ func TestFramePathsKeepTheirFolders(t *testing.T) {
 	inside := "Traceback (most recent call last):\n  File \"/home/u/proj/pkg/report.py\", line 2, in serialize\n    return report\nValueError: 11\n"
 	if got := framed(inside); len(got) != 1 || got[0] != "pkg/report.py" {
 		t.Errorf("an absolute frame resolved to %v, want [pkg/report.py]", got)
+	}
+}
+
+// A question in a mapping file ranks its source first, says so in the why, and the file's own
+// mapping YAML stays out of the way; a broken mapping file breaks nothing.
+func TestMappingRanksItsSource(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"billing/ledger.go":  "package billing\n\n// Post writes an entry.\nfunc Post(amount int) int { return amount }\n",
+		"billing/invoice.go": "package billing\n\n// Render formats the invoice.\nfunc Render(id string) string { return id }\n",
+		"mappings/ledger.yaml": "source: billing/ledger.go::Post\nmappings:\n  - type: question\n    text: how do I record a customer refund in the accounts\n" +
+			"  - type: code_analog\n    language: python\n    text: accounts.record_refund(customer, amount)\n",
+		"mappings/broken.yaml": "source: [\n",
+	}
+	for p, b := range sample {
+		files[p] = b
+	}
+	writeFiles(t, root, files)
+	ix := open(t, root, "")
+	defer ix.Close()
+	res, err := ix.Context(context.Background(), Request{Text: "How can I record a refund for a customer?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Files[0].Path != "billing/ledger.go" || !strings.Contains(strings.Join(res.Files[0].Why, " "), "matched via ") || !strings.Contains(strings.Join(res.Files[0].Why, " "), " at mappings/ledger.yaml:") {
+		t.Fatalf("top = %s %v", res.Files[0].Path, res.Files[0].Why)
+	}
+	found := false
+	for _, it := range res.Pack.Items {
+		found = found || it.Path == "billing/ledger.go" && it.Symbol == "Post"
+	}
+	if !found {
+		t.Errorf("the pack lacks the mapped definition: %+v", res.Pack.Items)
 	}
 }

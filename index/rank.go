@@ -450,30 +450,72 @@ func (r *ranker) bm25(ctx context.Context) {
 	}
 	l := r.list("bm25")
 	files := map[string]float64{}
-	for _, h := range hits {
-		if _, ok := r.s.Files[h.Path]; !ok {
+	places := make([]place, len(hits))
+	for i, h := range hits {
+		pl := r.place(h.Path, h.ID)
+		places[i] = pl
+		if pl.path == "" {
 			continue
 		}
-		sc := h.Score * demote(h.Path, r.a.Intent.Name)
-		if files[h.Path] == 0 {
-			files[h.Path] = sc
+		sc := h.Score * demote(pl.path, r.a.Intent.Name)
+		if files[pl.path] == 0 {
+			files[pl.path] = sc
 		} else {
-			files[h.Path] += 0.1 * sc
+			files[pl.path] += 0.1 * sc
 		}
 	}
-	for rank, h := range hits {
-		rec := r.s.Files[h.Path]
-		if rec == nil {
+	via := map[string]string{}
+	for rank, pl := range places {
+		if pl.path == "" {
 			continue
 		}
-		e := l.add(h.Path, files[h.Path], "")
-		if d := r.chunkDef(rec, h.ID); d >= 0 {
-			e.defs[d] = math.Max(e.defs[d], 1/(1+float64(rank)/10))
+		e := l.add(pl.path, files[pl.path], "")
+		if pl.def >= 0 {
+			e.defs[pl.def] = math.Max(e.defs[pl.def], 1/(1+float64(rank)/10))
+		}
+		if pl.via != "" && via[pl.path] == "" {
+			via[pl.path] = pl.via
 		}
 	}
 	for i, p := range l.ranked() {
 		l.files[p].why = fmt.Sprintf("BM25 #%d", i+1)
+		if v := via[p]; v != "" {
+			l.files[p].why += ", " + v
+		}
 	}
+}
+
+// place is where a search hit points: its file and definition, or, for a mapping, its source.
+type place struct {
+	path string // "" for a hit on nothing the snapshot holds
+	def  int
+	via  string // how a mapping led there
+}
+
+func (r *ranker) place(p, id string) place {
+	rec := r.s.Files[p]
+	if rec == nil {
+		return place{def: -1}
+	}
+	for _, c := range rec.Chunks {
+		if c.ID != id || c.Kind != "mapping" {
+			continue
+		}
+		tp, sym, _ := strings.Cut(c.Target, "::")
+		target := r.s.Files[tp]
+		if target == nil || target.File == nil {
+			return place{def: -1} // a mapping whose source is gone
+		}
+		def := -1
+		for i, d := range target.File.Definitions {
+			if sym != "" && (qualified(d) == sym || d.Name == sym) {
+				def = i
+				break
+			}
+		}
+		return place{path: tp, def: def, via: fmt.Sprintf("matched via %s at %s:%d", c.Symbol, p, c.StartLine)}
+	}
+	return place{path: p, def: r.chunkDef(rec, id)}
 }
 
 // chunkDef maps a chunk ID to the definition it holds, or -1 for a file header.
@@ -498,19 +540,26 @@ func (r *ranker) vectors(ctx context.Context) {
 		return
 	}
 	l := r.list("vectors")
+	via := map[string]string{}
 	for _, h := range hits {
-		rec := r.s.Files[h.Path]
-		if rec == nil {
+		pl := r.place(h.Path, h.ID)
+		if pl.path == "" {
 			continue
 		}
-		sc := float64(h.Score) * demote(h.Path, r.a.Intent.Name)
-		e := l.add(h.Path, sc, "")
-		if d := r.chunkDef(rec, h.ID); d >= 0 {
-			e.defs[d] = math.Max(e.defs[d], sc)
+		sc := float64(h.Score) * demote(pl.path, r.a.Intent.Name)
+		e := l.add(pl.path, sc, "")
+		if pl.def >= 0 {
+			e.defs[pl.def] = math.Max(e.defs[pl.def], sc)
+		}
+		if pl.via != "" && via[pl.path] == "" {
+			via[pl.path] = pl.via
 		}
 	}
 	for i, p := range l.ranked() {
 		l.files[p].why = fmt.Sprintf("embedding #%d", i+1)
+		if v := via[p]; v != "" {
+			l.files[p].why += ", " + v
+		}
 	}
 }
 

@@ -27,12 +27,13 @@ type ChunkRef struct {
 	Kind      string
 	StartLine int
 	EndLine   int
+	Target    string // a mapping's source (see Chunk)
 }
 
 func refsOf(cs []Chunk) []ChunkRef {
 	out := make([]ChunkRef, len(cs))
 	for i, c := range cs {
-		out[i] = ChunkRef{ID: c.ID, Symbol: c.Symbol, Kind: c.Kind, StartLine: c.StartLine, EndLine: c.EndLine}
+		out[i] = ChunkRef{ID: c.ID, Symbol: c.Symbol, Kind: c.Kind, StartLine: c.StartLine, EndLine: c.EndLine, Target: c.Target}
 	}
 	return out
 }

@@ -175,7 +175,7 @@ func (v *vectorFiller) queueAll() {
 		if err != nil || r.File == nil {
 			continue
 		}
-		v.put(p, chunks(p, r.File, src))
+		v.put(p, chunks(p, r.File, src, v.ix.cfg.Mappings))
 	}
 }
 
