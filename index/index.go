@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -357,6 +358,11 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 			delete(files, f.path)
 			continue
 		}
+		if walk.SecretName(path.Base(f.path)) {
+			skipped[f.path] = walk.ReasonSecret // never read
+			delete(files, f.path)
+			continue
+		}
 		if parse.LanguageOf(f.path) == "" {
 			skipped[f.path] = "unsupported"
 			delete(files, f.path)
@@ -441,7 +447,7 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 	if full {
 		// a skip reason only lasts as long as the file is listed
 		for p, reason := range skipped {
-			if reason == "unsupported" || reason == "unreadable" || walkReason(reason) {
+			if reason == "unsupported" || reason == "unreadable" || reason == walk.ReasonSecret || walkReason(reason) {
 				continue
 			}
 			if files[p] == nil || files[p].Skip == "" {

@@ -461,3 +461,33 @@ func TestMappingRanksItsSource(t *testing.T) {
 		t.Errorf("the pack lacks the mapped definition: %+v", res.Pack.Items)
 	}
 }
+
+// Secrets files are skipped with their reason and never reach a pack, even when asked for by name.
+func TestSecretsNeverInAPack(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		".env":            "PAYMENT_TOKEN=sk-planted-0451\n",
+		"deploy/tls.key":  "sk-planted-0451\n",
+		"config/pay.go":   "package config\n\n// PaymentToken reads the payment token from the environment.\nfunc PaymentToken() string { return \"\" }\n",
+		".env.example":    "PAYMENT_TOKEN=\n",
+		"docs/payment.md": "# Payment\n\nSet PAYMENT_TOKEN in .env.\n",
+	}
+	writeFiles(t, root, files)
+	ix := open(t, root, "")
+	defer ix.Close()
+	for _, q := range []string{"PAYMENT_TOKEN in .env is wrong", "what is in deploy/tls.key", "payment token"} {
+		res, err := ix.Context(context.Background(), Request{Text: q, Format: "json"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(res.Pack.Text, "sk-planted-0451") {
+			t.Errorf("%q: a secret reached the pack:\n%s", q, res.Pack.Text)
+		}
+	}
+	s := ix.Snapshot()
+	for _, p := range []string{".env", "deploy/tls.key"} {
+		if s.Skipped[p] != "secret" || s.Files[p] != nil {
+			t.Errorf("%s: skipped as %q, want secret", p, s.Skipped[p])
+		}
+	}
+}

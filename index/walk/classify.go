@@ -13,6 +13,7 @@ const (
 	ReasonBinary    = "binary"
 	ReasonMinified  = "minified"
 	ReasonGenerated = "generated"
+	ReasonSecret    = "secret" // keys, credentials, .env: never read into the index, never in a pack
 )
 
 const (
@@ -49,6 +50,9 @@ func Classify(rel string, content []byte) string {
 	if len(head) > sniffLen {
 		head = head[:sniffLen]
 	}
+	if SecretName(name) || bytes.Contains(head, privateKey) {
+		return ReasonSecret
+	}
 	if isBinary(head) {
 		return ReasonBinary
 	}
@@ -65,6 +69,31 @@ func Classify(rel string, content []byte) string {
 		return ReasonMinified
 	}
 	return ""
+}
+
+// secretFiles and secretExts name the files that hold credentials by convention.
+var (
+	secretFiles = map[string]bool{".env": true, ".netrc": true, ".npmrc": true, ".pypirc": true, ".pgpass": true,
+		"id_rsa": true, "id_dsa": true, "id_ecdsa": true, "id_ed25519": true, "credentials.json": true,
+		"secrets.yaml": true, "secrets.yml": true, "secrets.json": true, ".htpasswd": true}
+	secretExts = map[string]bool{".pem": true, ".key": true, ".p12": true, ".pfx": true, ".jks": true,
+		".keystore": true, ".tfvars": true, ".kdbx": true}
+	envSamples = map[string]bool{"example": true, "sample": true, "template": true, "dist": true, "defaults": true}
+)
+
+// privateKey ends a PEM private key's first line (written in two pieces so this file is not one).
+var privateKey = []byte("PRIVATE " + "KEY-----")
+
+// SecretName reports whether a file name is one that holds credentials by convention.
+func SecretName(name string) bool {
+	low := strings.ToLower(name)
+	if secretFiles[low] || secretExts[path.Ext(low)] {
+		return true
+	}
+	if rest, ok := strings.CutPrefix(low, ".env."); ok {
+		return !envSamples[rest] // .env.local, .env.production; not .env.example
+	}
+	return strings.HasPrefix(low, "credentials") && strings.HasSuffix(low, ".json")
 }
 
 // isBinary: a NUL byte, or more than 30% of bytes that are neither text controls nor valid UTF-8.

@@ -17,6 +17,14 @@ func TestClassify(t *testing.T) {
 		want    string
 	}{
 		{"go source", "rule/index.go", goSource, ""},
+		{".env", "app/.env", "DB_PASSWORD=hunter2\n", ReasonSecret},
+		{".env.production", ".env.production", "TOKEN=x\n", ReasonSecret},
+		{".env.example is documentation", ".env.example", "TOKEN=\n", ""},
+		{"pem key", "deploy/tls.pem", "-----BEGIN CERTIFICATE-----\n", ReasonSecret},
+		{"ssh key", "home/id_ed25519", "key\n", ReasonSecret},
+		{"credentials json", "gcp/credentials-prod.json", "{}", ReasonSecret},
+		{"private key in any file", "notes.txt", "-----BEGIN RSA PRIVATE" + " KEY-----\nMIIE\n", ReasonSecret},
+		{"a file about keys is not one", "crypto/key.go", "package crypto\n", ""},
 		{"empty file", "empty.txt", "", ""},
 		{"utf-8 text", "docs/émoji.md", strings.Repeat("héllo wörld ✓ 日本語\n", 50), ""},
 		{"latin-1 accents in text", "legacy.txt", "caf\xe9 na\xefve r\xe9sum\xe9 with mostly ascii around it\n", ""},
