@@ -20,6 +20,7 @@ import (
 
 	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/index/parse"
+	"github.com/ctxmap/ctxmap/server"
 )
 
 // SpeedOptions configure a speed run on one tree.
@@ -46,6 +47,7 @@ type SpeedReport struct {
 	UpdateFound int          `json:"update_found"`
 	Lookup      Latency      `json:"lookup"` // the new symbol looked up in the new snapshot
 	Query       Latency      `json:"query"`
+	Hover       Latency      `json:"hover"` // a word's entity and definitions as Markdown, as textDocument/hover answers
 	QueryBudget int          `json:"query_budget"`
 	PeakRSS     uint64       `json:"peak_rss_bytes"`  // VmHWM of the process
 	PeakHeap    uint64       `json:"peak_heap_bytes"` // live Go heap objects, sampled
@@ -211,6 +213,7 @@ func Speed(ctx context.Context, opts SpeedOptions) (*SpeedReport, error) {
 		rep.Query = latencyOf(qs)
 		logf("queries: p50 %.1fms p95 %.1fms", rep.Query.P50, rep.Query.P95)
 	}
+	rep.Hover = hoverLatency(ix.Snapshot(), hoverWords)
 	targets := editTargets(ix.Snapshot(), opts.Edits)
 	if len(targets) == 0 {
 		rep.Notes = append(rep.Notes, "no file of a language that takes an appended function: no edits timed")
@@ -543,10 +546,36 @@ func (r *SpeedReport) WriteTable(w io.Writer) error {
 	line("new symbol found after the change", fmt.Sprintf("%d/%d", r.UpdateFound, r.Update.N), fmt.Sprintf("lookup p50 %.3f ms", r.Lookup.P50))
 	line(fmt.Sprintf("context query p50 (%d tokens)", r.QueryBudget), fmt.Sprintf("%.1f ms", r.Query.P50), fmt.Sprintf("%d queries, max %.1f ms", r.Query.N, r.Query.Max))
 	line(fmt.Sprintf("context query p95 (%d tokens)", r.QueryBudget), fmt.Sprintf("%.1f ms", r.Query.P95), "")
+	line("hover p50", fmt.Sprintf("%.2f ms", r.Hover.P50), fmt.Sprintf("%d words: entities and symbols, max %.1f ms", r.Hover.N, r.Hover.Max))
+	line("hover p95", fmt.Sprintf("%.2f ms", r.Hover.P95), "")
 	line("peak RSS (VmHWM)", fmt.Sprintf("%.0f MiB", float64(r.PeakRSS)/(1<<20)), "")
 	line("peak Go heap (live objects)", fmt.Sprintf("%.0f MiB", float64(r.PeakHeap)/(1<<20)), "")
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	return nil
+}
+
+const hoverWords = 1000
+
+// hoverLatency times the hover of n words taken in turn from the entity names and the symbol table.
+func hoverLatency(snap *index.Snapshot, n int) Latency {
+	var words []string
+	if snap.Entities != nil {
+		for _, e := range snap.Entities.Entities {
+			words = append(words, strings.ToLower(e.Name))
+		}
+	}
+	words = append(words, snap.SymbolNames()...)
+	if len(words) == 0 {
+		return Latency{}
+	}
+	ds := make([]time.Duration, 0, n)
+	for i := 0; i < n; i++ {
+		w := words[(i*7919)%len(words)]
+		start := time.Now()
+		server.DescribeWord(snap, w)
+		ds = append(ds, time.Since(start))
+	}
+	return latencyOf(ds)
 }

@@ -41,7 +41,7 @@ func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
 	ix, done := ws.acquire()
 	snap := ix.Snapshot()
 	done()
-	md := describeWord(snap, string(text[start:end]))
+	md := DescribeWord(snap, string(text[start:end]))
 	if md == "" {
 		return nil, nil
 	}
@@ -85,9 +85,9 @@ func wordAt(text []byte, off int) (start, end int) {
 // maxHoverSymbols bounds the definitions listed for one name ("String" has hundreds).
 const maxHoverSymbols = 5
 
-// describeWord is the hover's Markdown for a word: the entity behind it and the definitions of that
+// DescribeWord is the hover's Markdown for a word: the entity behind it and the definitions of that
 // name; "" when there are neither.
-func describeWord(snap *index.Snapshot, word string) string {
+func DescribeWord(snap *index.Snapshot, word string) string {
 	var b strings.Builder
 	if e := entityOf(snap.Entities, word); e != nil {
 		writeEntity(&b, snap, e)
