@@ -92,14 +92,13 @@ func TestUnknownMethods(t *testing.T) {
 
 func TestPanicBecomesErrorResponse(t *testing.T) {
 	methods["ctxmap/test/panic"] = func(*Server, context.Context, json.RawMessage) (any, error) {
-		var m map[string]int
-		m["boom"]++ // a nil map write: a real runtime panic
-		return nil, nil
+		words := strings.Fields("")
+		return words[0], nil // a real runtime panic: index out of range
 	}
 	t.Cleanup(func() { delete(methods, "ctxmap/test/panic") })
 	c := start(t, workspaceCopy(t, "notes"), Options{}, nil, nil)
 	err := c.call("ctxmap/test/panic", map[string]any{}, nil)
-	if wireCode(t, err) != jsonrpc2.InternalError || !strings.Contains(err.Error(), "nil map") {
+	if wireCode(t, err) != jsonrpc2.InternalError || !strings.Contains(err.Error(), "index out of range") {
 		t.Fatalf("panicking handler: %v, want InternalError with the panic", err)
 	}
 	c.waitReady() // still serving

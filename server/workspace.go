@@ -387,9 +387,6 @@ func (w *workspace) rel(uri string) (string, error) {
 	return "", fmt.Errorf("%s is outside the workspace %s", abs, w.root)
 }
 
-// abs is the absolute path of a workspace-relative one.
-func (w *workspace) abs(rel string) string { return filepath.Join(w.root, filepath.FromSlash(rel)) }
-
 func skippedCount(m map[string]int) int {
 	n := 0
 	for reason, c := range m {
