@@ -52,8 +52,7 @@ func (s *GistStore) Save(g *Gist) { s.gists = append(s.gists, g) }
 	"gist/list.go": "package gist\n\n// ListGists returns the stored gists.\nfunc (s *GistStore) ListGists() []*Gist { return s.gists }\n",
 }
 
-// session starts the server on an in-memory transport and connects the SDK's own client to it.
-func session(t *testing.T) (*sdk.ClientSession, string) {
+func writeWorkspace(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
 	for p, body := range workspace {
@@ -65,6 +64,13 @@ func session(t *testing.T) (*sdk.ClientSession, string) {
 			t.Fatal(err)
 		}
 	}
+	return root
+}
+
+// session starts the server on an in-memory transport and connects the SDK's own client to it.
+func session(t *testing.T) (*sdk.ClientSession, string) {
+	t.Helper()
+	root := writeWorkspace(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	ix, err := index.Open(ctx, index.Options{Root: root, InMemory: true})
 	if err != nil {
@@ -253,11 +259,7 @@ func TestStdioBinary(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	root := t.TempDir()
-	for p, body := range workspace {
-		os.MkdirAll(filepath.Join(root, filepath.Dir(p)), 0o755)
-		os.WriteFile(filepath.Join(root, p), []byte(body), 0o644)
-	}
+	root := writeWorkspace(t)
 	cmd := exec.Command(bin, "mcp", "-C", root)
 	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
