@@ -542,6 +542,11 @@ func (ix *Index) loadOne(ctx context.Context, p *parse.Parser, f fileStat, old *
 	pctx, cancel := context.WithTimeout(ctx, perFileTimeout)
 	defer cancel()
 	pf, err := p.Parse(pctx, f.path, src)
+	if errors.Is(err, parse.ErrNotText) {
+		rec.Skip = walk.ReasonBinary // a NUL deep in a text file: a skip with its reason, not an error
+		res.rec = rec
+		return res
+	}
 	if err != nil {
 		res.err = fmt.Errorf("parse %s: %w", f.path, err)
 		return res

@@ -491,3 +491,23 @@ func TestSecretsNeverInAPack(t *testing.T) {
 		}
 	}
 }
+
+// A NUL byte past the first 8 KiB the walk sniffs makes the file binary, a skip with its reason, not
+// an index warning.
+func TestLateNULIsBinary(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"data/sample.txt": strings.Repeat("plain text line\n", 1000) + "\x00tail\n",
+		"main.go":         "package main\n\nfunc main() {}\n",
+	})
+	ix := open(t, root, "")
+	defer ix.Close()
+	if got := ix.Snapshot().Skipped["data/sample.txt"]; got != "binary" {
+		t.Errorf("skipped as %q, want binary", got)
+	}
+	for _, w := range ix.Warnings() {
+		if strings.Contains(w, "sample.txt") {
+			t.Errorf("warning: %s", w)
+		}
+	}
+}

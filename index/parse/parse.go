@@ -112,6 +112,9 @@ func (p *Parser) Close() {
 
 // Parse reads src as the language LanguageOf(path) names. ctx bounds the work: a cancelled or
 // expired context stops it with ctx's error.
+// ErrNotText is returned for content that is binary past the first bytes a walk looks at.
+var ErrNotText = errors.New("not source text")
+
 func (p *Parser) Parse(ctx context.Context, path string, src []byte) (*File, error) {
 	name := LanguageOf(path)
 	l := byName[name]
@@ -122,7 +125,7 @@ func (p *Parser) Parse(ctx context.Context, path string, src []byte) (*File, err
 		return nil, fmt.Errorf("parse %s: file of %d bytes is larger than %d", path, len(src), maxSource)
 	}
 	if why := binary(src); why != "" {
-		return nil, fmt.Errorf("parse %s: %s, not source text", path, why)
+		return nil, fmt.Errorf("parse %s: %s: %w", path, why, ErrNotText)
 	}
 	if p.cursor == nil {
 		return nil, fmt.Errorf("parse %s: parser is closed", path)
