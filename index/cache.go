@@ -15,7 +15,7 @@ import (
 
 // cacheVersion changes whenever what a Record holds, or how it is derived, changes: an old cache is then
 // rebuilt rather than trusted.
-const cacheVersion = 5
+const cacheVersion = 6
 
 const cacheMagic = "ctxmap-cache"
 

@@ -148,8 +148,8 @@ func undouble(s string) string {
 	}
 	last, prev, before := s[n-1], s[n-2], s[n-3]
 	switch {
-	case isVowel(prev) && !isVowel(before) && strings.IndexByte("tsvcgz", last) >= 0:
-		return s + "e" // pars -> parse, creat -> create; not "open" -> opene
+	case isVowel(prev) && !isVowel(before) && strings.IndexByte("tsvcgzm", last) >= 0:
+		return s + "e" // pars -> parse, creat -> create, nam -> name; not "open" -> opene
 	case last == 'n' && prev == 'i' && !isVowel(before):
 		return s + "e" // defin -> define, combin -> combine
 	case last == 'v' && (prev == 'l' || prev == 'r'):

@@ -39,6 +39,8 @@ func TestStem(t *testing.T) {
 		"shared": "share", "stored": "store", "serialization": "serialize", "serializer": "serialize",
 		"serializes": "serialize", "serialized": "serialize", "serializing": "serialize", "organisation": "organise",
 		"basis": "basis", "tennis": "tennis", "size": "size", "sizes": "size", "normalizes": "normalize",
+		"naming": "name", "named": "name", "timing": "time", "assuming": "assume", "programming": "program",
+		"streaming": "stream", "claimed": "claim", "formed": "form",
 	}
 	for in, want := range cases {
 		if got := Stem(in); got != want {
