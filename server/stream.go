@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -76,11 +77,16 @@ func readFrame(in *bufio.Reader) ([]byte, error) {
 		}
 		return nil, bad
 	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(in, body); err != nil {
-		return nil, fmt.Errorf("read a message of %d bytes: %w", length, err)
+	// grow with what arrives: a header announcing 200 MB must not allocate 200 MB before the bytes come
+	var body bytes.Buffer
+	body.Grow(min(length, 64<<10))
+	if n, err := io.CopyN(&body, in, int64(length)); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("read a message of %d bytes (got %d): %w", length, n, err)
 	}
-	return body, nil
+	return body.Bytes(), nil
 }
 
 func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
