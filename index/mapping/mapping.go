@@ -119,6 +119,10 @@ func Parse(file string, src []byte) ([]Entry, []Problem) {
 	}
 	head.Path, head.Symbol, _ = strings.Cut(head.Source, "::")
 	head.Path = strings.TrimPrefix(path.Clean("/"+filepath.ToSlash(head.Path)), "/")
+	if head.Source != "" && head.Path == "" {
+		bad(root, "source %q names no file: write path or path::Symbol", head.Source)
+		head.Source = ""
+	}
 	if list == nil {
 		bad(root, "mappings is missing: a list of {type, text}")
 		return nil, problems
