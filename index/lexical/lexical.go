@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2"
@@ -154,6 +155,14 @@ func (s *Store) Search(ctx context.Context, terms []Term, k int) ([]Hit, error) 
 	for _, h := range res.Hits {
 		hits = append(hits, Hit{ID: h.ID, Path: PathOf(h.ID), Score: h.Score})
 	}
+	// ties in a fixed order, whatever order the chunks were added in (sorting inside bleve by _id costs
+	// a fifth of a query)
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		return hits[i].ID < hits[j].ID
+	})
 	return hits, nil
 }
 

@@ -1,0 +1,111 @@
+package index_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var vocabulary = strings.Fields(`invoice refund ledger tax discount coupon cart shipping carrier parcel warehouse stock
+	supplier payment card wallet receipt currency rate customer address loyalty voucher basket checkout`)
+
+// The real binary killed (SIGKILL) at random points while it indexes and writes its cache, then run
+// again: the cache is detected incomplete and repaired or rebuilt, never trusted half-written, and the
+// result equals a build on a clean cache.
+func TestKilledWhileIndexing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and indexes a few thousand files several times")
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "ctxmap")
+	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	root := filepath.Join(tmp, "ws")
+	for i := 0; i < 1500; i++ {
+		p := filepath.Join(root, fmt.Sprintf("pkg%02d", i%30), fmt.Sprintf("file%04d.go", i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		// a few words per file, repeated a different number of times, so that no two files tie in BM25
+		doc := strings.Repeat(vocabulary[i%len(vocabulary)]+" ", 1+i%5) + strings.Repeat(vocabulary[(i*7)%len(vocabulary)]+" ", 1+i%3)
+		src := fmt.Sprintf("package pkg%02d\n\n// Order%d is about %s\ntype Order%d struct{ ID int }\n\n"+
+			"// Total%d adds the lines of an invoice.\nfunc Total%d(o Order%d) int { return o.ID * %d }\n", i%30, i, doc, i, i, i, i, i)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// embeddings fill in the background and a pack uses what is there; compare the rest exactly
+	if err := os.WriteFile(filepath.Join(root, ".ctxmap.yaml"), []byte("vectors: false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	index := func(cache string) (map[string]any, error) {
+		cmd := exec.Command(bin, "index", "-C", root, "--json")
+		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, err
+		}
+		var st map[string]any
+		if err := json.Unmarshal(out, &st); err != nil {
+			return nil, fmt.Errorf("%v: %s", err, out)
+		}
+		return st, nil
+	}
+	want, err := index(filepath.Join(tmp, "clean"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	cache := filepath.Join(tmp, "killed")
+	for round := 0; round < 5; round++ {
+		cmd := exec.Command(bin, "index", "-C", root)
+		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.Intn(1500)) * time.Millisecond)
+		cmd.Process.Kill()
+		cmd.Wait()
+		got, err := index(cache)
+		if err != nil {
+			t.Fatalf("round %d: the run after the kill failed: %v", round, err)
+		}
+		for _, k := range []string{"files", "definitions", "references", "chunks", "entities"} {
+			if got[k] != want[k] {
+				t.Errorf("round %d: %s = %v after a kill, %v on a clean cache", round, k, got[k], want[k])
+			}
+		}
+		// the stores answer as a clean build does: the same pack for the same question (until the edits
+		// begin: BM25's statistics then count deleted chunks per segment, which differ between histories)
+		if a, b := pack(t, bin, root, cache), pack(t, bin, root, filepath.Join(tmp, "clean")); round < 2 && a != b {
+			t.Errorf("round %d: the pack after a kill differs from a clean build's:\n%s\n---\n%s", round, a, b)
+		}
+		if round%2 == 0 {
+			os.RemoveAll(cache) // the next kill lands on a cold build; otherwise on a warm one after edits
+		} else {
+			for i := 0; i < 200; i++ {
+				p := filepath.Join(root, fmt.Sprintf("pkg%02d", i%30), fmt.Sprintf("file%04d.go", i))
+				os.WriteFile(p, []byte(fmt.Sprintf("package pkg%02d\n\n// Refund%d returns an order.\nfunc Refund%d() {}\n", i%30, round*1000+i, round*1000+i)), 0o644)
+			}
+			if want, err = index(filepath.Join(tmp, "clean")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func pack(t *testing.T, bin, root, cache string) string {
+	t.Helper()
+	cmd := exec.Command(bin, "context", "-C", root, "--budget", "600", "the refund of a parcel paid by card shows a wrong tax on the receipt")
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("context: %v", err)
+	}
+	return string(out)
+}
