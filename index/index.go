@@ -109,8 +109,12 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		if inside(root, ix.cache) {
 			return nil, fmt.Errorf("cache folder %s is inside the workspace %s", ix.cache, root)
 		}
-		if err := os.MkdirAll(ix.cache, 0o755); err != nil {
+		// the cache holds the workspace's code: for its owner only
+		if err := os.MkdirAll(ix.cache, 0o700); err != nil {
 			return nil, fmt.Errorf("create cache folder: %w", err)
+		}
+		if err := os.Chmod(ix.cache, 0o700); err != nil {
+			return nil, fmt.Errorf("restrict cache folder: %w", err)
 		}
 	}
 	state := ix.openStores()

@@ -511,3 +511,22 @@ func TestLateNULIsBinary(t *testing.T) {
 		}
 	}
 }
+
+// The cache holds the workspace's code: its folder is for its owner only, even when it existed with
+// wider permissions, so nothing inside can be reached by others (bleve writes some files 0644).
+func TestCacheIsPrivate(t *testing.T) {
+	root, cache := t.TempDir(), filepath.Join(t.TempDir(), "c")
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, root, sample)
+	ix := open(t, root, cache)
+	ix.WaitVectors()
+	ix.Close()
+	filepath.Walk(cache, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && (p == cache && fi.Mode().Perm()&0o077 != 0 || fi.Mode().Perm()&0o022 != 0) {
+			t.Errorf("%s has mode %v", p, fi.Mode().Perm())
+		}
+		return nil
+	})
+}

@@ -246,7 +246,7 @@ func (v *vectorFiller) close() {
 	}
 	if f := v.genFile(); f != "" {
 		if complete {
-			_ = os.WriteFile(f, []byte(strconv.FormatUint(v.gen, 10)), 0o644)
+			_ = os.WriteFile(f, []byte(strconv.FormatUint(v.gen, 10)), 0o600)
 		} else {
 			os.Remove(f)
 		}
