@@ -23,10 +23,7 @@ func TestKilledWhileIndexing(t *testing.T) {
 		t.Skip("builds the binary and indexes a few thousand files several times")
 	}
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "ctxmap")
-	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	root := filepath.Join(tmp, "ws")
 	for i := 0; i < 1500; i++ {
 		p := filepath.Join(root, fmt.Sprintf("pkg%02d", i%30), fmt.Sprintf("file%04d.go", i))
@@ -108,4 +105,86 @@ func pack(t *testing.T, bin, root, cache string) string {
 		t.Fatalf("context: %v", err)
 	}
 	return string(out)
+}
+
+// buildBinary builds the ctxmap command into the test's temporary folder.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "ctxmap")
+	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// Two processes on one workspace (two editor windows): the second finds the cache taken, says so and
+// works in memory; neither blocks, both answer, and the cache is sound for the next start.
+func TestTwoProcessesOnOneCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	root, cache := t.TempDir(), t.TempDir()
+	for p, body := range map[string]string{
+		"rule/rule.go":   "package rule\n\n// Activate turns a rule on.\nfunc Activate(key string) error { return errors.New(\"cannot activate a rule without a key\") }\n",
+		"profile/p.go":   "package profile\n\n// Profile groups rules.\ntype Profile struct{ Rules []string }\n",
+		"docs/README.md": "# Rules\n\nRules are grouped in profiles.\n",
+	} {
+		os.MkdirAll(filepath.Join(root, filepath.Dir(p)), 0o755)
+		if err := os.WriteFile(filepath.Join(root, p), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := append(os.Environ(), "XDG_CACHE_HOME="+cache)
+	// the first holds the cache: a language server waiting on its stdin
+	server := exec.Command(bin, "serve", "--stdio", "-C", root)
+	server.Env = env
+	stdin, err := server.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); server.Wait() }()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`
+	fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	body = `{"jsonrpc":"2.0","method":"initialized","params":{}}`
+	fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if ms, _ := filepath.Glob(filepath.Join(cache, "ctxmap", "*", "files.gob")); len(ms) > 0 {
+			break // the server has indexed and holds its cache
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server never wrote its cache")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	second := exec.Command(bin, "context", "-C", root, "--budget", "400", "cannot activate a rule without a key")
+	second.Env = env
+	var stderr strings.Builder
+	second.Stderr = &stderr
+	done := make(chan struct{})
+	var out []byte
+	go func() { out, err = second.Output(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		second.Process.Kill()
+		t.Fatal("the second process blocked on the cache")
+	}
+	if err != nil || !strings.Contains(string(out), "rule/rule.go") {
+		t.Fatalf("the second process: %v\n%s", err, out)
+	}
+	if !strings.Contains(stderr.String(), "in use by another ctxmap process") {
+		t.Errorf("the second process did not say the cache was taken: %s", stderr.String())
+	}
+	stdin.Close()
+	server.Wait()
+	third := exec.Command(bin, "index", "-C", root, "--json")
+	third.Env = env
+	if out, err := third.Output(); err != nil || !strings.Contains(string(out), `"files": 3`) || strings.Contains(string(out), `"cache": ""`) {
+		t.Errorf("after the server left: %v\n%s", err, out)
+	}
 }
