@@ -410,8 +410,8 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 	// what left the index, or changed, loses its chunks; what changed gets new ones
 	for p, r := range old.Files {
 		nr := files[p]
-		if nr == r {
-			continue
+		if nr == r || nr != nil && changedChunks[p] == nil && nr.Hash == r.Hash {
+			continue // the same record, or the same content read again (a save without changes)
 		}
 		removedIDs = append(removedIDs, chunkIDs(r)...)
 		if nr == nil {

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctxmap/ctxmap/index/lexical"
 )
@@ -529,4 +530,35 @@ func TestCacheIsPrivate(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// A save without changes (a new modification time, the same bytes) keeps the file's chunks: the
+// record is reused and the stores are left as they are.
+func TestSaveWithoutChangesKeepsChunks(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, sample)
+	ix := open(t, root, t.TempDir())
+	defer ix.Close()
+	before, err := ix.lex.Count()
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(filepath.Join(root, "rule/index.go"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Update(context.Background(), []string{"rule/index.go"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Build(context.Background(), nil); err != nil { // and through a rescan
+		t.Fatal(err)
+	}
+	after, _ := ix.lex.Count()
+	if after != before {
+		t.Fatalf("chunks %d -> %d after a save without changes", before, after)
+	}
+	res, err := ix.Context(context.Background(), Request{Text: "RuleIndex search"})
+	if err != nil || res.Files[0].Path != "rule/index.go" {
+		t.Fatalf("the file is no longer found: %v %+v", err, res.Files)
+	}
 }

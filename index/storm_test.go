@@ -3,8 +3,14 @@ package index
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"math/rand"
 	"os"
+	"path"
+	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -120,5 +126,106 @@ func TestBranchSwitchStorm(t *testing.T) {
 	got, exp := ix.Snapshot().Stats(), fresh.Snapshot().Stats()
 	if got.Files != exp.Files || got.Definitions != exp.Definitions || got.References != exp.References || got.Entities != exp.Entities {
 		t.Errorf("after the switch %+v, a fresh build %+v", got, exp)
+	}
+}
+
+// Random sequences of edits, creations, deletions, renames of files and folders and .gitignore
+// changes, seen only through the watcher (as the server sees them): after each sequence the index
+// settles to exactly what a fresh build of the tree gives. CTXMAP_RELIABILITY=full runs 1,000.
+func TestIncrementalThroughWatcher(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for file events")
+	}
+	sequences := 15
+	if os.Getenv("CTXMAP_RELIABILITY") == "full" {
+		sequences = 1000
+	}
+	seed := time.Now().UnixNano()
+	if s, err := strconv.ParseInt(os.Getenv("CTXMAP_SEED"), 10, 64); err == nil {
+		seed = s // replay a failure
+	}
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	root := t.TempDir()
+	writeFiles(t, root, sample)
+	git(t, root, "init", "-q")
+	ix := open(t, root, "")
+	defer ix.Close()
+	w, err := watch.New(root, watch.Options{Debounce: 20 * time.Millisecond, Walk: ix.Config().WalkOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	go func() {
+		for b := range w.Batches() {
+			if b.Rescan {
+				ix.Build(context.Background(), nil)
+			} else {
+				ix.Update(context.Background(), b.Paths)
+			}
+		}
+	}()
+	dirs := []string{"rule", "qualityprofile", "web", "extra", "extra/deep"}
+	files := func() []string {
+		var out []string
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && !strings.Contains(p, "/.git/") {
+				r, _ := filepath.Rel(root, p)
+				out = append(out, filepath.ToSlash(r))
+			}
+			return nil
+		})
+		return out
+	}
+	for seq := 0; seq < sequences; seq++ {
+		var did []string
+		for k := 0; k < 1+rng.Intn(4); k++ {
+			list := files()
+			pick := func() string { return list[rng.Intn(len(list))] }
+			switch op := rng.Intn(8); {
+			case op <= 2 || len(list) < 3: // edit or create a file
+				d := dirs[rng.Intn(len(dirs))]
+				p := fmt.Sprintf("%s/f%d.go", d, rng.Intn(6))
+				body := fmt.Sprintf("package %s\n\n// Rule%d checks a quality profile.\nfunc Rule%d() string { return \"rule %d\" }\n", path.Base(d), seq, seq, rng.Intn(9))
+				writeFiles(t, root, map[string]string{p: body})
+				did = append(did, "write "+p)
+			case op == 3:
+				p := pick()
+				os.Remove(filepath.Join(root, p))
+				did = append(did, "delete "+p)
+			case op == 4:
+				p := pick()
+				q := path.Dir(p) + "/moved" + strconv.Itoa(seq) + path.Ext(p)
+				os.Rename(filepath.Join(root, p), filepath.Join(root, q))
+				did = append(did, "rename "+p+" "+q)
+			case op == 5: // a whole folder goes away, or moves
+				d := dirs[2+rng.Intn(len(dirs)-2)]
+				if rng.Intn(2) == 0 {
+					os.RemoveAll(filepath.Join(root, d))
+					did = append(did, "rmdir "+d)
+				} else {
+					os.MkdirAll(filepath.Join(root, d+"2"), 0o755)
+					os.Rename(filepath.Join(root, d), filepath.Join(root, d+"2", "in"))
+					did = append(did, "mvdir "+d)
+				}
+			default: // the ignore rules change
+				rules := []string{"", "*.js\n", "extra/\n", "web/\n*.md\n"}[rng.Intn(4)]
+				writeFiles(t, root, map[string]string{".gitignore": rules})
+				did = append(did, fmt.Sprintf(".gitignore %q", rules))
+			}
+		}
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			fresh := open(t, root, "")
+			got, want := snapshotState(t, ix), snapshotState(t, fresh)
+			fresh.Close()
+			if got == want {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("seed %d, sequence %d (%v): the watched index never matched a fresh build:\n%s", seed, seq, did, firstDiff(got, want))
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 	}
 }
