@@ -13,9 +13,10 @@ import (
 	"github.com/ctxmap/ctxmap/index/history"
 )
 
-// cacheVersion changes whenever what a Record holds, or how it is derived, changes: an old cache is then
+// cacheVersion changes whenever what a Record holds, or how it is derived, changes, or an older build
+// could have left the stores short (7: a save without changes lost its chunks): an old cache is then
 // rebuilt rather than trusted.
-const cacheVersion = 6
+const cacheVersion = 7
 
 const cacheMagic = "ctxmap-cache"
 
