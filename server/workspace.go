@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"sort"
 	"strings"
 	"sync"
@@ -344,6 +346,10 @@ type status struct {
 	Root        string    `json:"root"`
 	Pending     int       `json:"pending"`         // changes queued, not yet applied
 	Error       string    `json:"error,omitempty"` // why the last full index failed
+	// the process, for a user who wonders what the server costs: the heap live after the last
+	// collection, and the goroutines
+	LiveHeap   uint64 `json:"liveHeap"`
+	Goroutines int    `json:"goroutines"`
 }
 
 func (w *workspace) status() status {
@@ -364,6 +370,12 @@ func (w *workspace) status() status {
 		st.Entities = len(snap.Entities.Entities)
 	}
 	st.LastUpdate = snap.Updated.UTC().Truncate(time.Millisecond)
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
+	if live[0].Value.Kind() == metrics.KindUint64 {
+		st.LiveHeap = live[0].Value.Uint64()
+	}
+	st.Goroutines = runtime.NumGoroutine()
 	return st
 }
 
