@@ -129,8 +129,8 @@ func TestBranchSwitchStorm(t *testing.T) {
 	}
 }
 
-// Random sequences of edits, creations, deletions, renames of files and folders and .gitignore
-// changes, seen only through the watcher (as the server sees them): after each sequence the index
+// Random sequences of edits, creations, deletions, renames of files and folders, .gitignore changes
+// and branch switches, seen only through the watcher (as the server sees them): after each sequence the index
 // settles to exactly what a fresh build of the tree gives. CTXMAP_RELIABILITY=full runs 1,000.
 func TestIncrementalThroughWatcher(t *testing.T) {
 	if testing.Short() {
@@ -148,9 +148,13 @@ func TestIncrementalThroughWatcher(t *testing.T) {
 	rng := rand.New(rand.NewSource(seed))
 	root := t.TempDir()
 	writeFiles(t, root, sample)
-	git(t, root, "init", "-q")
+	git(t, root, "init", "-q", "-b", "main")
+	git(t, root, "add", "-A")
+	git(t, root, "commit", "-q", "-m", "rules and quality profiles")
+	git(t, root, "branch", "side")
 	ix := open(t, root, "")
 	defer ix.Close()
+	branch := "main"
 	w, err := watch.New(root, watch.Options{Debounce: 20 * time.Millisecond, Walk: ix.Config().WalkOptions()})
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +186,7 @@ func TestIncrementalThroughWatcher(t *testing.T) {
 		for k := 0; k < 1+rng.Intn(4); k++ {
 			list := files()
 			pick := func() string { return list[rng.Intn(len(list))] }
-			switch op := rng.Intn(8); {
+			switch op := rng.Intn(9); {
 			case op <= 2 || len(list) < 3: // edit or create a file
 				d := dirs[rng.Intn(len(dirs))]
 				p := fmt.Sprintf("%s/f%d.go", d, rng.Intn(6))
@@ -208,6 +212,12 @@ func TestIncrementalThroughWatcher(t *testing.T) {
 					os.Rename(filepath.Join(root, d), filepath.Join(root, d+"2", "in"))
 					did = append(did, "mvdir "+d)
 				}
+			case op == 8: // what is there is committed, and the other branch checked out
+				git(t, root, "add", "-A")
+				git(t, root, "commit", "-q", "--allow-empty", "-m", fmt.Sprintf("sequence %d", seq))
+				branch = map[string]string{"main": "side", "side": "main"}[branch]
+				git(t, root, "checkout", "-q", branch)
+				did = append(did, "checkout "+branch)
 			default: // the ignore rules change
 				rules := []string{"", "*.js\n", "extra/\n", "web/\n*.md\n"}[rng.Intn(4)]
 				writeFiles(t, root, map[string]string{".gitignore": rules})
