@@ -110,6 +110,9 @@ func (r *Report) aggregate() {
 		case StatusMissing:
 			r.Missing++
 			continue
+		case StatusNoGold:
+			r.NoGold++
+			continue
 		case StatusOK:
 		default:
 			r.Failed++
@@ -163,8 +166,8 @@ var shortNames = map[string]string{
 // WriteTable prints the report for people: the systems side by side, then ctxmap and the baseline per
 // language and per repository, the index times and what could not be scored.
 func (r *Report) WriteTable(w io.Writer) error {
-	fmt.Fprintf(w, "%d instances selected, %d scored, %d missing work trees, %d failed, %d bad lines; budget %d tokens (%s)\n\n",
-		r.Selected, r.Scored, r.Missing, r.Failed, len(r.BadLines), r.Budget, r.Tokenizer)
+	fmt.Fprintf(w, "%d instances selected, %d scored, %d missing work trees, %d without gold files, %d failed, %d bad lines; budget %d tokens (%s)\n\n",
+		r.Selected, r.Scored, r.Missing, r.NoGold, r.Failed, len(r.BadLines), r.Budget, r.Tokenizer)
 	cols := append(append([]string{}, Columns...), LatencyP50, LatencyP95)
 	header := func(tw io.Writer, first ...string) {
 		cells := append(append([]string{}, first...), "n")

@@ -46,6 +46,7 @@ type Report struct {
 	Scored           int                             `json:"scored"`
 	Missing          int                             `json:"missing"`
 	Failed           int                             `json:"failed"`
+	NoGold           int                             `json:"no_gold"`
 	BudgetViolations int                             `json:"budget_violations"`
 	BadLines         []LineError                     `json:"bad_lines"`
 	Overall          map[string]Aggregate            `json:"overall"`

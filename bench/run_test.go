@@ -132,6 +132,8 @@ func TestRun(t *testing.T) {
 			"gold_files":        []string{"shop/discount.py"}, "gold_functions": []string{"shop/discount.py::apply_discount"}}),
 		mustJSON(t, map[string]any{"instance_id": "acme__gone-1", "repo": "acme/gone", "base_commit": strings.Repeat("ab", 20), "language": "go",
 			"problem_statement": "anything", "gold_files": []string{"main.go"}}),
+		mustJSON(t, map[string]any{"instance_id": "acme__shop-4", "repo": "acme/shop", "base_commit": first, "language": "python",
+			"problem_statement": "the fix touched no source file", "gold_files": []string{}}),
 	}
 	dataset := filepath.Join(t.TempDir(), "dev.jsonl")
 	if err := os.WriteFile(dataset, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
@@ -143,8 +145,8 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Selected != 3 || rep.Scored != 2 || rep.Missing != 1 || rep.Failed != 0 {
-		t.Fatalf("selected %d scored %d missing %d failed %d", rep.Selected, rep.Scored, rep.Missing, rep.Failed)
+	if rep.Selected != 4 || rep.Scored != 2 || rep.Missing != 1 || rep.NoGold != 1 || rep.Failed != 0 {
+		t.Fatalf("selected %d scored %d missing %d without gold %d failed %d", rep.Selected, rep.Scored, rep.Missing, rep.NoGold, rep.Failed)
 	}
 	if len(rep.BadLines) != 1 || rep.BadLines[0].Line != 2 {
 		t.Errorf("bad lines %+v, want line 2", rep.BadLines)
@@ -215,7 +217,7 @@ func TestRun(t *testing.T) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatalf("the JSON report does not parse: %v", err)
 	}
-	if len(doc.Instances) != 3 || doc.Overall[SystemCtxmap].N != 2 {
+	if len(doc.Instances) != 4 || doc.Overall[SystemCtxmap].N != 2 {
 		t.Errorf("JSON: %d instances, overall %v", len(doc.Instances), doc.Overall)
 	}
 	var table bytes.Buffer
