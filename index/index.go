@@ -67,6 +67,7 @@ type Index struct {
 
 	overlayMu sync.Mutex
 	overlay   map[string][]byte
+	reread    map[string]bool // buffers closed since the last update: their records came from the buffer
 
 	warnMu   sync.Mutex
 	warnings []string
@@ -87,7 +88,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("workspace %s is not a folder", root)
 	}
-	ix := &Index{root: root, logf: opts.Logf, overlay: map[string][]byte{}}
+	ix := &Index{root: root, logf: opts.Logf, overlay: map[string][]byte{}, reread: map[string]bool{}}
 	if ix.logf == nil {
 		ix.logf = func(string, ...any) {}
 	}
@@ -329,11 +330,7 @@ func (ix *Index) statPath(p string, skipped map[string]string) []fileStat {
 	if !fi.Mode().IsRegular() {
 		return []fileStat{{path: p}}
 	}
-	max := ix.cfg.MaxFileSize
-	if max == 0 {
-		max = 1 << 20
-	}
-	if fi.Size() > max {
+	if fi.Size() > ix.maxFileSize() {
 		skipped[p] = "too large"
 		return []fileStat{{path: p}}
 	}
@@ -372,7 +369,7 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 			delete(files, f.path)
 			continue
 		}
-		if r := old.Files[f.path]; r != nil && r.Size == f.size && r.ModTime == f.mod && !ix.hasOverlay(f.path) {
+		if r := old.Files[f.path]; r != nil && r.Size == f.size && r.ModTime == f.mod && !ix.fromBuffer(f.path) {
 			files[f.path] = r
 			continue
 		}
@@ -382,6 +379,7 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 	if err := ctx.Err(); err != nil {
 		return Stats{}, fmt.Errorf("index %s: %w", ix.root, err)
 	}
+	ix.readAgain(work)
 	var removedIDs []string
 	var docs []lexical.Doc
 	changedChunks := map[string][]Chunk{}
@@ -538,6 +536,11 @@ func (ix *Index) loadOne(ctx context.Context, p *parse.Parser, f fileStat, old *
 	}
 	rec := &Record{Path: f.path, Language: parse.LanguageOf(f.path), Hash: hash, Size: f.size, ModTime: f.mod}
 	rec.Lines = countLines(src)
+	if int64(len(src)) > ix.maxFileSize() {
+		rec.Skip = "too large" // an editor's buffer can outgrow the file it was opened from
+		res.rec = rec
+		return res
+	}
 	if reason := walk.Classify(f.path, src); reason != "" {
 		rec.Skip = reason
 		res.rec = rec
@@ -561,6 +564,13 @@ func (ix *Index) loadOne(ctx context.Context, p *parse.Parser, f fileStat, old *
 	rec.Chunks = refsOf(res.chunks)
 	res.rec = rec
 	return res
+}
+
+func (ix *Index) maxFileSize() int64 {
+	if ix.cfg.MaxFileSize > 0 {
+		return ix.cfg.MaxFileSize
+	}
+	return 1 << 20
 }
 
 func countLines(b []byte) int {
@@ -599,18 +609,33 @@ func (ix *Index) SetOverlay(rel string, text []byte) {
 	ix.overlayMu.Unlock()
 }
 
-// ClearOverlay goes back to the file on disk.
+// ClearOverlay goes back to the file on disk; call Update afterwards. The file is read again then: the
+// record made from the buffer carries the file's size and time, which did not change.
 func (ix *Index) ClearOverlay(rel string) {
 	ix.overlayMu.Lock()
-	delete(ix.overlay, rel)
+	if _, ok := ix.overlay[rel]; ok {
+		delete(ix.overlay, rel)
+		ix.reread[rel] = true
+	}
 	ix.overlayMu.Unlock()
 }
 
-func (ix *Index) hasOverlay(rel string) bool {
+// fromBuffer tells whether rel's content is, or last was, an editor's buffer: its size and time on
+// disk say nothing about it.
+func (ix *Index) fromBuffer(rel string) bool {
 	ix.overlayMu.Lock()
 	defer ix.overlayMu.Unlock()
 	_, ok := ix.overlay[rel]
-	return ok
+	return ok || ix.reread[rel]
+}
+
+// readAgain forgets the closed buffers among paths once they were read from disk.
+func (ix *Index) readAgain(paths []fileStat) {
+	ix.overlayMu.Lock()
+	defer ix.overlayMu.Unlock()
+	for _, f := range paths {
+		delete(ix.reread, f.path)
+	}
 }
 
 // RelPath turns an absolute path into a workspace-relative one; ok is false outside the workspace.

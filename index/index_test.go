@@ -359,7 +359,15 @@ func TestBadInput(t *testing.T) {
 		"empty/empty.py":    "",
 		"locked/secret.go":  "package locked\n",
 		"unknown/data.bin2": "whatever",
+		"deep/deep.go":      "package deep\n\nfunc Nested() int {\n\treturn " + strings.Repeat("(", 20000) + "1" + strings.Repeat(")", 20000) + "\n}\n\nfunc AfterTheNesting() {}\n",
 	})
+	line := make([]byte, 100<<20) // one line of 100 MB
+	for i := range line {
+		line[i] = 'x'
+	}
+	if err := os.WriteFile(filepath.Join(root, "huge/line.txt"), line, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	os.WriteFile(filepath.Join(root, "empty/empty.py"), nil, 0o644)
 	if err := os.Symlink(root, filepath.Join(root, "loop")); err != nil {
 		t.Fatal(err)
@@ -372,13 +380,28 @@ func TestBadInput(t *testing.T) {
 	ix := open(t, root, t.TempDir())
 	defer ix.Close()
 	st := ix.Snapshot().Stats()
-	for reason, path := range map[string]string{"binary": "bin/blob.go", "too large": "huge/huge.go", "minified": "web/app.min.js", "generated": "gen/model.pb.go"} {
+	for path, reason := range map[string]string{"bin/blob.go": "binary", "huge/huge.go": "too large", "huge/line.txt": "too large", "web/app.min.js": "minified", "gen/model.pb.go": "generated"} {
 		if got := ix.Snapshot().Skipped[path]; got != reason {
 			t.Errorf("%s skipped as %q, want %q", path, got, reason)
 		}
 	}
 	if ix.Snapshot().Files["bad/utf8.go"] == nil {
 		t.Error("a file with invalid UTF-8 was dropped instead of indexed")
+	}
+	// an editor's buffer larger than the limit is skipped like a large file, not handed to the parser
+	ix.SetOverlay("bad/utf8.go", line)
+	if err := ix.Update(context.Background(), []string{"bad/utf8.go"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ix.Snapshot().Skipped["bad/utf8.go"]; got != "too large" {
+		t.Errorf("a 100 MB buffer skipped as %q, want \"too large\"", got)
+	}
+	ix.ClearOverlay("bad/utf8.go")
+	if err := ix.Update(context.Background(), []string{"bad/utf8.go"}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := ix.Context(context.Background(), Request{Text: "`AfterTheNesting` is never called"}); err != nil || len(res.Files) == 0 || res.Files[0].Path != "deep/deep.go" {
+		t.Errorf("the definition after 20,000 nested parentheses is not found: %v", err)
 	}
 	for p := range ix.Snapshot().Files {
 		if strings.HasPrefix(p, "loop/") || strings.HasPrefix(p, "outside/") {

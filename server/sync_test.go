@@ -118,3 +118,24 @@ func (c *client) bufferText(rel string, lines int) string {
 	}
 	return pack.Query
 }
+
+// A buffer with a 100 MB line (a minified bundle, a log pasted into a file) is refused by the index as
+// too large, not parsed, and the session goes on; once it is small again, it is indexed.
+func TestHugeLineInABuffer(t *testing.T) {
+	c := start(t, workspaceCopy(t, "notes"), Options{}, nil, nil)
+	c.waitReady()
+	huge := "package gist\n\nvar Blob = \"" + strings.Repeat("x", 100<<20) + "\"\n"
+	c.open("gist/store.go", huge)
+	text := c.read("gist/gist.go")
+	c.open("gist/gist.go", text)
+	if h := c.hover("gist/gist.go", positionOf(t, text, "Gist", 0, 1)); h == nil {
+		t.Fatal("no hover after the huge buffer")
+	}
+	c.waitReady()
+	if hasSymbol(c.symbols("Blob"), "Blob") {
+		t.Error("a 100 MB buffer was indexed")
+	}
+
+	c.change("gist/store.go", 2, map[string]any{"text": "package gist\n\n// Blob is small now.\nvar Blob = \"x\"\n"})
+	until(t, "the small buffer indexed", func() bool { return hasSymbol(c.symbols("Blob"), "Blob") })
+}

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
@@ -212,20 +211,12 @@ func (w *workspace) step() bool {
 	}
 	ix := w.ix // only this goroutine replaces it
 	paths := make([]string, 0, len(edits))
-	var closed []string
 	for rel, e := range edits {
 		paths = append(paths, rel)
 		switch {
 		case e == nil:
 		case e.closed:
-			// Index the file on disk through an overlay before dropping it: a record made from the
-			// buffer would otherwise survive, as the file's size and time did not change.
-			if b, err := os.ReadFile(filepath.Join(w.root, filepath.FromSlash(rel))); err == nil {
-				ix.SetOverlay(rel, b)
-			} else {
-				ix.ClearOverlay(rel)
-			}
-			closed = append(closed, rel)
+			ix.ClearOverlay(rel)
 		default:
 			ix.SetOverlay(rel, e.text)
 		}
@@ -237,9 +228,6 @@ func (w *workspace) step() bool {
 	} else {
 		err = ix.Update(w.ctx, paths)
 		w.report(ix.Warnings())
-	}
-	for _, rel := range closed {
-		ix.ClearOverlay(rel)
 	}
 	if err != nil && w.ctx.Err() == nil {
 		w.srv.logf("index: %v", err)
