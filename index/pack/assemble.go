@@ -141,8 +141,22 @@ func (a *assembly) reserve() {
 // goes first to whole bodies for the best few items, then to the candidates that did not fit, then to
 // bigger sizes for chosen items in rank order, and last to anything that still fits.
 func (a *assembly) run() {
+	// The best candidate goes first, as big as its bucket allows or else as a card in what the whole
+	// pack has: at a small budget one bucket's share may not hold even its card, and smaller, lesser
+	// items must not take its place.
+	if len(a.cands) > 0 {
+		best := a.cands[0]
+		a.place(best, false, true)
+		if a.state[best.rank] == pending {
+			if pl := a.fit(best, sizeCompact, a.room(best.bucket, true), true, nil); pl != nil {
+				a.apply(pl)
+			}
+		}
+	}
 	for _, c := range a.cands {
-		a.place(c, false, true)
+		if a.state[c.rank] == pending {
+			a.place(c, false, true)
+		}
 	}
 	for i, x := range a.byRank() {
 		if i == topFull {

@@ -82,6 +82,7 @@ const (
 	titleFactor       = 2.5
 	traceScore        = 4
 	traceConfidence   = 0.9
+	errorScore        = 1.2 // a quoted error message: the reporter saw it fail
 	defaultConfidence = 0.3
 )
 
@@ -249,7 +250,7 @@ type word struct {
 
 const shortQuery = 12 // words; "what is X" is a definition question only in a query this short
 
-func detectIntent(doc *document, trace bool) Intent {
+func detectIntent(doc *document, trace, quotedError bool) Intent {
 	ws := intentWords(doc)
 	title := map[*rule]bool{}
 	body := map[*rule]int{}
@@ -277,6 +278,9 @@ func detectIntent(doc *document, trace bool) Intent {
 	}
 	if trace {
 		scores[BugFix] += traceScore
+	}
+	if quotedError {
+		scores[BugFix] += errorScore
 	}
 	best, first, second := Implementation, 0.0, 0.0
 	for _, name := range intentNames { // fixed order: ties go to the earlier intent

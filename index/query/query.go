@@ -77,6 +77,6 @@ func analyze(text string, lex *lexicon.Lexicon) *Analysis {
 	a.Anchors = findAnchors(doc)
 	a.Terms = findTerms(doc, lex)
 	a.Identifiers = identifierCandidates(doc)
-	a.Intent = detectIntent(doc, len(a.Frames) > 0)
+	a.Intent = detectIntent(doc, len(a.Frames) > 0, len(a.Errors) > 0)
 	return a
 }
