@@ -640,9 +640,7 @@ func (ix *Index) readAgain(paths []fileStat) {
 
 // RelPath turns an absolute path into a workspace-relative one; ok is false outside the workspace.
 func (ix *Index) RelPath(abs string) (string, bool) {
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
+	abs = resolve(abs)
 	if !inside(ix.root, abs) {
 		return "", false
 	}
@@ -651,6 +649,23 @@ func (ix *Index) RelPath(abs string) (string, bool) {
 		return "", false
 	}
 	return filepath.ToSlash(rel), true
+}
+
+// resolve follows the symlinks of a path; for a path that does not exist (deleted, not yet saved), those
+// of its deepest existing folder, so a link to a folder outside cannot smuggle in a file that is not there
+// yet either.
+func resolve(abs string) string {
+	abs = filepath.Clean(abs)
+	tail := ""
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, tail)
+		}
+		if filepath.Dir(dir) == dir {
+			return abs
+		}
+		tail = filepath.Join(filepath.Base(dir), tail)
+	}
 }
 
 func inside(root, p string) bool {

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -71,9 +73,18 @@ func TestContextCommand(t *testing.T) {
 
 func TestCommandArgumentsValidated(t *testing.T) {
 	root := workspaceCopy(t, "notes")
+	// a folder outside, reached by a symlink in the workspace and by ".." in a URI
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.go"), []byte("package secret\n\n// the key\nconst Key = 42\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "out")); err != nil {
+		t.Fatal(err)
+	}
 	c := start(t, root, Options{}, nil, nil)
 	c.waitReady()
 	gistURI := c.uri("gist/gist.go")
+	dotdot := "file://" + filepath.ToSlash(root) + "/gist/../../" + filepath.Base(outside) + "/secret.go"
 	line := func(l uint32) protocol.Position { return protocol.Position{Line: l} }
 	for _, tc := range []struct {
 		command string
@@ -94,6 +105,9 @@ func TestCommandArgumentsValidated(t *testing.T) {
 		{cmdContext, map[string]any{"text": "   "}, "empty"},
 		{cmdContext, map[string]any{"text": "gist", "colour": "red"}, `unknown argument "colour"`},
 		{cmdContext, map[string]any{"uri": "file:///etc/passwd", "range": rangeOf(line(0), line(1))}, "outside the workspace"},
+		{cmdContext, map[string]any{"uri": c.uri("out/secret.go"), "range": rangeOf(line(0), line(3))}, "outside the workspace"},
+		{cmdContext, map[string]any{"uri": c.uri("out/secret.go"), "position": line(2)}, "outside the workspace"},
+		{cmdContext, map[string]any{"uri": dotdot, "range": rangeOf(line(0), line(3))}, "outside the workspace"},
 		{cmdContext, map[string]any{"uri": "untitled:Untitled-9", "range": rangeOf(line(0), line(1))}, "not a file: URI"},
 		{cmdContext, map[string]any{"uri": gistURI, "range": rangeOf(line(900), line(901))}, "past the end of the document"},
 		{cmdContext, map[string]any{"uri": gistURI, "range": rangeOf(line(3), line(3))}, "selection is empty"},

@@ -380,10 +380,6 @@ func (w *workspace) rel(uri string) (string, error) {
 	if ok && rel != "." {
 		return rel, nil
 	}
-	// a path that does not exist (deleted, not yet saved) cannot have its symlinks resolved
-	if r, err := filepath.Rel(w.named, abs); err == nil && r != "." && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-		return filepath.ToSlash(r), nil
-	}
 	return "", fmt.Errorf("%s is outside the workspace %s", abs, w.root)
 }
 
