@@ -451,6 +451,15 @@ func TestFramePathsKeepTheirFolders(t *testing.T) {
 	if got := framed(inside); len(got) != 1 || got[0] != "pkg/report.py" {
 		t.Errorf("an absolute frame resolved to %v, want [pkg/report.py]", got)
 	}
+	// the same base name in the standard library: only the name matches, the folders do not
+	stdlib := "Traceback (most recent call last):\n  File \"C:\\Python38\\lib\\report.py\", line 1266, in stat\n    return os.stat(self)\nValueError: 11\n"
+	if got := framed(stdlib); len(got) != 0 {
+		t.Errorf("a standard-library frame resolved to %v", got)
+	}
+	installed := "Traceback (most recent call last):\n  File \"/usr/lib/python3/site-packages/pkg/report.py\", line 2, in serialize\n    return report\nValueError: 11\n"
+	if got := framed(installed); len(got) != 1 || got[0] != "pkg/report.py" {
+		t.Errorf("a frame of the installed package resolved to %v, want [pkg/report.py]", got)
+	}
 }
 
 // A question in a mapping file ranks its source first, says so in the why, and the file's own

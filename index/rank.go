@@ -250,6 +250,8 @@ func (r *ranker) resolvePath(p string) []string {
 		return nil // a relative path names its folders: basic/test_basic.py is not tests/test_basic.py
 	case best == 1 && len(out) > 1:
 		return nil // only the base name of an outside path: ambiguous
+	case best == 1 && strings.Contains(out[0], "/"):
+		return nil // C:\Python38\lib\pathlib.py is not src/_pytest/pathlib.py: the folders differ
 	}
 	return out
 }
