@@ -130,8 +130,8 @@ func TestBranchSwitchStorm(t *testing.T) {
 }
 
 // Random sequences of edits, creations, deletions, renames of files and folders, .gitignore changes
-// and branch switches, seen only through the watcher (as the server sees them): after each sequence the index
-// settles to exactly what a fresh build of the tree gives. CTXMAP_RELIABILITY=full runs 1,000.
+// and branch switches, seen only through the watcher (as the server sees them): after each sequence
+// the index settles to exactly what a fresh build of the tree gives. CTXMAP_RELIABILITY=full runs 1,000.
 func TestIncrementalThroughWatcher(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for file events")
