@@ -549,6 +549,12 @@ func (ix *Index) loadOne(ctx context.Context, p *parse.Parser, f fileStat, old *
 	pctx, cancel := context.WithTimeout(ctx, perFileTimeout)
 	defer cancel()
 	pf, err := p.Parse(pctx, f.path, src)
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		// a grammar can loop on some inputs: the words stay searchable, the record keeps the hash so the
+		// file is not parsed again until it changes
+		ix.warn("parse %s: the %s grammar did not finish in %v; indexed as plain text", f.path, rec.Language, perFileTimeout)
+		pf, err = parse.Text(f.path, src), nil
+	}
 	if errors.Is(err, parse.ErrNotText) {
 		rec.Skip = walk.ReasonBinary // a NUL deep in a text file: a skip with its reason, not an error
 		res.rec = rec

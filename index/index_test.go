@@ -594,3 +594,48 @@ func TestSaveWithoutChangesKeepsChunks(t *testing.T) {
 		t.Fatalf("the file is no longer found: %v %+v", err, res.Files)
 	}
 }
+
+// loopingSwift makes the swift grammar loop (found by FuzzParse): a mangled Kotlin file.
+const loopingSwift = "etries and a backoff.\n */\nclass Downloader(private val client: HttpClient) {\n    private var attempts = 0\n\n    // Fetches url, retrying on I/O ors.\n    suspend fun fetch(url: String): ByteArray \x8a\n        repeat(MAX_RETRIES) { attempt ->\n            try {\n                retur\xdd\xe6 g\xe0\xbf\xc6n\xcadcatch lient.get(url)\n            } catch (e: IO\\xception) {\n                attempts++\n                // TODO:\x12\b\xb4\xca\xf8"
+
+// A file its grammar cannot finish costs the parse deadline once: it is indexed as plain text, with a
+// warning, stays searchable, and is not parsed again until it changes.
+func TestGrammarLoopIndexesAsText(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the parse deadline")
+	}
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"Sources/Downloader.swift": loopingSwift,
+		"main.go":                  "package main\n\nfunc main() {}\n",
+	})
+	ix, err := Open(context.Background(), Options{Root: root, InMemory: true, Config: &Config{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	st, err := ix.Build(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := ix.Snapshot().Files["Sources/Downloader.swift"]
+	if rec == nil || rec.Skip != "" || rec.File == nil || rec.File.Language != "text" {
+		t.Fatalf("record = %+v, want the file indexed as text", rec)
+	}
+	if w := strings.Join(st.Warnings, "\n"); !strings.Contains(w, "Downloader.swift: the swift grammar did not finish") {
+		t.Errorf("warnings: %s", w)
+	}
+	res, err := ix.Context(context.Background(), Request{Text: "the Downloader gives up retrying too early"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Files) == 0 || res.Files[0].Path != "Sources/Downloader.swift" {
+		t.Errorf("files = %v, want Sources/Downloader.swift first", res.Files)
+	}
+	if st, err = ix.Build(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if st.Parsed != 0 {
+		t.Errorf("an unchanged file was parsed again (%d parsed)", st.Parsed)
+	}
+}

@@ -230,8 +230,9 @@ func setext(t []byte) int {
 	return 0
 }
 
-// parseText makes the whole file one section named after the file.
-func parseText(path string, src []byte) *File {
+// Text makes the whole file one section named after the file: plain text, or code whose grammar could
+// not finish.
+func Text(path string, src []byte) *File {
 	f := &File{Language: "text", Definitions: []Definition{}, References: []Reference{},
 		Comments: []Comment{}, Imports: []Import{}, Literals: []Literal{}}
 	lines := splitSource(src)

@@ -137,7 +137,7 @@ func (p *Parser) Parse(ctx context.Context, path string, src []byte) (*File, err
 	case "markdown":
 		return parseMarkdown(src), nil
 	case "text":
-		return parseText(path, src), nil
+		return Text(path, src), nil
 	}
 	q, err := queryFor(l)
 	if err != nil {
