@@ -639,3 +639,30 @@ func TestGrammarLoopIndexesAsText(t *testing.T) {
 		t.Errorf("an unchanged file was parsed again (%d parsed)", st.Parsed)
 	}
 }
+
+// A language without a grammar here (jq) is read by its keywords: a definition deep in a long file is a
+// symbol, and the file is code, not prose to be kept behind the code.
+func TestKeywordDefinitionsRank(t *testing.T) {
+	var jq strings.Builder
+	for i := 0; i < 150; i++ {
+		fmt.Fprintf(&jq, "def helper%d: . + %d;\n", i, i)
+	}
+	jq.WriteString("def sub($re; str; $flags): reduce match($re; $flags) as $edit (.; str);\n")
+	jq.WriteString("def gsub($re; str): sub($re; str; \"g\");\n")
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"src/builtin.jq": jq.String(),
+		"src/builtin.c": "/* match, test and split: an empty pattern must not loop forever; gsub calls match */\n" +
+			"static int f_match(int input, int regex) {\n  return input + regex; /* the pattern */\n}\n",
+		"docs/manual.yml": "- title: gsub\n  body: replaces every match of the pattern; an empty pattern loops\n",
+	})
+	ix := open(t, root, "")
+	defer ix.Close()
+	res, err := ix.Context(context.Background(), Request{Text: "gsub loops forever with an empty pattern\n\n    jq '.key|=gsub(\"\";\"\")'"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if top := res.Files[0]; top.Path != "src/builtin.jq" || !strings.Contains(strings.Join(top.Why, " "), "defines `gsub`") {
+		t.Fatalf("top = %s %v, want src/builtin.jq defining gsub", top.Path, top.Why)
+	}
+}

@@ -766,10 +766,10 @@ func demote(p, intent string) float64 {
 		}
 		return 0.35
 	}
-	switch parse.LanguageOf(p) {
-	case "markdown":
+	switch {
+	case parse.LanguageOf(p) == "markdown":
 		return 0.5
-	case "text":
+	case parse.ProseOrData(p):
 		return 0.6
 	}
 	return 1

@@ -2,7 +2,6 @@ package parse
 
 import (
 	"bytes"
-	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -228,32 +227,4 @@ func setext(t []byte) int {
 		return 2
 	}
 	return 0
-}
-
-// Text makes the whole file one section named after the file: plain text, or code whose grammar could
-// not finish.
-func Text(path string, src []byte) *File {
-	f := &File{Language: "text", Definitions: []Definition{}, References: []Reference{},
-		Comments: []Comment{}, Imports: []Import{}, Literals: []Literal{}}
-	lines := splitSource(src)
-	first := ""
-	for _, l := range lines {
-		if t := bytes.TrimSpace(l.text); len(t) > 0 {
-			first = oneLine(t)
-			break
-		}
-	}
-	if first == "" {
-		return f
-	}
-	f.Definitions = append(f.Definitions, Definition{
-		Name:      filepath.Base(path),
-		Kind:      "section",
-		Signature: clip(first, maxSignature),
-		StartLine: 1,
-		EndLine:   len(lines),
-		StartByte: 0,
-		EndByte:   len(src),
-	})
-	return f
 }

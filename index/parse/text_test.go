@@ -2,6 +2,7 @@ package parse
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -232,10 +233,43 @@ func TestTextFile(t *testing.T) {
 		t.Fatalf("definitions = %+v", f.Definitions)
 	}
 	d := f.Definitions[0]
-	if d.Name != "notes.rst" || d.Kind != "section" || d.Signature != "Title line" || d.StartLine != 1 || d.EndLine != 5 {
+	if d.Name != "notes.rst" || d.Kind != "section" || d.Signature != "Title line" || d.StartLine != 3 || d.EndLine != 5 {
 		t.Errorf("section = %+v", d)
 	}
 	if f := parseString(t, "empty.txt", "  \n\n"); len(f.Definitions) != 0 {
 		t.Errorf("blank text file has sections: %+v", f.Definitions)
+	}
+}
+
+// A long file without a grammar is cut into sections, so that a word deep inside is found with its
+// neighbours; in languages read by keywords (jq here) each definition starts its own section.
+func TestTextSections(t *testing.T) {
+	type sec struct {
+		Name, Kind string
+		Start, End int
+	}
+	sections := func(f *File) []sec {
+		var out []sec
+		for _, d := range f.Definitions {
+			out = append(out, sec{d.Name, d.Kind, d.StartLine, d.EndLine})
+		}
+		return out
+	}
+	para := strings.Repeat("a line of the manual\n", 20)
+	long := para + "\n" + para + "\n" + strings.Repeat("no blank line here\n", 100)
+	for _, c := range []struct {
+		path, src string
+		want      []sec
+	}{
+		{"docs/manual.txt", long, []sec{{"manual.txt", "section", 1, 41}, {"manual.txt", "section", 43, 122}, {"manual.txt", "section", 123, 142}}},
+		{"src/builtin.jq", "# the builtins\ndef map(f): [.[] | f];\ndef gsub($re; str):\n  sub($re; str; \"g\");\n\n  def   select(f): if f then . else empty end;\n",
+			[]sec{{"builtin.jq", "section", 1, 1}, {"map", "function", 2, 2}, {"gsub", "function", 3, 4}, {"select", "function", 6, 6}}},
+		{"Makefile", "CC = gcc\nall: jq\n\njq: main.o\n\t$(CC) -o jq main.o\n", []sec{{"Makefile", "section", 1, 1}, {"all", "function", 2, 2}, {"jq", "function", 4, 5}}},
+		{"scripts/init.lua", "local function setup(opts)\n  return opts\nend\n", []sec{{"setup", "function", 1, 3}}},
+		{"notes.txt", "function of the importer\nmessage to users\n", []sec{{"notes.txt", "section", 1, 2}}},
+	} {
+		if got := sections(parseString(t, c.path, c.src)); !slices.Equal(got, c.want) {
+			t.Errorf("%s: sections\n got %v\nwant %v", c.path, got, c.want)
+		}
 	}
 }
