@@ -16,7 +16,7 @@ import (
 // cacheVersion changes whenever what a Record holds, or how it is derived, changes, or an older build
 // could have left the stores short (7: a save without changes lost its chunks): an old cache is then
 // rebuilt rather than trusted.
-const cacheVersion = 8
+const cacheVersion = 9
 
 const cacheMagic = "ctxmap-cache"
 

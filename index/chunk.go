@@ -15,6 +15,7 @@ const (
 	maxChunkBytes  = 6 << 10
 	headerLines    = 40
 	headerMaxBytes = 3 << 10
+	maxWindows     = 15 // continuation chunks of one long definition
 )
 
 // Chunk is one searchable piece of a file: a definition with its (capped) body, or the file's header.
@@ -40,7 +41,7 @@ func chunks(path string, f *parse.File, src []byte, mappings []string) []Chunk {
 		entries, _ := mapping.Parse(path, src) // problems are for ctxmap mappings validate
 		return append(out, mappingChunks(path, len(out), entries)...)
 	}
-	for _, d := range f.Definitions {
+	for i, d := range f.Definitions {
 		if !chunked(d) {
 			continue
 		}
@@ -64,6 +65,24 @@ func chunks(path string, f *parse.File, src []byte, mappings []string) []Chunk {
 			Doc:       d.Doc,
 			Code:      code,
 		})
+		if end == d.EndLine || holdsOther(f.Definitions, i) {
+			continue // what lies past the cap of a class is in its members' chunks
+		}
+		// the rest of a long function in windows of its own, so that a word deep inside is still found
+		for w := 0; end < d.EndLine && w < maxWindows; w++ {
+			start := end + 1
+			end = min(start+maxChunkLines-1, d.EndLine)
+			out = append(out, Chunk{
+				ID:        fmt.Sprintf("%s#%d", path, len(out)),
+				Path:      path,
+				Symbol:    qualified(d),
+				Kind:      d.Kind,
+				StartLine: start,
+				EndLine:   end,
+				Name:      name,
+				Code:      capBytes(joinLines(lines, start, end), maxChunkBytes),
+			})
+		}
 	}
 	return append(out, mappingChunks(path, len(out), mapping.Generated(path, f, src))...)
 }
@@ -96,6 +115,18 @@ func chunked(d parse.Definition) bool {
 		return false
 	}
 	return d.EndLine >= d.StartLine
+}
+
+// holdsOther tells whether defs[i] holds another chunked definition (a class its methods).
+func holdsOther(defs []parse.Definition, i int) bool {
+	d := defs[i]
+	for j, e := range defs {
+		if j != i && chunked(e) && e.StartLine >= d.StartLine && e.EndLine <= d.EndLine &&
+			(e.StartLine != d.StartLine || e.EndLine != d.EndLine) {
+			return true
+		}
+	}
+	return false
 }
 
 // header is the file's first chunk: its path, imports, leading comments and first lines, so that a file

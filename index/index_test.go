@@ -9,12 +9,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ctxmap/ctxmap/index/lexical"
+	"github.com/ctxmap/ctxmap/index/pack"
 )
 
 // writeFiles creates files under root; content "" removes the file.
@@ -664,5 +666,45 @@ func TestKeywordDefinitionsRank(t *testing.T) {
 	}
 	if top := res.Files[0]; top.Path != "src/builtin.jq" || !strings.Contains(strings.Join(top.Why, " "), "defines `gsub`") {
 		t.Fatalf("top = %s %v, want src/builtin.jq defining gsub", top.Path, top.Why)
+	}
+}
+
+// A long function is searchable to its end: past the first chunk's cap its body goes into windows of
+// its own, linked to the function. A class's members have their own chunks instead.
+func TestLongFunctionIsSearchableToItsEnd(t *testing.T) {
+	var body, class strings.Builder
+	body.WriteString("package main\n\nfunc main() {\n")
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&body, "\tstep(%d)\n", i)
+	}
+	body.WriteString("\trotateJournal() // the journal is rotated after every run\n}\n\nfunc step(int) {}\nfunc rotateJournal() {}\n")
+	class.WriteString("class Store:\n")
+	for i := 0; i < 60; i++ {
+		fmt.Fprintf(&class, "    def get%d(self):\n        return %d\n\n", i, i)
+	}
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"main.go": body.String(), "store.py": class.String(), "other.go": "package main\n\n// rotate the logs\nfunc other() {}\n"})
+	ix := open(t, root, "")
+	defer ix.Close()
+	windows := func(path, symbol string) (n int, last int) {
+		for _, c := range ix.Snapshot().Files[path].Chunks {
+			if c.Symbol == symbol {
+				n, last = n+1, c.EndLine
+			}
+		}
+		return n, last
+	}
+	if n, last := windows("main.go", "main"); n != 3 || last != 305 {
+		t.Errorf("main: %d chunks ending at line %d, want 3 ending at 305", n, last)
+	}
+	if n, _ := windows("store.py", "Store"); n != 1 {
+		t.Errorf("class Store: %d chunks, want 1 (its methods have theirs)", n)
+	}
+	res, err := ix.Context(context.Background(), Request{Text: "the journal is rotated after every run, twice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if top := res.Files[0]; top.Path != "main.go" || !slices.ContainsFunc(res.Pack.Items, func(it pack.Item) bool { return it.Path == "main.go" && it.Symbol == "main" }) {
+		t.Errorf("top = %s %v; want main.go with its main", top.Path, top.Why)
 	}
 }

@@ -531,6 +531,11 @@ func (r *ranker) chunkDef(rec *Record, id string) int {
 				return i
 			}
 		}
+		for i, d := range rec.File.Definitions { // a window further into a long definition
+			if d.StartLine < c.StartLine && c.StartLine <= d.EndLine && qualified(d) == c.Symbol {
+				return i
+			}
+		}
 	}
 	return -1
 }
