@@ -708,3 +708,21 @@ func TestLongFunctionIsSearchableToItsEnd(t *testing.T) {
 		t.Errorf("top = %s %v; want main.go with its main", top.Path, top.Why)
 	}
 }
+
+// Code copied in from another project is kept behind the project's own: a fix goes upstream.
+func TestVendoredCodeIsDemoted(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"third_party/cpplint/cpplint.py": "# lint: check the indentation of every line and report tabs\ndef check_indentation(line):\n    return line.startswith('\\t')\n",
+		"src/format.py":                  "# the indentation of the output\ndef indent(line):\n    return '  ' + line\n",
+	})
+	ix := open(t, root, "")
+	defer ix.Close()
+	res, err := ix.Context(context.Background(), Request{Text: "wrong indentation of every line with tabs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Files[0].Path != "src/format.py" {
+		t.Errorf("first = %s %v, want src/format.py", res.Files[0].Path, res.Files[0].Why)
+	}
+}

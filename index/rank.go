@@ -762,13 +762,28 @@ func isTest(p string) bool {
 		strings.HasSuffix(stem, "Test") || strings.HasSuffix(stem, "Tests")
 }
 
-// demote keeps tests out of the way unless the task is writing them, and prose and configuration
-// behind code: an issue's words are often a document's words, but the fix is usually in the code.
+// isVendored tells code copied in from other projects, by the folder names that say so.
+func isVendored(p string) bool {
+	for _, seg := range strings.Split(path.Dir(strings.ToLower(p)), "/") {
+		switch seg {
+		case "vendor", "vendors", "vendored", "third_party", "thirdparty", "third-party", "3rdparty", "3rd_party", "3rd-party":
+			return true
+		}
+	}
+	return false
+}
+
+// demote keeps tests out of the way unless the task is writing them, code copied from other projects
+// (a fix goes upstream), and prose and configuration behind code: an issue's words are often a
+// document's words, but the fix is usually in the code.
 func demote(p, intent string) float64 {
 	if isTest(p) {
 		if intent == "test_writing" {
 			return 1
 		}
+		return 0.35
+	}
+	if isVendored(p) {
 		return 0.35
 	}
 	switch {
