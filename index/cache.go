@@ -14,8 +14,8 @@ import (
 )
 
 // cacheVersion changes whenever what a Record holds, or how it is derived, changes, or an older build
-// could have left the stores short (7: a save without changes lost its chunks): an old cache is then
-// rebuilt rather than trusted.
+// could have left the stores short (7: a save without changes lost its chunks; 9: text in sections, long
+// functions in windows): an old cache is then rebuilt rather than trusted.
 const cacheVersion = 9
 
 const cacheMagic = "ctxmap-cache"

@@ -46,28 +46,28 @@ func Text(path string, src []byte) *File {
 	base := filepath.Base(path)
 	targets := base == "Makefile" || base == "makefile" || base == "GNUmakefile" || filepath.Ext(base) == ".mk"
 	defs := !proseOrData[strings.ToLower(filepath.Ext(base))] || base == "CMakeLists.txt"
-	open := -1 // index in f.Definitions of the section being filled
-	close := func(end int) {
-		if open >= 0 {
-			d := &f.Definitions[open]
-			d.EndLine = end + 1
-			d.EndByte = lines[end].end
-			open = -1
+	cur := -1 // index in f.Definitions of the section being filled
+	finish := func(last int) {
+		if cur >= 0 {
+			d := &f.Definitions[cur]
+			d.EndLine = last + 1
+			d.EndByte = lines[last].end
+			cur = -1
 		}
 	}
-	start := func(i int, name, kind string) {
+	begin := func(i int, name, kind string) {
 		f.Definitions = append(f.Definitions, Definition{
 			Name: name, Kind: kind, Signature: clip(oneLine(lines[i].text), maxSignature),
 			StartLine: i + 1, EndLine: i + 1, StartByte: lines[i].start, EndByte: lines[i].end,
 		})
-		open = len(f.Definitions) - 1
+		cur = len(f.Definitions) - 1
 	}
 	lastText := -1 // the last line with text, where a section ends
 	for i, l := range lines {
 		blank := len(bytes.TrimSpace(l.text)) == 0
 		if blank {
-			if open >= 0 && i-(f.Definitions[open].StartLine-1) >= sectionMinLines {
-				close(lastText)
+			if cur >= 0 && i-(f.Definitions[cur].StartLine-1) >= sectionMinLines {
+				finish(lastText)
 			}
 			continue
 		}
@@ -79,16 +79,16 @@ func Text(path string, src []byte) *File {
 		}
 		switch {
 		case name != "":
-			close(lastText)
-			start(i, valid(name), "function")
-		case open < 0:
-			start(i, base, "section")
-		case i-(f.Definitions[open].StartLine-1) >= sectionMaxLines:
-			close(lastText)
-			start(i, base, "section")
+			finish(lastText)
+			begin(i, valid(name), "function")
+		case cur < 0:
+			begin(i, base, "section")
+		case i-(f.Definitions[cur].StartLine-1) >= sectionMaxLines:
+			finish(lastText)
+			begin(i, base, "section")
 		}
 		lastText = i
 	}
-	close(lastText)
+	finish(lastText)
 	return f
 }
