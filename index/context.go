@@ -210,8 +210,9 @@ func head(s []string, n int) []string {
 // Candidate selection: the best files give their strongest definitions (the first as a definition, the
 // rest as snippets), then the callers and tests of the best definitions, then imports.
 const (
-	packFiles      = 14
+	packFiles      = 18
 	defsPerFile    = 3
+	fullFiles      = 3 // the files past these give more than their best definition only when room is left
 	maxCallers     = 6
 	maxTests       = 4
 	minScoreShare  = 0.12
@@ -266,6 +267,8 @@ func (r *ranker) candidates(files []RankedFile) []pack.Candidate {
 			default:
 				c.Kind, c.Bucket = "snippet", "snippets"
 			}
+			// past the first files, the budget goes to more files before more of a weaker one
+			c.Spare = k > 0 && rank >= fullFiles
 			out = append(out, c)
 			if rank < 3 && k == 0 && !isTest(f.Path) {
 				prims = append(prims, primary{path: f.Path, def: def})

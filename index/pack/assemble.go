@@ -139,7 +139,7 @@ func (a *assembly) reserve() {
 
 // run fills the pack: each bucket within its share, in rank order; then what buckets left unused
 // goes first to whole bodies for the best few items, then to the candidates that did not fit, then to
-// bigger sizes for chosen items in rank order, and last to anything that still fits.
+// bigger sizes for chosen items in rank order, and last to anything that still fits, spares included.
 func (a *assembly) run() {
 	// The best candidate goes first, as big as its bucket allows or else as a card in what the whole
 	// pack has: at a small budget one bucket's share may not hold even its card, and smaller, lesser
@@ -154,7 +154,7 @@ func (a *assembly) run() {
 		}
 	}
 	for _, c := range a.cands {
-		if a.state[c.rank] == pending {
+		if a.state[c.rank] == pending && !c.Spare {
 			a.place(c, false, true)
 		}
 	}
@@ -167,7 +167,7 @@ func (a *assembly) run() {
 		}
 	}
 	for _, c := range a.cands {
-		if a.state[c.rank] == pending {
+		if a.state[c.rank] == pending && !c.Spare {
 			a.place(c, true, true)
 		}
 	}
@@ -449,6 +449,7 @@ func merge(x, y *cand) *cand {
 	m.StartLine = min(x.StartLine, y.StartLine)
 	m.EndLine = max(x.EndLine, y.EndLine)
 	m.Score = max(x.Score, y.Score)
+	m.Spare = x.Spare && y.Spare
 	lines := make([]string, m.EndLine-m.StartLine+1)
 	for _, c := range []*cand{lo, hi} { // the better-ranked text wins where both have a line
 		copy(lines[c.StartLine-m.StartLine:], c.full)

@@ -23,6 +23,7 @@ type Candidate struct {
 	Compact   string   // signature + doc
 	Standard  string   // + members; "" when it would equal Compact
 	Full      string   // the code lines StartLine..EndLine (possibly capped); "" when not available
+	Spare     bool     // placed only with what the budget has left once every other candidate had its turn
 }
 
 type Intent struct {

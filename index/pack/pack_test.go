@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -371,5 +372,38 @@ func TestEmptyPack(t *testing.T) {
 	}
 	if n := whole(tok, p.Text); n > 100 {
 		t.Errorf("a huge query and entities pushed the header to %d tokens of 100", n)
+	}
+}
+
+// A spare goes in only with what is left: a better-ranked spare does not keep a lesser candidate out,
+// and with room to spare it is placed too.
+func TestSparesTakeWhatIsLeft(t *testing.T) {
+	tok := tokenizer(t, "")
+	spare := lines("weak.go", 1, 200, "spare")
+	spare.Kind, spare.Bucket, spare.Spare = "snippet", "snippets", true
+	spare.Compact = ""
+	other := lines("other.go", 1, 200, "other")
+	other.Kind, other.Bucket = "snippet", "snippets"
+	other.Compact = ""
+	cands := []Candidate{lines("top.go", 1, 5, "top"), spare, other}
+	cands[0].Kind = "definition"
+	// how a file is shown: "" when it is not
+	shown := func(p *Pack, path string) string {
+		i := slices.IndexFunc(p.Items, func(it Item) bool { return it.Path == path })
+		if i < 0 {
+			return ""
+		}
+		return p.Items[i].Size
+	}
+	one := tok.Count(other.Full)
+	p := assemble(t, cands, Options{Budget: one + 400, Tokenizer: tok})
+	checkPack(t, "spare", p, cands, tok)
+	if shown(p, "other.go") != "full" || shown(p, "weak.go") == "full" {
+		t.Errorf("room for one body: other.go shown %q, the spare %q", shown(p, "other.go"), shown(p, "weak.go"))
+	}
+	p = assemble(t, cands, Options{Budget: 3*one + 600, Tokenizer: tok})
+	checkPack(t, "spare", p, cands, tok)
+	if shown(p, "other.go") != "full" || shown(p, "weak.go") != "full" {
+		t.Errorf("room for both: other.go shown %q, the spare %q", shown(p, "other.go"), shown(p, "weak.go"))
 	}
 }
