@@ -138,8 +138,9 @@ func (a *assembly) reserve() {
 }
 
 // run fills the pack: each bucket within its share, in rank order; then what buckets left unused
-// goes first to whole bodies for the best few items, then to the candidates that did not fit, then to
-// bigger sizes for chosen items in rank order, and last to anything that still fits, spares included.
+// goes first to whole bodies for the best few items, then to a card for each file's best definition
+// that did not fit, then to the other candidates that did not fit, then to bigger sizes for chosen
+// items in rank order, and last to anything that still fits, spares included.
 func (a *assembly) run() {
 	// The best candidate goes first, as big as its bucket allows or else as a card in what the whole
 	// pack has: at a small budget one bucket's share may not hold even its card, and smaller, lesser
@@ -164,6 +165,15 @@ func (a *assembly) run() {
 		}
 		if a.isChosen(x) {
 			a.upgrade(x)
+		}
+	}
+	// Then every ranked file the definitions' share could not hold shows its best definition's card
+	// before any other grows: a file's place and signature is worth more than more of a lesser one.
+	for _, c := range a.cands {
+		if a.state[c.rank] == pending && !c.Spare && c.bucket == "definitions" && !a.duplicate(c) {
+			if pl := a.fit(c, sizeCompact, a.room(c.bucket, true), true, nil); pl != nil {
+				a.apply(pl)
+			}
 		}
 	}
 	for _, c := range a.cands {

@@ -407,3 +407,27 @@ func TestSparesTakeWhatIsLeft(t *testing.T) {
 		t.Errorf("room for both: other.go shown %q, the spare %q", shown(p, "other.go"), shown(p, "weak.go"))
 	}
 }
+
+func TestEveryFileShowsACard(t *testing.T) {
+	tok := tokenizer(t, "")
+	var cands []Candidate
+	for i := 0; i < 20; i++ {
+		c := lines(fmt.Sprintf("f%02d.go", i), 1, 80, fmt.Sprintf("def%02d", i))
+		c.Kind, c.Bucket, c.Score = "definition", "definitions", 1-float64(i)/100
+		cands = append(cands, c)
+	}
+	p := assemble(t, cands, Options{Budget: 3000, Tokenizer: tok})
+	checkPack(t, "cards", p, cands, tok)
+	if p.Items[0].Path != "f00.go" || p.Items[0].Size != sizeFull {
+		t.Errorf("the top definition is %s at %s, want its full body", p.Items[0].Path, p.Items[0].Size)
+	}
+	shown := map[string]bool{}
+	for _, it := range p.Items {
+		shown[it.Path] = true
+	}
+	for _, c := range cands {
+		if !shown[c.Path] {
+			t.Errorf("%s is not in the pack: a card of each ranked file fits in 3,000 tokens", c.Path)
+		}
+	}
+}
