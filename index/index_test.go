@@ -726,3 +726,20 @@ func TestVendoredCodeIsDemoted(t *testing.T) {
 		t.Errorf("first = %s %v, want src/format.py", res.Files[0].Path, res.Files[0].Why)
 	}
 }
+
+func TestDeclarationFilesComeAfterTheirCode(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"types/duration.d.ts": "// A duration of time in milliseconds, weeks, days.\nexport declare function duration(ms: number, unit?: string): Duration\nexport interface Duration { weeks(): number; days(): number }\n",
+		"src/duration.js":     "// duration in weeks and days\nexport function duration(ms, unit) {\n  return { weeks: () => Math.floor(ms / 604800000), days: () => ms / 86400000 }\n}\n",
+	})
+	ix := open(t, root, "")
+	defer ix.Close()
+	res, err := ix.Context(context.Background(), Request{Text: "duration weeks() returns the wrong number of weeks in milliseconds"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Files) < 2 || res.Files[0].Path != "src/duration.js" {
+		t.Fatalf("files = %v, want src/duration.js first and the declaration after it", res.Files)
+	}
+}

@@ -791,8 +791,21 @@ func demote(p, intent string) float64 {
 		return 0.5
 	case parse.ProseOrData(p):
 		return 0.6
+	case isDeclaration(p):
+		return 0.75
 	}
 	return 1
+}
+
+// isDeclaration: a type declaration file (TypeScript's .d.ts, Python's .pyi) states an API whose
+// behaviour lives in another file, so it matters less than the code that it describes.
+func isDeclaration(p string) bool {
+	for _, ext := range []string{".d.ts", ".d.mts", ".d.cts", ".pyi"} {
+		if strings.HasSuffix(p, ext) {
+			return true
+		}
+	}
+	return false
 }
 
 func isTypeKind(k string) bool {
