@@ -280,7 +280,7 @@ func (r *ranker) candidates(files []RankedFile) []pack.Candidate {
 			}
 		}
 	}
-	out = append(out, r.related(prims, top, source)...)
+	out = append(out, r.related(prims, files, top, source)...)
 	return out
 }
 
@@ -449,7 +449,7 @@ func importCandidate(rec *Record, f RankedFile) (pack.Candidate, bool) {
 
 // related finds the callers and tests of the primary definitions: the definitions elsewhere whose
 // bodies reference them.
-func (r *ranker) related(prims []primary, top float64, source func(string) []byte) []pack.Candidate {
+func (r *ranker) related(prims []primary, files []RankedFile, top float64, source func(string) []byte) []pack.Candidate {
 	if len(prims) == 0 {
 		return nil
 	}
@@ -489,8 +489,24 @@ func (r *ranker) related(prims []primary, top float64, source func(string) []byt
 		}
 	}
 	var out []pack.Candidate
+	// Per definition, code before prose (a README's list of thanks names `dump` too), then the files
+	// the ranking put higher, then by path.
+	fileScore := make(map[string]float64, len(files))
+	for _, f := range files {
+		fileScore[f.Path] = f.Score
+	}
+	prose := func(p string) bool { return parse.ProseOrData(p) || parse.LanguageOf(p) == "markdown" }
 	add := func(hs []hit, limit int, kind, bucket, verb string) {
-		sort.SliceStable(hs, func(i, j int) bool { return hs[i].prim < hs[j].prim })
+		sort.SliceStable(hs, func(i, j int) bool {
+			a, b := hs[i], hs[j]
+			if a.prim != b.prim {
+				return a.prim < b.prim
+			}
+			if pa, pb := prose(a.path), prose(b.path); pa != pb {
+				return pb
+			}
+			return fileScore[a.path] > fileScore[b.path]
+		})
 		for i, h := range hs {
 			if i >= limit {
 				break

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ctxmap/ctxmap/index/query"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -742,4 +743,33 @@ func TestDeclarationFilesComeAfterTheirCode(t *testing.T) {
 	if len(res.Files) < 2 || res.Files[0].Path != "src/duration.js" {
 		t.Fatalf("files = %v, want src/duration.js first and the declaration after it", res.Files)
 	}
+}
+
+func TestCodeCallersBeforeProse(t *testing.T) {
+	root := t.TempDir()
+	readme := "# Billing\n"
+	for i := 0; i < 8; i++ {
+		readme += fmt.Sprintf("\n## Release %d\n\nThanks to contributor %d, who fixed `computeTotal()` once more.\n", i, i)
+	}
+	writeFiles(t, root, map[string]string{
+		"README.md":          readme,
+		"billing/invoice.go": "package billing\n\n// computeTotal adds the lines of an invoice with their tax.\nfunc computeTotal(lines []float64, tax float64) float64 {\n\tsum := 0.0\n\tfor _, l := range lines {\n\t\tsum += l\n\t}\n\treturn sum * (1 + tax)\n}\n",
+		"shop/checkout.go":   "package shop\n\n// Checkout charges the cart.\nfunc Checkout(lines []float64) float64 {\n\treturn computeTotal(lines, 0.2)\n}\n",
+	})
+	ix := open(t, root, "")
+	defer ix.Close()
+	r := &ranker{ix: ix, s: ix.Snapshot(), a: query.Analyze("computeTotal adds the tax twice on an invoice", nil), without: map[string]bool{}}
+	files := r.rank(context.Background())
+	if len(files) == 0 || files[0].Path != "billing/invoice.go" {
+		t.Fatalf("files = %v, want billing/invoice.go first", files)
+	}
+	for _, c := range r.candidates(files) {
+		if c.Kind == "caller" {
+			if c.Path != "shop/checkout.go" {
+				t.Errorf("first caller is %s:%d, want the code that calls computeTotal, shop/checkout.go", c.Path, c.StartLine)
+			}
+			return
+		}
+	}
+	t.Error("no caller among the candidates")
 }
