@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/ctxmap/ctxmap/index/query"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/ctxmap/ctxmap/index/lexical"
 	"github.com/ctxmap/ctxmap/index/pack"
+	"github.com/ctxmap/ctxmap/index/query"
 )
 
 // writeFiles creates files under root; content "" removes the file.
