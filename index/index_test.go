@@ -773,3 +773,21 @@ func TestCodeCallersBeforeProse(t *testing.T) {
 	}
 	t.Error("no caller among the candidates")
 }
+
+func TestReportersPathsAreNotQueryWords(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"skipping.py":       "# an expected failure is read when the test runs\ndef expected(node):\n    return node.own_markers\n",
+		"themes/sandbox.py": "# the sandbox theme: envs, packages and site settings for the users\ndef sandbox_theme(users, envs, packages, site):\n    return dict(users=users, envs=envs, packages=packages, site=site)\n",
+	})
+	ix := open(t, root, "")
+	defer ix.Close()
+	text := "An expected failure added when the test runs is ignored\n\n```\nLocation: /Users/me/sandbox/envs/theme/lib/site-packages\n/Users/me/sandbox/envs/theme/packages/site/users.py\n```\n"
+	res, err := ix.Context(context.Background(), Request{Text: text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Files[0].Path != "skipping.py" {
+		t.Errorf("first = %s %v, want skipping.py: the paths of the reporter's machine name nothing here", res.Files[0].Path, res.Files[0].Why)
+	}
+}

@@ -162,6 +162,13 @@ var anchorWeight = map[string]float64{
 	"backtick": 1, "camel": 0.9, "snake": 0.8, "dotted": 0.9, "call": 0.8, "file_line": 1, "path": 1, "code": 0.4,
 }
 
+func kindWeight(kind string) float64 {
+	if w, ok := anchorWeight[kind]; ok {
+		return w
+	}
+	return 0.5
+}
+
 // symbols: files that define the identifiers the text names.
 func (r *ranker) symbols() {
 	l := r.list("symbols")
@@ -180,10 +187,7 @@ func (r *ranker) symbols() {
 		if len(refs) == 0 || len(name) < 3 {
 			continue
 		}
-		w := anchorWeight[an.Kind]
-		if w == 0 {
-			w = 0.5
-		}
+		w := kindWeight(an.Kind)
 		w *= 1 / (1 + 0.15*float64(i)) // earlier anchors, usually in the title, say more
 		spread := 1 / math.Log2(1+float64(len(refs)))
 		for _, ref := range refs {
@@ -424,10 +428,16 @@ func (r *ranker) queryTerms() []lexical.Term {
 			weights[t.Word] = w
 		}
 	}
+	// An identifier's words count as much as its kind of anchor says; a path's only when it is a
+	// workspace file (a reporter's /Users/me/envs/... names nothing here).
 	for _, an := range r.a.Anchors {
+		aw := kindWeight(an.Kind)
+		if (an.Kind == "path" || an.Kind == "file_line") && len(r.resolvePath(an.Path)) == 0 {
+			continue
+		}
 		for _, w := range words.Terms(an.Text) {
-			if weights[w] < 1 {
-				weights[w] = 1
+			if weights[w] < aw {
+				weights[w] = aw
 			}
 		}
 	}
