@@ -162,6 +162,7 @@ var anchorWeight = map[string]float64{
 	"backtick": 1, "camel": 0.9, "snake": 0.8, "dotted": 0.9, "call": 0.8, "file_line": 1, "path": 1, "code": 0.4,
 }
 
+// kindWeight is how much an anchor of a kind counts; kinds not listed count half.
 func kindWeight(kind string) float64 {
 	if w, ok := anchorWeight[kind]; ok {
 		return w
