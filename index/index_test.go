@@ -711,37 +711,40 @@ func TestLongFunctionIsSearchableToItsEnd(t *testing.T) {
 }
 
 // Code copied in from another project is kept behind the project's own: a fix goes upstream.
-func TestVendoredCodeIsDemoted(t *testing.T) {
+// rankedFiles indexes files in a fresh workspace and ranks them for text.
+func rankedFiles(t *testing.T, files map[string]string, text string) []RankedFile {
+	t.Helper()
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
-		"third_party/cpplint/cpplint.py": "# lint: check the indentation of every line and report tabs\ndef check_indentation(line):\n    return line.startswith('\\t')\n",
-		"src/format.py":                  "# the indentation of the output\ndef indent(line):\n    return '  ' + line\n",
-	})
+	writeFiles(t, root, files)
 	ix := open(t, root, "")
 	defer ix.Close()
-	res, err := ix.Context(context.Background(), Request{Text: "wrong indentation of every line with tabs"})
+	res, err := ix.Context(context.Background(), Request{Text: text})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Files[0].Path != "src/format.py" {
-		t.Errorf("first = %s %v, want src/format.py", res.Files[0].Path, res.Files[0].Why)
+	if len(res.Files) == 0 {
+		t.Fatal("no file ranked")
+	}
+	return res.Files
+}
+
+func TestVendoredCodeIsDemoted(t *testing.T) {
+	files := rankedFiles(t, map[string]string{
+		"third_party/cpplint/cpplint.py": "# lint: check the indentation of every line and report tabs\ndef check_indentation(line):\n    return line.startswith('\\t')\n",
+		"src/format.py":                  "# the indentation of the output\ndef indent(line):\n    return '  ' + line\n",
+	}, "wrong indentation of every line with tabs")
+	if files[0].Path != "src/format.py" {
+		t.Errorf("first = %s %v, want src/format.py", files[0].Path, files[0].Why)
 	}
 }
 
 func TestDeclarationFilesComeAfterTheirCode(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	files := rankedFiles(t, map[string]string{
 		"types/duration.d.ts": "// A duration of time in milliseconds, weeks, days.\nexport declare function duration(ms: number, unit?: string): Duration\nexport interface Duration { weeks(): number; days(): number }\n",
 		"src/duration.js":     "// duration in weeks and days\nexport function duration(ms, unit) {\n  return { weeks: () => Math.floor(ms / 604800000), days: () => ms / 86400000 }\n}\n",
-	})
-	ix := open(t, root, "")
-	defer ix.Close()
-	res, err := ix.Context(context.Background(), Request{Text: "duration weeks() returns the wrong number of weeks in milliseconds"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Files) < 2 || res.Files[0].Path != "src/duration.js" {
-		t.Fatalf("files = %v, want src/duration.js first and the declaration after it", res.Files)
+	}, "duration weeks() returns the wrong number of weeks in milliseconds")
+	if len(files) < 2 || files[0].Path != "src/duration.js" {
+		t.Fatalf("files = %v, want src/duration.js first and the declaration after it", files)
 	}
 }
 
@@ -775,19 +778,11 @@ func TestCodeCallersBeforeProse(t *testing.T) {
 }
 
 func TestReportersPathsAreNotQueryWords(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	files := rankedFiles(t, map[string]string{
 		"skipping.py":       "# an expected failure is read when the test runs\ndef expected(node):\n    return node.own_markers\n",
 		"themes/sandbox.py": "# the sandbox theme: envs, packages and site settings for the users\ndef sandbox_theme(users, envs, packages, site):\n    return dict(users=users, envs=envs, packages=packages, site=site)\n",
-	})
-	ix := open(t, root, "")
-	defer ix.Close()
-	text := "An expected failure added when the test runs is ignored\n\n```\nLocation: /Users/me/sandbox/envs/theme/lib/site-packages\n/Users/me/sandbox/envs/theme/packages/site/users.py\n```\n"
-	res, err := ix.Context(context.Background(), Request{Text: text})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Files[0].Path != "skipping.py" {
-		t.Errorf("first = %s %v, want skipping.py: the paths of the reporter's machine name nothing here", res.Files[0].Path, res.Files[0].Why)
+	}, "An expected failure added when the test runs is ignored\n\n```\nLocation: /Users/me/sandbox/envs/theme/lib/site-packages\n/Users/me/sandbox/envs/theme/packages/site/users.py\n```\n")
+	if files[0].Path != "skipping.py" {
+		t.Errorf("first = %s %v, want skipping.py: the paths of the reporter's machine name nothing here", files[0].Path, files[0].Why)
 	}
 }
