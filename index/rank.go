@@ -100,12 +100,13 @@ type RankedFile struct {
 }
 
 type ranker struct {
-	ix      *Index
-	s       *Snapshot
-	a       *query.Analysis
-	without map[string]bool
-	lists   []*signalList
-	matches []entity.Match // computed once: entities and the pack header use them
+	ix       *Index
+	s        *Snapshot
+	a        *query.Analysis
+	without  map[string]bool
+	lists    []*signalList
+	matches  []entity.Match      // computed once: entities and the pack header use them
+	resolved map[string][]string // resolvePath's answers: paths, frames and BM25's terms ask alike
 }
 
 func (r *ranker) on(signal string) bool { return !r.without[signal] }
@@ -226,6 +227,18 @@ func (r *ranker) paths() {
 
 // resolvePath finds the workspace files a printed path stands for, by the longest common suffix.
 func (r *ranker) resolvePath(p string) []string {
+	if out, ok := r.resolved[p]; ok {
+		return out
+	}
+	if r.resolved == nil {
+		r.resolved = map[string][]string{}
+	}
+	out := r.findPath(p)
+	r.resolved[p] = out
+	return out
+}
+
+func (r *ranker) findPath(p string) []string {
 	p = strings.TrimPrefix(strings.ReplaceAll(p, "\\", "/"), "./")
 	if p == "" {
 		return nil
