@@ -15,8 +15,8 @@ import (
 
 // cacheVersion changes whenever what a Record holds, or how it is derived, changes, or an older build
 // could have left the stores short (7: a save without changes lost its chunks; 9: text in sections, long
-// functions in windows): an old cache is then rebuilt rather than trusted.
-const cacheVersion = 9
+// functions in windows; 10: chunks count their terms): an old cache is then rebuilt rather than trusted.
+const cacheVersion = 10
 
 const cacheMagic = "ctxmap-cache"
 

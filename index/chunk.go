@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxmap/ctxmap/index/lexical"
 	"github.com/ctxmap/ctxmap/index/mapping"
 	"github.com/ctxmap/ctxmap/index/parse"
 )
@@ -30,6 +31,7 @@ type Chunk struct {
 	Doc       string
 	Code      string
 	Target    string // a mapping's source: path or path::Symbol, which a hit on it ranks
+	Terms     lexical.Fields
 }
 
 // chunks cuts a parsed file into chunks. Only definitions that own a body worth searching get a chunk of

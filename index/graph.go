@@ -83,8 +83,10 @@ func (g *Graph) PageRank(seeds map[string]float64, damping float64, iters int) m
 	for p, w := range seeds {
 		if i, ok := g.index[p]; ok && w > 0 {
 			restart[i] = w
-			total += w
 		}
+	}
+	for _, w := range restart { // summed in node order: a float sum depends on its order
+		total += w
 	}
 	if total == 0 {
 		return nil

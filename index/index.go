@@ -422,8 +422,10 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
-		for _, c := range changedChunks[p] {
-			docs = append(docs, lexical.Doc{ID: c.ID, Path: c.Path, Name: c.Name, Doc: c.Doc, Code: c.Code})
+		cs := changedChunks[p]
+		for i := range cs {
+			docs = append(docs, lexical.Doc{ID: cs[i].ID, Fields: cs[i].Terms})
+			cs[i].Terms = lexical.Fields{} // the embedder, which keeps the chunks a while, reads only their text
 		}
 		ix.vectors.put(p, changedChunks[p])
 	}
@@ -567,6 +569,10 @@ func (ix *Index) loadOne(ctx context.Context, p *parse.Parser, f fileStat, old *
 	rec.File = pf
 	rec.Entity = entity.Contribute(f.path, pf)
 	res.chunks = chunks(f.path, pf, src, ix.cfg.Mappings)
+	for i := range res.chunks {
+		c := &res.chunks[i]
+		c.Terms = lexical.NewFields(c.Name, c.Path, c.Doc, c.Code)
+	}
 	rec.Chunks = refsOf(res.chunks)
 	res.rec = rec
 	return res

@@ -470,7 +470,7 @@ const expansionWeight = 0.35
 
 // bm25: chunks by BM25; a file scores by its best chunk plus a little for each other one.
 func (r *ranker) bm25(ctx context.Context) {
-	hits, err := r.ix.lex.Search(ctx, r.queryTerms(), bm25Chunks)
+	hits, err := r.ix.lex.Search(ctx, r.queryTerms(), bm25Chunks, r.s.lexicalStats())
 	if err != nil || len(hits) == 0 {
 		return
 	}

@@ -2,6 +2,7 @@ package index
 
 import (
 	"github.com/ctxmap/ctxmap/index/entity"
+	"github.com/ctxmap/ctxmap/index/lexical"
 	"github.com/ctxmap/ctxmap/index/parse"
 )
 
@@ -28,12 +29,13 @@ type ChunkRef struct {
 	StartLine int
 	EndLine   int
 	Target    string // a mapping's source (see Chunk)
+	Terms     lexical.Lengths
 }
 
 func refsOf(cs []Chunk) []ChunkRef {
 	out := make([]ChunkRef, len(cs))
 	for i, c := range cs {
-		out[i] = ChunkRef{ID: c.ID, Symbol: c.Symbol, Kind: c.Kind, StartLine: c.StartLine, EndLine: c.EndLine, Target: c.Target}
+		out[i] = ChunkRef{ID: c.ID, Symbol: c.Symbol, Kind: c.Kind, StartLine: c.StartLine, EndLine: c.EndLine, Target: c.Target, Terms: c.Terms.Lengths()}
 	}
 	return out
 }

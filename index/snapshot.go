@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxmap/ctxmap/index/entity"
 	"github.com/ctxmap/ctxmap/index/history"
+	"github.com/ctxmap/ctxmap/index/lexical"
 	"github.com/ctxmap/ctxmap/index/parse"
 )
 
@@ -30,6 +31,20 @@ type Snapshot struct {
 	names     []string // symbol names, sorted
 	litsOnce  sync.Once
 	lits      []literalRef
+	statsOnce sync.Once
+	stats     lexical.Stats
+}
+
+// lexicalStats are BM25's collection statistics, summed over the chunks of this snapshot's files.
+func (s *Snapshot) lexicalStats() *lexical.Stats {
+	s.statsOnce.Do(func() {
+		for _, r := range s.Files {
+			for _, c := range r.Chunks {
+				s.stats.Add(c.Terms)
+			}
+		}
+	})
+	return &s.stats
 }
 
 // SymbolNames are the names of all definitions, sorted.

@@ -15,6 +15,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/whitespace"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/ctxmap/ctxmap/index/words"
@@ -22,11 +23,50 @@ import (
 
 // Doc is one chunk as the store sees it. ID is unique and starts with the file's path and '#'.
 type Doc struct {
-	ID   string
-	Path string
-	Name string // symbol name(s)
-	Doc  string // doc comments
-	Code string // code or prose
+	ID     string
+	Fields Fields
+}
+
+// Fields are a chunk's normalised terms (see Normalize), one space-separated string per field, in the
+// order of fieldNames.
+type Fields [4]string
+
+var fieldNames = [4]string{"name", "path", "doc", "code"}
+
+// NewFields normalises a chunk's text: its symbol name(s), path, doc comments and code or prose.
+func NewFields(name, path, doc, code string) Fields {
+	return Fields{Normalize(name), Normalize(path), Normalize(doc), Normalize(code)}
+}
+
+// Lengths are the number of terms in each field.
+type Lengths [4]int32
+
+// Lengths counts the terms of each field.
+func (f Fields) Lengths() Lengths {
+	var n Lengths
+	for i, s := range f {
+		if s != "" {
+			n[i] = int32(strings.Count(s, " ") + 1)
+		}
+	}
+	return n
+}
+
+// Stats are what BM25 knows of the whole collection: the chunks and their terms in each field. bleve
+// derives its own from the segments it happens to hold (deleted chunks and merge timing included), so
+// the same files would score differently depending on how they came to be indexed; these are summed
+// from the chunks themselves.
+type Stats struct {
+	Chunks int
+	Terms  [4]int64
+}
+
+// Add counts one chunk.
+func (s *Stats) Add(n Lengths) {
+	s.Chunks++
+	for i, x := range n {
+		s.Terms[i] += int64(x)
+	}
 }
 
 // Hit is a chunk that matched, with its BM25 score.
@@ -36,8 +76,9 @@ type Hit struct {
 	Score float64
 }
 
-// Field boosts: a term in a symbol's name or the file's path says more than one in its body.
-var boosts = map[string]float64{"name": 3, "path": 2, "doc": 1, "code": 1}
+// Field boosts, in the order of fieldNames: a term in a symbol's name or the file's path says more than
+// one in its body.
+var boosts = [4]float64{3, 2, 1, 1}
 
 // Store wraps one bleve index.
 type Store struct {
@@ -56,7 +97,7 @@ func newMapping() mapping.IndexMapping {
 	})
 	m.DefaultAnalyzer = analyzerName
 	dm := bleve.NewDocumentMapping()
-	for f := range boosts {
+	for _, f := range fieldNames {
 		fm := bleve.NewTextFieldMapping()
 		fm.Analyzer = analyzerName
 		fm.Store = false
@@ -108,12 +149,11 @@ func (s *Store) Replace(old []string, docs []Doc) error {
 		b.Delete(id)
 	}
 	for _, d := range docs {
-		if err := b.Index(d.ID, map[string]interface{}{
-			"name": Normalize(d.Name),
-			"path": Normalize(d.Path),
-			"doc":  Normalize(d.Doc),
-			"code": Normalize(d.Code),
-		}); err != nil {
+		fields := make(map[string]interface{}, len(fieldNames))
+		for i, f := range fieldNames {
+			fields[f] = d.Fields[i]
+		}
+		if err := b.Index(d.ID, fields); err != nil {
 			return fmt.Errorf("index chunk %s: %w", d.ID, err)
 		}
 	}
@@ -129,22 +169,30 @@ type Term struct {
 	Weight float64
 }
 
-// Search returns up to k chunks by BM25 over the weighted terms, best first.
-func (s *Store) Search(ctx context.Context, terms []Term, k int) ([]Hit, error) {
+// Search returns up to k chunks by BM25 over the weighted terms, best first. With stats, BM25's
+// document count and average field lengths are those (see Stats), else bleve's own.
+func (s *Store) Search(ctx context.Context, terms []Term, k int, stats *Stats) ([]Hit, error) {
 	var qs []query.Query
 	for _, t := range terms {
 		if t.Word == "" || t.Weight <= 0 {
 			continue
 		}
-		for f, b := range boosts {
+		for i, f := range fieldNames { // in a fixed order: a sum of floats depends on it
 			tq := bleve.NewTermQuery(t.Word)
 			tq.SetField(f)
-			tq.SetBoost(b * t.Weight)
+			tq.SetBoost(boosts[i] * t.Weight)
 			qs = append(qs, tq)
 		}
 	}
 	if len(qs) == 0 || k <= 0 {
 		return nil, nil
+	}
+	if stats != nil && stats.Chunks > 0 {
+		card := make(map[string]int, len(fieldNames))
+		for i, f := range fieldNames {
+			card[f] = int(stats.Terms[i]) // bleve divides this by the count for the average length
+		}
+		ctx = context.WithValue(ctx, search.BM25StatsKey, &search.BM25Stats{DocCount: float64(stats.Chunks), FieldCardinality: card})
 	}
 	req := bleve.NewSearchRequestOptions(bleve.NewDisjunctionQuery(qs...), k, 0, false)
 	res, err := s.idx.SearchInContext(ctx, req)
