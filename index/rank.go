@@ -720,7 +720,7 @@ func (r *ranker) fuse() []RankedFile {
 // of the final score the graph may add.
 const (
 	graphSeeds  = 10
-	graphWeight = 0.25
+	graphWeight = 0.1
 )
 
 func (r *ranker) spread(fused map[string]*RankedFile) {

@@ -41,12 +41,17 @@ func NewFields(name, path, doc, code string) Fields {
 // Lengths are the number of terms in each field.
 type Lengths [4]int32
 
-// Lengths counts the terms of each field.
+// Lengths counts the terms of each field, as the whitespace tokenizer cuts them.
 func (f Fields) Lengths() Lengths {
 	var n Lengths
 	for i, s := range f {
-		if s != "" {
-			n[i] = int32(strings.Count(s, " ") + 1)
+		in := false
+		for j := 0; j < len(s); j++ {
+			space := s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r'
+			if !space && !in {
+				n[i]++
+			}
+			in = !space
 		}
 	}
 	return n

@@ -85,7 +85,7 @@ func TestScoresDoNotDependOnHistory(t *testing.T) {
 }
 
 func TestLengthsCountTerms(t *testing.T) {
-	f := NewFields("RuleIndex", "rule/index.go", "", "finds  rules\tby description")
+	f := Fields{"rule index", "rule index go", "", " find  rule\tby descript "}
 	if got, want := f.Lengths(), (Lengths{2, 3, 0, 4}); got != want {
 		t.Errorf("lengths of %q = %v, want %v", f, got, want)
 	}
