@@ -30,8 +30,8 @@ type Chunk struct {
 	Name      string // words the chunk is named by (symbol and parent)
 	Doc       string
 	Code      string
-	Target    string // a mapping's source: path or path::Symbol, which a hit on it ranks
-	Terms     lexical.Fields
+	Target    string         // a mapping's source: path or path::Symbol, which a hit on it ranks
+	Terms     lexical.Fields // normalised text for the lexical store (set by loadOne, dropped once stored)
 }
 
 // chunks cuts a parsed file into chunks. Only definitions that own a body worth searching get a chunk of

@@ -28,8 +28,8 @@ type ChunkRef struct {
 	Kind      string
 	StartLine int
 	EndLine   int
-	Target    string // a mapping's source (see Chunk)
-	Terms     lexical.Lengths
+	Target    string          // a mapping's source (see Chunk)
+	Terms     lexical.Lengths // terms per field, summed into BM25's collection statistics
 }
 
 func refsOf(cs []Chunk) []ChunkRef {
