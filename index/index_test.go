@@ -18,6 +18,7 @@ import (
 	"github.com/ctxmap/ctxmap/index/lexical"
 	"github.com/ctxmap/ctxmap/index/pack"
 	"github.com/ctxmap/ctxmap/index/query"
+	"github.com/sahilm/fuzzy"
 )
 
 // writeFiles creates files under root; content "" removes the file.
@@ -795,5 +796,38 @@ func TestReportersPathsAreNotQueryWords(t *testing.T) {
 	}, "An expected failure added when the test runs is ignored\n\n```\nLocation: /Users/me/sandbox/envs/theme/lib/site-packages\n/Users/me/sandbox/envs/theme/packages/site/users.py\n```\n")
 	if files[0].Path != "skipping.py" {
 		t.Errorf("first = %s %v, want skipping.py: the paths of the reporter's machine name nothing here", files[0].Path, files[0].Why)
+	}
+}
+
+// The letters prefilter may only drop names a fuzzy match cannot find: matching the kept names gives
+// the same matches, in the same order, as matching them all.
+func TestLetterFilterKeepsEveryFuzzyMatch(t *testing.T) {
+	names := []string{"BuildTree", "build_tree", "TreeBuilder", "buildTreeFromRoot", "bld_tr", "Bülder",
+		"\u212Aeeper", "keeper", "KEEP_ALIVE", "parse2json", "Parse_JSON", "x", "", "tree", "rebuild"}
+	for i := range 300 { // names of every ASCII character and a few non-ASCII ones
+		names = append(names, fmt.Sprintf("n%c%c_%d", rune(33+i%94), rune(0xc0+i%64), i))
+	}
+	s := &Snapshot{Symbols: map[string][]SymbolRef{}}
+	for _, n := range names {
+		s.Symbols[n] = nil
+	}
+	patterns := []string{"buildtree", "build_tree", "treebuild", "keeper", "KEEP", "Parse2", "parsejson", "ülder", "n!", "~_1", "zzz"}
+	for _, p := range patterns {
+		var all, kept []string
+		for _, m := range fuzzy.Find(p, s.SymbolNames()) {
+			all = append(all, m.Str)
+		}
+		for _, m := range fuzzy.Find(p, s.namesWithLetters(p)) {
+			kept = append(kept, m.Str)
+		}
+		if !slices.Equal(all, kept) {
+			t.Errorf("%q: all names match %q, the filtered ones %q", p, all, kept)
+		}
+		if len(s.namesWithLetters(p)) == len(names) && p == "buildtree" {
+			t.Errorf("%q: the filter kept every name", p)
+		}
+	}
+	if got := s.namesWithLetters("keeper"); !slices.Contains(got, "\u212Aeeper") {
+		t.Errorf("the Kelvin sign folds to k, yet %q was dropped: %q", "\u212Aeeper", got)
 	}
 }

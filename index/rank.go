@@ -387,7 +387,6 @@ func (r *ranker) fuzzy() {
 	}
 	l := r.list("fuzzy")
 	l.absolute = true
-	names := r.s.SymbolNames()
 	for i, cand := range r.a.Identifiers {
 		if i >= 24 {
 			break
@@ -402,7 +401,7 @@ func (r *ranker) fuzzy() {
 		if len(cand) < 6 || i >= 8 {
 			continue
 		}
-		ms := fuzzy.Find(cand, names)
+		ms := fuzzy.Find(cand, r.s.namesWithLetters(cand))
 		for j, m := range ms {
 			if j >= 3 || len(m.Str) > 2*len(cand) || m.Score <= 0 {
 				break

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ctxmap/ctxmap/index/entity"
 	"github.com/ctxmap/ctxmap/index/history"
@@ -29,6 +31,7 @@ type Snapshot struct {
 	// derived on first use by queries
 	namesOnce sync.Once
 	names     []string // symbol names, sorted
+	letters   []uint64 // letterSet of each name
 	litsOnce  sync.Once
 	lits      []literalRef
 	statsOnce sync.Once
@@ -55,8 +58,57 @@ func (s *Snapshot) SymbolNames() []string {
 			s.names = append(s.names, n)
 		}
 		sort.Strings(s.names)
+		s.letters = make([]uint64, len(s.names))
+		for i, n := range s.names {
+			s.letters[i] = letterSet(n)
+		}
 	})
 	return s.names
+}
+
+// namesWithLetters are the symbol names, sorted, that hold every character of pattern, case folded:
+// the only ones a fuzzy match of pattern can find, picked out without scoring each name.
+func (s *Snapshot) namesWithLetters(pattern string) []string {
+	names := s.SymbolNames()
+	want := letterSet(pattern)
+	var out []string
+	for i, have := range s.letters {
+		if want&^have == 0 {
+			out = append(out, names[i])
+		}
+	}
+	return out
+}
+
+// letterSet is the set of characters in s as bits: ASCII letters case folded, digits, and other
+// ASCII characters sharing the bits left. A non-ASCII rune adds the ASCII letters it folds to (the
+// Kelvin sign to k), and nothing else, so a pattern's set is within a name's whenever the name can match.
+func letterSet(s string) uint64 {
+	var set uint64
+	for _, r := range s {
+		if r >= utf8.RuneSelf {
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				if f < utf8.RuneSelf {
+					set |= asciiBit(byte(f))
+				}
+			}
+			continue
+		}
+		set |= asciiBit(byte(r))
+	}
+	return set
+}
+
+func asciiBit(c byte) uint64 {
+	switch {
+	case 'a' <= c && c <= 'z':
+		return 1 << (c - 'a')
+	case 'A' <= c && c <= 'Z':
+		return 1 << (c - 'A')
+	case '0' <= c && c <= '9':
+		return 1 << (26 + c - '0')
+	}
+	return 1 << (36 + c%28)
 }
 
 // literalRef is a message-like string of the code, cut into the fixed pieces an error message must show.
