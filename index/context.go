@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -447,6 +449,30 @@ func importCandidate(rec *Record, f RankedFile) (pack.Candidate, bool) {
 	}, true
 }
 
+// referrers are the files, sorted, that may name one of names (name -> index of its primary). The
+// graph links every file that names a symbol to the symbol's definers, so these are the neighbours of
+// the primaries' files, unless a name is not a symbol of its primary's file that makes edges (a
+// heading, a name defined in too many files): then every file.
+func (r *ranker) referrers(names map[string]int, prims []primary) []string {
+	g := r.s.Graph
+	nodes := map[int]bool{}
+	for name, pi := range names {
+		defs := r.s.Symbols[name]
+		i, ok := g.index[prims[pi].path]
+		if !ok || len(defs) > maxDefiners || !slices.ContainsFunc(defs, func(d SymbolRef) bool { return d.Path == prims[pi].path }) {
+			return r.s.Paths
+		}
+		for _, e := range g.Edges[i] {
+			nodes[e.To] = true
+		}
+	}
+	out := make([]string, 0, len(nodes))
+	for _, i := range slices.Sorted(maps.Keys(nodes)) {
+		out = append(out, g.Nodes[i])
+	}
+	return out
+}
+
 // related finds the callers and tests of the primary definitions: the definitions elsewhere whose
 // bodies reference them.
 func (r *ranker) related(prims []primary, files []RankedFile, top float64, source func(string) []byte) []pack.Candidate {
@@ -468,7 +494,7 @@ func (r *ranker) related(prims []primary, files []RankedFile, top float64, sourc
 	}
 	var callers, tests []hit
 	seen := map[string]bool{}
-	for _, p := range r.s.Paths {
+	for _, p := range r.referrers(names, prims) {
 		rec := r.s.Files[p]
 		for _, ref := range rec.File.References {
 			pi, ok := names[ref.Name]

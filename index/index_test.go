@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -830,4 +831,68 @@ func TestLetterFilterKeepsEveryFuzzyMatch(t *testing.T) {
 	if got := s.namesWithLetters("keeper"); !slices.Contains(got, "\u212Aeeper") {
 		t.Errorf("the Kelvin sign folds to k, yet %q was dropped: %q", "\u212Aeeper", got)
 	}
+}
+
+// referrers may skip a file only when it names none of the primaries' definitions: also for a name
+// defined in too many files to make graph edges, and for a primary found under a name its file does not
+// define.
+func TestReferrersHoldEveryFileNamingAPrimary(t *testing.T) {
+	ix, _ := shop(t)
+	files := map[string]string{
+		"jobs/caller.py": "from jobs.a import handle\nfrom jobs.pay import settle\n\ndef main():\n    handle()\n    settle()\n",
+		"jobs/pay.py":    "def settle():\n    return 2\n",
+	}
+	for c := 'a'; c <= 'h'; c++ {
+		files[fmt.Sprintf("jobs/%c.py", c)] = "def handle():\n    return 1\n"
+	}
+	writeFiles(t, ix.root, files)
+	if err := ix.Update(context.Background(), slices.Collect(maps.Keys(files))); err != nil {
+		t.Fatal(err)
+	}
+	s := ix.Snapshot()
+	r := &ranker{ix: ix, s: s, a: query.Analyze("x", nil), without: map[string]bool{}}
+	check := func(prims []primary, names map[string]int) bool {
+		got := r.referrers(names, prims)
+		for _, q := range s.Paths {
+			if slices.Contains(got, q) {
+				continue
+			}
+			for _, ref := range s.Files[q].File.References {
+				if pi, ok := names[ref.Name]; ok && q != prims[pi].path {
+					t.Errorf("%s names %s but is not among the referrers of %s", q, ref.Name, prims[pi].path)
+					break
+				}
+			}
+		}
+		return len(got) < len(s.Paths)
+	}
+	narrowed := 0
+	for _, p := range s.Paths {
+		for _, d := range s.Files[p].File.Definitions {
+			if check([]primary{{path: p, def: d}}, map[string]int{d.Name: 0}) {
+				narrowed++
+			}
+		}
+	}
+	if narrowed == 0 {
+		t.Error("no definition's referrers were narrowed by the graph")
+	}
+	// a primary under a name defined elsewhere only: its file has no edge from the callers
+	check([]primary{{path: "jobs/a.py", def: s.Files["jobs/pay.py"].File.Definitions[0]}}, map[string]int{"settle": 0})
+}
+
+// A panic in a search run on its own goroutine reaches the request that waits for it, where the
+// server's recovery turns it into an error response, instead of ending the process.
+func TestAsyncPanicReachesTheCaller(t *testing.T) {
+	if got := async(func() int { return 7 })(); got != 7 {
+		t.Fatalf("async result = %d, want 7", got)
+	}
+	wait := async(func() int { panic("search broke") })
+	defer func() {
+		if p := recover(); p != "search broke" {
+			t.Fatalf("recovered %v, want the search's panic", p)
+		}
+	}()
+	wait()
+	t.Fatal("waiting returned without the panic")
 }

@@ -119,6 +119,32 @@ func (r *ranker) list(name string) *signalList {
 
 // rank runs every signal and fuses them.
 func (r *ranker) rank(ctx context.Context) []RankedFile {
+	// The two index searches take most of a query's time: they run while the other signals work.
+	var lexHits, vecHits func() []searchHit
+	if r.on("bm25") {
+		terms := r.queryTerms()
+		lexHits = async(func() []searchHit {
+			hits, err := r.ix.lex.Search(ctx, terms, bm25Chunks, r.s.lexicalStats())
+			if err != nil {
+				return nil
+			}
+			out := make([]searchHit, len(hits))
+			for i, h := range hits {
+				out[i] = searchHit{ID: h.ID, Path: h.Path, Score: h.Score}
+			}
+			return out
+		})
+	}
+	if r.on("vectors") {
+		vecHits = async(func() []searchHit {
+			hits := r.ix.vectors.search(ctx, capBytes(r.a.Text, 4096), 100)
+			out := make([]searchHit, len(hits))
+			for i, h := range hits {
+				out[i] = searchHit{ID: h.ID, Path: h.Path, Score: float64(h.Score)}
+			}
+			return out
+		})
+	}
 	if r.on("symbols") {
 		r.symbols()
 		r.paths()
@@ -133,10 +159,10 @@ func (r *ranker) rank(ctx context.Context) []RankedFile {
 		r.fuzzy()
 	}
 	if r.on("bm25") {
-		r.bm25(ctx)
+		r.bm25(lexHits())
 	}
 	if r.on("vectors") {
-		r.vectors(ctx)
+		r.vectors(vecHits())
 	}
 	if r.on("entities") {
 		r.entities()
@@ -145,6 +171,37 @@ func (r *ranker) rank(ctx context.Context) []RankedFile {
 		r.history()
 	}
 	return r.fuse()
+}
+
+// searchHit is a chunk found by the lexical or the vector index.
+type searchHit struct {
+	ID, Path string
+	Score    float64
+}
+
+// async runs f on its own goroutine; the function it returns waits for f's result, and panics with
+// f's panic, so that the request that asked, and its recovery, sees it.
+func async[T any](f func() T) func() T {
+	type result struct {
+		v     T
+		panic any
+	}
+	ch := make(chan result, 1)
+	go func() {
+		var res result
+		defer func() {
+			res.panic = recover()
+			ch <- res
+		}()
+		res.v = f()
+	}()
+	return func() T {
+		res := <-ch
+		if res.panic != nil {
+			panic(res.panic)
+		}
+		return res.v
+	}
 }
 
 // symbolNames are the names an anchor may stand for: `a.b.Name` -> a.b.Name, Name (parent b).
@@ -468,9 +525,8 @@ const bm25Chunks = 300
 const expansionWeight = 0.35
 
 // bm25: chunks by BM25; a file scores by its best chunk plus a little for each other one.
-func (r *ranker) bm25(ctx context.Context) {
-	hits, err := r.ix.lex.Search(ctx, r.queryTerms(), bm25Chunks, r.s.lexicalStats())
-	if err != nil || len(hits) == 0 {
+func (r *ranker) bm25(hits []searchHit) {
+	if len(hits) == 0 {
 		return
 	}
 	l := r.list("bm25")
@@ -564,8 +620,7 @@ func (r *ranker) chunkDef(rec *Record, id string) int {
 }
 
 // vectors: chunks nearest to the text in the embedding space.
-func (r *ranker) vectors(ctx context.Context) {
-	hits := r.ix.vectors.search(ctx, capBytes(r.a.Text, 4096), 100)
+func (r *ranker) vectors(hits []searchHit) {
 	if len(hits) == 0 {
 		return
 	}
@@ -576,7 +631,7 @@ func (r *ranker) vectors(ctx context.Context) {
 		if pl.path == "" {
 			continue
 		}
-		sc := float64(h.Score) * demote(pl.path, r.a.Intent.Name)
+		sc := h.Score * demote(pl.path, r.a.Intent.Name)
 		e := l.add(pl.path, sc, "")
 		if pl.def >= 0 {
 			e.defs[pl.def] = math.Max(e.defs[pl.def], sc)

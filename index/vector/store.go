@@ -248,6 +248,9 @@ func (s *Store) DeletePath(ctx context.Context, path string) error {
 	return nil
 }
 
+// tieMargin is how many more results than asked Search takes from chromem, to settle ties at the cut.
+const tieMargin = 20
+
 // Search returns up to k documents most similar to text, best first (ties by ID).
 func (s *Store) Search(ctx context.Context, text string, k int) ([]Hit, error) {
 	if k <= 0 {
@@ -262,12 +265,14 @@ func (s *Store) Search(ctx context.Context, text string, k int) ([]Hit, error) {
 	if s.closed {
 		return nil, errClosed
 	}
-	// chromem refuses more results than documents, also for an empty collection.
-	k = min(k, s.col.Count())
-	if k == 0 {
+	// chromem refuses more results than documents, also for an empty collection. Of documents with
+	// equal scores at its cut it keeps any; asking for more and cutting after sorting by score and ID
+	// keeps the same ones every time (unless the ties run past the margin).
+	n := min(k+tieMargin, s.col.Count())
+	if n == 0 {
 		return nil, nil
 	}
-	res, err := s.col.QueryEmbedding(ctx, q, k, nil, nil)
+	res, err := s.col.QueryEmbedding(ctx, q, n, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("search vectors: %w", err)
 	}
@@ -278,7 +283,7 @@ func (s *Store) Search(ctx context.Context, text string, k int) ([]Hit, error) {
 	slices.SortFunc(hits, func(a, b Hit) int {
 		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
 	})
-	return hits, nil
+	return hits[:min(k, len(hits))], nil
 }
 
 func (s *Store) Count() int {

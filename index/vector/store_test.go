@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -478,6 +479,27 @@ func BenchmarkSave20000(b *testing.B) {
 		b.StartTimer()
 		if err := s.Save(); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// Documents with equal scores at the cut: the same ones, those first by ID, on every search.
+func TestTiesAtTheCutAreSettledByID(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, "", embed.Default())
+	defer s.Close()
+	docs := []Doc{{ID: "a/best.go#1", Path: "a/best.go", Text: "parse the invoice total"}}
+	for i := range 12 {
+		id := fmt.Sprintf("b/twin%02d.go#1", i)
+		docs = append(docs, Doc{ID: id, Path: strings.TrimSuffix(id, "#1"), Text: "parse the invoice"})
+	}
+	if err := s.Put(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a/best.go", "b/twin00.go", "b/twin01.go"}
+	for range 30 {
+		if got := paths(search(t, s, "parse the invoice total", 3)); !slices.Equal(got, want) {
+			t.Fatalf("search = %q, want %q", got, want)
 		}
 	}
 }
