@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -56,7 +57,9 @@ type Store struct {
 	// snapshot share it.
 	mu     sync.RWMutex
 	closed bool
-	gen    uint64 // changes since Open, under mu
+	gen    uint64                         // changes since Open, under mu
+	ids    map[string]map[string]struct{} // path -> IDs of its documents, under mu
+	owner  map[string]string              // ID -> path, under mu
 
 	saveMu sync.Mutex
 	saved  uint64 // gen last written, under saveMu
@@ -92,7 +95,31 @@ func Open(dir string, e embed.Embedder) (*Store, error) {
 		return nil, fmt.Errorf("open vector store: %w", err)
 	}
 	s.col = col
+	// chromem deletes by metadata by looking at every document: a file's IDs are kept to delete by ID.
+	docs, err := all(col, e.Dim())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	s.ids, s.owner = map[string]map[string]struct{}{}, map[string]string{}
+	for _, d := range docs {
+		s.remember(d.Metadata[pathKey], d.ID)
+	}
 	return s, nil
+}
+
+// remember files id under path, and no longer under a path it had before.
+func (s *Store) remember(path, id string) {
+	if old, ok := s.owner[id]; ok && old != path {
+		delete(s.ids[old], id)
+		if len(s.ids[old]) == 0 {
+			delete(s.ids, old)
+		}
+	}
+	s.owner[id] = path
+	if s.ids[path] == nil {
+		s.ids[path] = map[string]struct{}{}
+	}
+	s.ids[path][id] = struct{}{}
 }
 
 func (s *Store) embedFunc(ctx context.Context, text string) ([]float32, error) {
@@ -176,6 +203,7 @@ func (s *Store) Put(ctx context.Context, docs []Doc) error {
 			// Unreachable with an ID and an embedding; reported rather than trusted.
 			return fmt.Errorf("put vectors: %s: %w", d.ID, err)
 		}
+		s.remember(d.Path, d.ID)
 	}
 	s.gen++
 	return nil
@@ -238,13 +266,18 @@ func (s *Store) DeletePath(ctx context.Context, path string) error {
 	if s.closed {
 		return errClosed
 	}
-	before := s.col.Count()
-	if err := s.col.Delete(ctx, map[string]string{pathKey: path}, nil); err != nil {
+	ids := slices.Sorted(maps.Keys(s.ids[path]))
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := s.col.Delete(ctx, nil, nil, ids...); err != nil {
 		return fmt.Errorf("delete vectors of %s: %w", path, err)
 	}
-	if s.col.Count() != before {
-		s.gen++
+	for _, id := range ids {
+		delete(s.owner, id)
 	}
+	delete(s.ids, path)
+	s.gen++
 	return nil
 }
 
