@@ -20,6 +20,7 @@ import (
 	"github.com/ctxmap/ctxmap/index/lexical"
 	"github.com/ctxmap/ctxmap/index/parse"
 	"github.com/ctxmap/ctxmap/index/query"
+	"github.com/ctxmap/ctxmap/index/vector"
 	"github.com/ctxmap/ctxmap/index/words"
 )
 
@@ -120,30 +121,17 @@ func (r *ranker) list(name string) *signalList {
 // rank runs every signal and fuses them.
 func (r *ranker) rank(ctx context.Context) []RankedFile {
 	// The two index searches take most of a query's time: they run while the other signals work.
-	var lexHits, vecHits func() []searchHit
+	var lexHits func() []lexical.Hit
+	var vecHits func() []vector.Hit
 	if r.on("bm25") {
 		terms := r.queryTerms()
-		lexHits = async(func() []searchHit {
-			hits, err := r.ix.lex.Search(ctx, terms, bm25Chunks, r.s.lexicalStats())
-			if err != nil {
-				return nil
-			}
-			out := make([]searchHit, len(hits))
-			for i, h := range hits {
-				out[i] = searchHit{ID: h.ID, Path: h.Path, Score: h.Score}
-			}
-			return out
+		lexHits = async(func() []lexical.Hit {
+			hits, _ := r.ix.lex.Search(ctx, terms, bm25Chunks, r.s.lexicalStats()) // an error leaves BM25 out
+			return hits
 		})
 	}
 	if r.on("vectors") {
-		vecHits = async(func() []searchHit {
-			hits := r.ix.vectors.search(ctx, capBytes(r.a.Text, 4096), 100)
-			out := make([]searchHit, len(hits))
-			for i, h := range hits {
-				out[i] = searchHit{ID: h.ID, Path: h.Path, Score: float64(h.Score)}
-			}
-			return out
-		})
+		vecHits = async(func() []vector.Hit { return r.ix.vectors.search(ctx, capBytes(r.a.Text, 4096), 100) })
 	}
 	if r.on("symbols") {
 		r.symbols()
@@ -171,12 +159,6 @@ func (r *ranker) rank(ctx context.Context) []RankedFile {
 		r.history()
 	}
 	return r.fuse()
-}
-
-// searchHit is a chunk found by the lexical or the vector index.
-type searchHit struct {
-	ID, Path string
-	Score    float64
 }
 
 // async runs f on its own goroutine; the function it returns waits for f's result, and panics with
@@ -525,7 +507,7 @@ const bm25Chunks = 300
 const expansionWeight = 0.35
 
 // bm25: chunks by BM25; a file scores by its best chunk plus a little for each other one.
-func (r *ranker) bm25(hits []searchHit) {
+func (r *ranker) bm25(hits []lexical.Hit) {
 	if len(hits) == 0 {
 		return
 	}
@@ -620,7 +602,7 @@ func (r *ranker) chunkDef(rec *Record, id string) int {
 }
 
 // vectors: chunks nearest to the text in the embedding space.
-func (r *ranker) vectors(hits []searchHit) {
+func (r *ranker) vectors(hits []vector.Hit) {
 	if len(hits) == 0 {
 		return
 	}
@@ -631,7 +613,7 @@ func (r *ranker) vectors(hits []searchHit) {
 		if pl.path == "" {
 			continue
 		}
-		sc := h.Score * demote(pl.path, r.a.Intent.Name)
+		sc := float64(h.Score) * demote(pl.path, r.a.Intent.Name)
 		e := l.add(pl.path, sc, "")
 		if pl.def >= 0 {
 			e.defs[pl.def] = math.Max(e.defs[pl.def], sc)
