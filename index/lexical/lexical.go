@@ -206,7 +206,10 @@ func (s *Store) Search(ctx context.Context, terms []Term, k int, stats *Stats) (
 	}
 	hits := make([]Hit, 0, len(res.Hits))
 	for _, h := range res.Hits {
-		hits = append(hits, Hit{ID: h.ID, Path: PathOf(h.ID), Score: h.Score})
+		// bleve adds a chunk's term scores in the order its searchers meet the chunk, which follows the
+		// index's segments: the last bits of a sum depend on how the index came to be. Compared at
+		// float32 precision, the same chunks rank the same however it did.
+		hits = append(hits, Hit{ID: h.ID, Path: PathOf(h.ID), Score: float64(float32(h.Score))})
 	}
 	// ties in a fixed order, whatever order the chunks were added in (sorting inside bleve by _id costs
 	// a fifth of a query)
