@@ -71,6 +71,26 @@ func (w *Watcher) dropTree(rel string) {
 		_ = w.fsw.Remove(w.abs(dir)) // the kernel may have dropped it already
 		delete(w.dirs, dir)
 	}
+	w.recheck = true
+}
+
+// rewatch watches again the folders that lost their watch to a moved folder's old path. inotify
+// gives a moved folder's new path the descriptor of its old one, and fsnotify keeps it under the old
+// path; dropping that path (ours, or fsnotify's own on IN_MOVE_SELF) unwatches the new one. Their
+// files go pending, since events in between were lost or named after the old path.
+func (w *Watcher) rewatch() {
+	if w.fsw == nil || w.limited {
+		return // periodic rescans cover what is not watched
+	}
+	watched := map[string]bool{}
+	for _, p := range w.fsw.WatchList() {
+		watched[p] = true
+	}
+	for dir := range w.dirs {
+		if !watched[w.abs(dir)] {
+			w.addTree(dir, true)
+		}
+	}
 }
 
 // resyncTree brings the watches in line with the tree and the current rules after events were lost

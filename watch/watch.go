@@ -57,6 +57,7 @@ type Watcher struct {
 	rescan   bool
 	reload   bool // an ignore file changed: read the rules again before the next batch
 	resync   bool // watches may be missing: walk the tree again before the next batch
+	recheck  bool // folders were dropped: a moved one's watch may have gone with its old path
 }
 
 // New watches every folder under root that the ignore rules keep. Warnings are buffered: read them or
@@ -167,6 +168,7 @@ func (w *Watcher) loop() {
 					changed = true
 				}
 			}
+			changed = changed || w.recheck // the watches are checked when the batch is taken
 		case <-poll:
 			w.rescan, w.resync = true, true
 			changed = true
@@ -219,6 +221,10 @@ func (w *Watcher) take() (Batch, bool) {
 	if w.resync {
 		w.resync = false
 		w.resyncTree()
+	}
+	if w.recheck {
+		w.recheck = false
+		w.rewatch()
 	}
 	if len(w.pending) == 0 && !w.rescan {
 		return Batch{}, false
@@ -289,6 +295,7 @@ func (w *Watcher) removed(rel string) bool {
 		return true
 	}
 	if w.gone[rel] {
+		w.recheck = true // fsnotify drops a moved folder's watch when it reports the move
 		return false
 	}
 	dir, name := split(rel)

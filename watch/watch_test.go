@@ -409,3 +409,33 @@ func TestCloseAndErrors(t *testing.T) {
 		t.Error("a malformed exclude should be an error")
 	}
 }
+
+// A folder moved into a folder made just before keeps its watch: inotify hands the new path the moved
+// folder's descriptor, which goes away with the old path.
+func TestFolderMovedIntoNewFolder(t *testing.T) {
+	r := start(t, map[string]string{"d0/a.go": "package d\n", "d0/sub/b.go": "package sub\n"}, Options{Debounce: 5 * time.Millisecond})
+	dir := "d0"
+	for i := 1; i <= 40; i++ {
+		next := fmt.Sprintf("m%d", i)
+		if err := os.MkdirAll(r.path(next), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(r.path(dir), r.path(next+"/in")); err != nil {
+			t.Fatal(err)
+		}
+		dir = next + "/in"
+		r.phase()
+		r.untilSeen(dir+"/a.go", dir+"/sub/b.go")
+		time.Sleep(time.Duration(i%4) * 5 * time.Millisecond) // the old path's late events land in between
+		r.phase()
+		name := fmt.Sprintf("a%d.go", i)
+		if err := os.Rename(r.path(dir+"/a.go"), r.path(dir+"/"+name)); err != nil {
+			t.Fatal(err)
+		}
+		r.write(map[string]string{dir + "/sub/b.go": fmt.Sprintf("package sub // %d\n", i)})
+		r.untilSeen(dir+"/"+name, dir+"/sub/b.go")
+		if err := os.Rename(r.path(dir+"/"+name), r.path(dir+"/a.go")); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
