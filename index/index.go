@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -27,6 +28,7 @@ import (
 	"github.com/ctxmap/ctxmap/index/history"
 	"github.com/ctxmap/ctxmap/index/lexical"
 	"github.com/ctxmap/ctxmap/index/lexicon"
+	"github.com/ctxmap/ctxmap/index/pack"
 	"github.com/ctxmap/ctxmap/index/parse"
 	"github.com/ctxmap/ctxmap/index/vector"
 	"github.com/ctxmap/ctxmap/index/walk"
@@ -118,6 +120,8 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 			return nil, fmt.Errorf("restrict cache folder: %w", err)
 		}
 	}
+	// the tokenizer takes a quarter of a second to load: it loads while the index opens and builds
+	go pack.NewTokenizer(ix.cfg.Tokenizer) // a bad name is reported by the request
 	state := ix.openStores()
 	files, skipped := map[string]*Record{}, map[string]string{}
 	var hist *history.Log
@@ -429,7 +433,8 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 		}
 		ix.vectors.put(p, changedChunks[p])
 	}
-	if len(removedIDs) > 0 || len(docs) > 0 || full {
+	same := old.derivesFrom(files, hist)
+	if !same {
 		for i := 0; i < len(docs) || i == 0; i += 500 {
 			end := min(i+500, len(docs))
 			var del []string
@@ -459,7 +464,14 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 			}
 		}
 	}
-	snap := newSnapshot(ix.root, ix.gen, files, skipped, hist)
+	var snap *Snapshot
+	if same {
+		// nothing to derive again (a warm start, a save without changes): only read times or skips moved
+		snap = old.withRecords(files, skipped)
+		ix.dirty = ix.dirty || !sameRecords(old.Files, files) || !maps.Equal(old.Skipped, skipped)
+	} else {
+		snap = newSnapshot(ix.root, ix.gen, files, skipped, hist)
+	}
 	ix.snap.Store(snap)
 	ix.vectors.kick(ix.gen)
 	return snap.Stats(), nil
@@ -689,7 +701,7 @@ func inside(root, p string) bool {
 func (ix *Index) readHistory(ctx context.Context, old *history.Log) *history.Log {
 	limit := ix.cfg.historyLimit()
 	if limit < 0 {
-		return &history.Log{Reason: "disabled in the configuration"}
+		return sameOrNew(old, &history.Log{Reason: "disabled in the configuration"})
 	}
 	if old != nil && old.Available && old.Head != "" && old.Head == gitHead(ctx, ix.root) {
 		return old
@@ -697,7 +709,16 @@ func (ix *Index) readHistory(ctx context.Context, old *history.Log) *history.Log
 	h, err := history.Read(ctx, ix.root, limit)
 	if err != nil {
 		ix.warn("git history: %v", err)
-		return &history.Log{Reason: err.Error()}
+		return sameOrNew(old, &history.Log{Reason: err.Error()})
+	}
+	return sameOrNew(old, h)
+}
+
+// sameOrNew keeps the old log when the new one is as unavailable, for the same reason: the snapshot
+// derived from it stays valid.
+func sameOrNew(old, h *history.Log) *history.Log {
+	if old != nil && !old.Available && !h.Available && old.Reason == h.Reason {
+		return old
 	}
 	return h
 }

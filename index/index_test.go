@@ -336,6 +336,68 @@ func TestWarmStartParsesNothing(t *testing.T) {
 	}
 }
 
+// A warm start over an unchanged tree (here without git) derives nothing again and writes nothing; a
+// file read again with the same content keeps the derivation but has its new time saved.
+func TestWarmStartDerivesNothing(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, sample)
+	cache := t.TempDir()
+	ix := open(t, root, cache)
+	gen := ix.Snapshot().Generation
+	ix.Close()
+	state := filepath.Join(cache, "files.gob")
+	saved, err := os.Stat(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parsed int
+	reopen := func() (*Index, *Snapshot) {
+		ix, err := Open(context.Background(), Options{Root: root, CacheDir: cache, Config: &Config{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opened := ix.Snapshot()
+		st, err := ix.Build(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parsed = st.Parsed
+		return ix, opened
+	}
+	ix, opened := reopen()
+	s := ix.Snapshot()
+	if s.Generation != gen || s.Graph != opened.Graph || s.Entities != opened.Entities || s.History != opened.History {
+		t.Errorf("unchanged tree: generation %d -> %d, derived again: graph %v, entities %v, history %v", gen, s.Generation,
+			s.Graph != opened.Graph, s.Entities != opened.Entities, s.History != opened.History)
+	}
+	ix.Close()
+	if st, err := os.Stat(state); err != nil || !st.ModTime().Equal(saved.ModTime()) || st.Size() != saved.Size() {
+		t.Errorf("unchanged tree: the cache was written again (%v)", err)
+	}
+
+	touched := time.Now().Add(time.Hour).Truncate(time.Second)
+	if err := os.Chtimes(filepath.Join(root, "rule/rule.go"), touched, touched); err != nil {
+		t.Fatal(err)
+	}
+	ix, opened = reopen()
+	if s := ix.Snapshot(); s.Generation != gen || s.Graph != opened.Graph || s.Files["rule/rule.go"].ModTime != touched.UnixNano() {
+		t.Errorf("touched file: generation %d -> %d, graph derived again %v, time %d", gen, s.Generation, s.Graph != opened.Graph, s.Files["rule/rule.go"].ModTime)
+	}
+	ix.Close()
+	ix, _ = reopen()
+	if parsed != 0 {
+		t.Errorf("the touched file's time was not saved: %d parsed", parsed)
+	}
+	ix.Close()
+
+	writeFiles(t, root, map[string]string{"rule/rule.go": sample["rule/rule.go"] + "\n// Another rule.\nfunc Another() {}\n"})
+	ix, opened = reopen()
+	defer ix.Close()
+	if s := ix.Snapshot(); s.Generation == gen || s.Graph == opened.Graph || len(s.Symbols["Another"]) != 1 {
+		t.Errorf("changed file: generation %d -> %d, graph derived again %v, Another %v", gen, s.Generation, s.Graph != opened.Graph, s.Symbols["Another"])
+	}
+}
+
 func TestCorruptCacheIsRebuilt(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, sample)

@@ -181,6 +181,41 @@ func newSnapshot(root string, gen uint64, files map[string]*Record, skipped map[
 	return s
 }
 
+// derivesFrom reports whether files and hist would derive what s holds: the same files, each with
+// the same parse (a file read again with the same content keeps its parse), and the same history.
+func (s *Snapshot) derivesFrom(files map[string]*Record, hist *history.Log) bool {
+	if hist != s.History || len(files) != len(s.Files) {
+		return false
+	}
+	for p, r := range files {
+		o := s.Files[p]
+		if o == nil || o.Hash != r.Hash || o.File != r.File || o.Skip != r.Skip {
+			return false
+		}
+	}
+	return true
+}
+
+// withRecords is s with the records and skips replaced by ones that derive the same (derivesFrom).
+func (s *Snapshot) withRecords(files map[string]*Record, skipped map[string]string) *Snapshot {
+	return &Snapshot{
+		Root: s.Root, Generation: s.Generation, Updated: time.Now(), Files: files, Skipped: skipped,
+		History: s.History, Paths: s.Paths, Symbols: s.Symbols, Lower: s.Lower, Entities: s.Entities, Graph: s.Graph,
+	}
+}
+
+func sameRecords(a, b map[string]*Record) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for p, r := range a {
+		if b[p] != r {
+			return false
+		}
+	}
+	return true
+}
+
 // Stats counts what a snapshot holds.
 type Stats struct {
 	Root         string         `json:"root"`
