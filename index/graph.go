@@ -1,6 +1,6 @@
 package index
 
-import "sort"
+import "slices"
 
 // Graph links files through references: an edge between A and B when code in A names a symbol defined
 // in B. Names defined in many files say little about which one is meant, so an edge's weight is shared
@@ -21,45 +21,61 @@ type GraphEdge struct {
 const maxDefiners = 6
 
 func buildGraph(s *Snapshot) *Graph {
-	g := &Graph{Nodes: s.Paths, Edges: make([][]GraphEdge, len(s.Paths)), index: make(map[string]int, len(s.Paths))}
+	n := len(s.Paths)
+	g := &Graph{Nodes: s.Paths, Edges: make([][]GraphEdge, n), index: make(map[string]int, n)}
 	for i, p := range s.Paths {
 		g.index[p] = i
 	}
-	acc := make([]map[int]float64, len(s.Paths))
-	link := func(a, b int, w float64) {
-		if acc[a] == nil {
-			acc[a] = map[int]float64{}
+	// the names that make edges, numbered, with their definers' nodes
+	ids := make(map[string]int, len(s.Symbols))
+	var definers [][]int
+	for name, defs := range s.Symbols {
+		if len(defs) > maxDefiners {
+			continue
 		}
-		acc[a][b] += w
+		var nodes []int
+		for _, f := range definerFiles(defs) {
+			nodes = append(nodes, g.index[f])
+		}
+		ids[name] = len(definers)
+		definers = append(definers, nodes)
 	}
+	// each node's links in the order they are found; summed per target after a stable sort, so that a
+	// weight is always the same float sum
+	links := make([][]GraphEdge, n)
+	last := make([]int, len(definers)) // the node whose references last named each name, plus one
 	for i, p := range s.Paths {
-		seen := map[string]bool{}
 		for _, ref := range s.Files[p].File.References {
-			if seen[ref.Name] {
+			id, ok := ids[ref.Name]
+			if !ok || last[id] == i+1 {
 				continue
 			}
-			seen[ref.Name] = true
-			defs := s.Symbols[ref.Name]
-			if len(defs) == 0 || len(defs) > maxDefiners {
-				continue
-			}
-			files := definerFiles(defs)
-			w := 1 / float64(len(files))
-			for _, f := range files {
-				if j := g.index[f]; f != p {
-					link(i, j, w)
-					link(j, i, w)
+			last[id] = i + 1
+			nodes := definers[id]
+			w := 1 / float64(len(nodes))
+			for _, j := range nodes {
+				if j != i {
+					links[i] = append(links[i], GraphEdge{To: j, Weight: w})
+					links[j] = append(links[j], GraphEdge{To: i, Weight: w})
 				}
 			}
 		}
 	}
-	for i, m := range acc {
-		es := make([]GraphEdge, 0, len(m))
-		for j, w := range m {
-			es = append(es, GraphEdge{To: j, Weight: w})
+	for i, ls := range links {
+		if len(ls) == 0 {
+			continue
 		}
-		sort.Slice(es, func(a, b int) bool { return es[a].To < es[b].To })
-		g.Edges[i] = es
+		slices.SortStableFunc(ls, func(a, b GraphEdge) int { return a.To - b.To })
+		k := 0
+		for _, e := range ls {
+			if k > 0 && ls[k-1].To == e.To {
+				ls[k-1].Weight += e.Weight
+				continue
+			}
+			ls[k] = e
+			k++
+		}
+		g.Edges[i] = slices.Clone(ls[:k])
 	}
 	return g
 }
