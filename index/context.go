@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxmap/ctxmap/index/entity"
 	"github.com/ctxmap/ctxmap/index/lexicon"
 	"github.com/ctxmap/ctxmap/index/pack"
 	"github.com/ctxmap/ctxmap/index/parse"
@@ -125,15 +126,9 @@ func knownSignal(s string) bool {
 	return false
 }
 
-// lexicon is the built-in lexicon, the project's file and pairs mined from the entity map, made once per
-// snapshot.
+// lexicon is the built-in lexicon, the project's file and pairs mined from the entity map, made again
+// when the entity map or the file changes.
 func (ix *Index) lexicon(s *Snapshot) *lexicon.Lexicon {
-	ix.lexMu.Lock()
-	defer ix.lexMu.Unlock()
-	if ix.lexGen == s.Generation && ix.lex0 != nil {
-		return ix.lex0
-	}
-	lex := lexicon.Builtin()
 	file := ix.cfg.Lexicon
 	if file == "" {
 		file = filepath.Join(".ctxmap", "lexicon.yaml")
@@ -141,7 +136,18 @@ func (ix *Index) lexicon(s *Snapshot) *lexicon.Lexicon {
 	if !filepath.IsAbs(file) {
 		file = filepath.Join(ix.root, file)
 	}
-	if _, err := os.Stat(file); err == nil {
+	key := lexiconKey{entities: s.Entities}
+	st, statErr := os.Stat(file)
+	if statErr == nil {
+		key.mod, key.size = st.ModTime(), st.Size()
+	}
+	ix.lexMu.Lock()
+	defer ix.lexMu.Unlock()
+	if ix.lex0 != nil && ix.lexKey == key {
+		return ix.lex0
+	}
+	lex := lexicon.Builtin()
+	if statErr == nil {
 		if proj, err := lexicon.Load(file); err != nil {
 			ix.warn("project lexicon ignored: %v", err)
 		} else {
@@ -149,8 +155,15 @@ func (ix *Index) lexicon(s *Snapshot) *lexicon.Lexicon {
 		}
 	}
 	lex = lex.WithPairs(minedPairs(s))
-	ix.lex0, ix.lexGen = lex, s.Generation
+	ix.lex0, ix.lexKey = lex, key
 	return lex
+}
+
+// lexiconKey is what a lexicon is made from: the entity map and the project file's version.
+type lexiconKey struct {
+	entities *entity.Map
+	mod      time.Time
+	size     int64
 }
 
 // minedPairs are word pairs the workspace itself relates: the single-word entities that co-occur most.

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/tools/txtar"
 
@@ -219,6 +220,24 @@ func TestLexiconExpansionFindsTheCart(t *testing.T) {
 	}
 	if rankOf(off.Files, "shop/cart.py") <= rankOf(res.Files, "shop/cart.py") {
 		t.Errorf("shop/cart.py ranks %d without the lexicon and %d with it", rankOf(off.Files, "shop/cart.py"), rankOf(res.Files, "shop/cart.py"))
+	}
+
+	// an edited lexicon counts from the next query, even before the index hears of it (a lexicon
+	// outside the workspace)
+	file := filepath.Join(ix.Root(), ".ctxmap", "lexicon.yaml")
+	if err := os.WriteFile(file, []byte("synonyms:\n  cart:\n    strong: [trolley]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(file, later, later); err != nil {
+		t.Fatal(err)
+	}
+	again, err := ix.Context(context.Background(), Request{Text: "The trolley forgets the quantity", Budget: 1500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(again.Analysis.Terms, func(x query.Term) bool { return x.Word == "cart" && x.Source == "lexicon:trolley" }) {
+		t.Errorf("after the edit, no expansion trolley -> cart in %+v", again.Analysis.Terms)
 	}
 }
 

@@ -65,7 +65,7 @@ type Index struct {
 
 	lexMu  sync.Mutex
 	lex0   *lexicon.Lexicon
-	lexGen uint64
+	lexKey lexiconKey
 
 	overlayMu sync.Mutex
 	overlay   map[string][]byte
