@@ -468,7 +468,7 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 	if same {
 		// nothing to derive again (a warm start, a save without changes): only read times or skips moved
 		snap = old.withRecords(files, skipped)
-		ix.dirty = ix.dirty || !sameRecords(old.Files, files) || !maps.Equal(old.Skipped, skipped)
+		ix.dirty = ix.dirty || !maps.Equal(old.Files, files) || !maps.Equal(old.Skipped, skipped)
 	} else {
 		snap = newSnapshot(ix.root, ix.gen, files, skipped, hist)
 	}

@@ -204,18 +204,6 @@ func (s *Snapshot) withRecords(files map[string]*Record, skipped map[string]stri
 	}
 }
 
-func sameRecords(a, b map[string]*Record) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for p, r := range a {
-		if b[p] != r {
-			return false
-		}
-	}
-	return true
-}
-
 // Stats counts what a snapshot holds.
 type Stats struct {
 	Root         string         `json:"root"`
