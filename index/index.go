@@ -433,7 +433,8 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 		}
 		ix.vectors.put(p, changedChunks[p])
 	}
-	same := old.derivesFrom(files, hist)
+	// new or removed chunks always derive anew; otherwise every record is compared
+	same := len(changedChunks) == 0 && len(removedIDs) == 0 && old.derivesFrom(files, hist)
 	if !same {
 		for i := 0; i < len(docs) || i == 0; i += 500 {
 			end := min(i+500, len(docs))
