@@ -21,6 +21,13 @@ type Embedder interface {
 	Embed(ctx context.Context, text string) ([]float32, error)
 }
 
+// BatchEmbedder embeds many texts in one call: a remote model answers a batch in one request.
+type BatchEmbedder interface {
+	Embedder
+	// EmbedBatch returns one unit-length vector of Dim components per text, in the texts' order.
+	EmbedBatch(ctx context.Context, texts []string) ([][]float32, error)
+}
+
 //go:embed glove.bin
 var gloveData string
 
@@ -96,20 +103,28 @@ func (g *gloveEmbedder) Embed(ctx context.Context, text string) ([]float32, erro
 
 // unit scales v to length 1 in place; a zero vector becomes the fixed vector with equal components.
 func unit(v []float32) []float32 {
+	if normalize(v) != nil {
+		c := float32(1 / math.Sqrt(float64(len(v))))
+		for i := range v {
+			v[i] = c
+		}
+	}
+	return v
+}
+
+// normalize scales v to length 1 in place; a vector without a direction (zero, NaN, infinite) is an
+// error and stays as it was.
+func normalize(v []float32) error {
 	var sum float64
 	for _, x := range v {
 		sum += float64(x) * float64(x)
 	}
 	if sum == 0 || math.IsNaN(sum) || math.IsInf(sum, 0) {
-		c := float32(1 / math.Sqrt(float64(len(v))))
-		for i := range v {
-			v[i] = c
-		}
-		return v
+		return fmt.Errorf("vector of squared length %v has no direction", sum)
 	}
 	inv := 1 / math.Sqrt(sum)
 	for i, x := range v {
 		v[i] = float32(float64(x) * inv)
 	}
-	return v
+	return nil
 }
