@@ -2,94 +2,16 @@ package embed
 
 import (
 	"context"
-	"encoding/json"
-	"hash/fnv"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ctxmap/ctxmap/index/embed/embedtest"
 )
-
-// bagOfWords is a deterministic embedding: each word adds 1 to the component its hash picks. The
-// vector is left unnormalised, as some servers send them.
-func bagOfWords(text string, dim int) []float32 {
-	v := make([]float32, dim)
-	for _, w := range strings.Fields(strings.ToLower(text)) {
-		h := fnv.New32a()
-		h.Write([]byte(w))
-		v[h.Sum32()%uint32(dim)] += 3
-	}
-	return v
-}
-
-// embeddingServer speaks the OpenAI embeddings protocol with bagOfWords vectors; the answer lists them
-// in reverse order, each with its index. Requests are recorded.
-type embeddingServer struct {
-	*httptest.Server
-	dim int
-
-	mu       sync.Mutex
-	requests []recordedRequest
-}
-
-type recordedRequest struct {
-	auth string
-	body embeddingsRequest
-	raw  map[string]json.RawMessage
-}
-
-func newEmbeddingServer(t *testing.T, dim int) *embeddingServer {
-	s := &embeddingServer{dim: dim}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *embeddingServer) serve(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/embeddings" || r.Header.Get("Content-Type") != "application/json" {
-		http.Error(w, `{"error":"not found"}`, http.StatusNotFound)
-		return
-	}
-	var raw map[string]json.RawMessage
-	var body embeddingsRequest
-	if err := json.NewDecoder(r.Body).Decode(&raw); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	b, _ := json.Marshal(raw)
-	if err := json.Unmarshal(b, &body); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	s.mu.Lock()
-	s.requests = append(s.requests, recordedRequest{auth: r.Header.Get("Authorization"), body: body, raw: raw})
-	s.mu.Unlock()
-	dim := s.dim
-	if body.Dimensions > 0 {
-		dim = body.Dimensions
-	}
-	type item struct {
-		Object    string    `json:"object"`
-		Index     int       `json:"index"`
-		Embedding []float32 `json:"embedding"`
-	}
-	var data []item
-	for i := len(body.Input) - 1; i >= 0; i-- {
-		data = append(data, item{"embedding", i, bagOfWords(body.Input[i], dim)})
-	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{"object": "list", "model": body.Model, "data": data})
-}
-
-func (s *embeddingServer) recorded() []recordedRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]recordedRequest(nil), s.requests...)
-}
 
 func newOpenAI(t *testing.T, cfg OpenAIConfig) *OpenAI {
 	t.Helper()
@@ -101,9 +23,9 @@ func newOpenAI(t *testing.T, cfg OpenAIConfig) *OpenAI {
 }
 
 func TestOpenAIRequestAndAnswer(t *testing.T) {
-	srv := newEmbeddingServer(t, 16)
-	o := newOpenAI(t, OpenAIConfig{URL: srv.URL + "/v1/", Model: "test-embed", APIKey: "sk-test", Dimensions: 12})
-	if len(srv.recorded()) != 0 {
+	srv := embedtest.NewServer(t, 16, nil)
+	o := newOpenAI(t, OpenAIConfig{URL: srv.BaseURL() + "/", Model: "test-embed", APIKey: "sk-test", Dimensions: 12})
+	if len(srv.Requests()) != 0 {
 		t.Fatal("with dimensions set, opening sent a request")
 	}
 	if o.Dim() != 12 || o.ID() != "openai/test-embed/12" {
@@ -114,20 +36,20 @@ func TestOpenAIRequestAndAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reqs := srv.recorded()
+	reqs := srv.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("%d requests for one batch", len(reqs))
 	}
 	r := reqs[0]
-	if r.body.Model != "test-embed" || strings.Join(r.body.Input, "|") != strings.Join(texts, "|") || r.body.Dimensions != 12 {
-		t.Errorf("request %+v", r.body)
+	if r.Model != "test-embed" || strings.Join(r.Input, "|") != strings.Join(texts, "|") || r.Dimensions == nil || *r.Dimensions != 12 {
+		t.Errorf("request %+v", r)
 	}
-	if r.auth != "Bearer sk-test" {
-		t.Errorf("Authorization %q, want the bearer key", r.auth)
+	if r.Authorization != "Bearer sk-test" {
+		t.Errorf("Authorization %q, want the bearer key", r.Authorization)
 	}
 	// the answer came in reverse order: each vector must be its own text's
 	for i, v := range vs {
-		want := bagOfWords(texts[i], 12)
+		want := embedtest.Vector(texts[i], 12, nil)
 		if err := normalize(want); err != nil {
 			t.Fatal(err)
 		}
@@ -148,17 +70,17 @@ func TestOpenAIRequestAndAnswer(t *testing.T) {
 }
 
 func TestOpenAIProbesTheDimension(t *testing.T) {
-	srv := newEmbeddingServer(t, 24)
-	o := newOpenAI(t, OpenAIConfig{URL: srv.URL + "/v1", Model: "local-model"})
-	reqs := srv.recorded()
-	if len(reqs) != 1 || len(reqs[0].body.Input) != 1 {
+	srv := embedtest.NewServer(t, 24, nil)
+	o := newOpenAI(t, OpenAIConfig{URL: srv.BaseURL(), Model: "local-model"})
+	reqs := srv.Requests()
+	if len(reqs) != 1 || len(reqs[0].Input) != 1 {
 		t.Fatalf("opening sent %d requests, want one probe", len(reqs))
 	}
-	if _, ok := reqs[0].raw["dimensions"]; ok {
+	if reqs[0].Dimensions != nil {
 		t.Error(`"dimensions" sent without being configured`)
 	}
-	if reqs[0].auth != "" {
-		t.Errorf("Authorization %q sent without a key", reqs[0].auth)
+	if reqs[0].Authorization != "" {
+		t.Errorf("Authorization %q sent without a key", reqs[0].Authorization)
 	}
 	if o.Dim() != 24 || o.ID() != "openai/local-model/24" {
 		t.Errorf("Dim %d, ID %q; want 24 learnt from the probe", o.Dim(), o.ID())
@@ -167,7 +89,7 @@ func TestOpenAIProbesTheDimension(t *testing.T) {
 		t.Fatal(err)
 	}
 	// the model changed under the same name: vectors of another size are refused
-	srv.dim = 32
+	srv.SetDim(32)
 	if _, err := o.Embed(context.Background(), "hello"); err == nil || !strings.Contains(err.Error(), "returned 32 dimensions, want 24") {
 		t.Errorf("a vector of the wrong size: %v", err)
 	}
