@@ -174,7 +174,7 @@ func all(col *chromem.Collection, dim int) ([]chromem.Result, error) {
 	return col.QueryEmbedding(context.Background(), probe(dim), n, nil, nil)
 }
 
-// Put embeds docs (concurrently, one worker per core) and adds them, replacing documents with the same
+// Put embeds docs (concurrently, one worker per core; in batches when the embedder takes them) and adds them, replacing documents with the same
 // ID. Either every doc is stored or, on an error, none.
 func (s *Store) Put(ctx context.Context, docs []Doc) error {
 	if len(docs) == 0 {
@@ -210,6 +210,9 @@ func (s *Store) Put(ctx context.Context, docs []Doc) error {
 }
 
 func (s *Store) embedAll(ctx context.Context, docs []Doc) ([][]float32, error) {
+	if b, ok := s.e.(embed.BatchEmbedder); ok {
+		return s.embedBatches(ctx, b, docs)
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	vecs := make([][]float32, len(docs))
@@ -239,24 +242,63 @@ func (s *Store) embedAll(ctx context.Context, docs []Doc) ([][]float32, error) {
 	return vecs, nil
 }
 
-// embedOne embeds text and checks what the embedder returned, so that a faulty one cannot put vectors
-// of the wrong size or NaNs into the store.
+// batchSize is how many texts go to a batch embedder at once: one request to a remote model.
+const batchSize = 64
+
+// embedBatches embeds docs batchSize at a time, one batch after the other (a remote server works
+// through them anyway), and checks each vector as embedOne does.
+func (s *Store) embedBatches(ctx context.Context, b embed.BatchEmbedder, docs []Doc) ([][]float32, error) {
+	vecs := make([][]float32, 0, len(docs))
+	texts := make([]string, 0, batchSize)
+	for start := 0; start < len(docs); start += batchSize {
+		part := docs[start:min(start+batchSize, len(docs))]
+		texts = texts[:0]
+		for _, d := range part {
+			texts = append(texts, d.Text)
+		}
+		vs, err := b.EmbedBatch(ctx, texts)
+		if err != nil {
+			return nil, fmt.Errorf("embed %d chunks from %s: %w", len(part), part[0].ID, err)
+		}
+		if len(vs) != len(part) {
+			return nil, fmt.Errorf("embedder %s returned %d vectors for %d chunks", s.e.ID(), len(vs), len(part))
+		}
+		for i, v := range vs {
+			if err := s.check(v); err != nil {
+				return nil, fmt.Errorf("embed %s: %w", part[i].ID, err)
+			}
+		}
+		vecs = append(vecs, vs...)
+	}
+	return vecs, nil
+}
+
+// embedOne embeds text and checks what the embedder returned.
 func (s *Store) embedOne(ctx context.Context, text string) ([]float32, error) {
 	v, err := s.e.Embed(ctx, text)
 	if err != nil {
 		return nil, err
 	}
+	if err := s.check(v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// check refuses vectors of the wrong size, NaNs and zero vectors, so that a faulty embedder cannot put
+// them into the store.
+func (s *Store) check(v []float32) error {
 	if len(v) != s.e.Dim() {
-		return nil, fmt.Errorf("embedder %s returned %d components, want %d", s.e.ID(), len(v), s.e.Dim())
+		return fmt.Errorf("embedder %s returned %d components, want %d", s.e.ID(), len(v), s.e.Dim())
 	}
 	var sum float64
 	for _, x := range v {
 		sum += float64(x) * float64(x)
 	}
 	if math.IsNaN(sum) || math.IsInf(sum, 0) || sum == 0 {
-		return nil, fmt.Errorf("embedder %s returned a vector of squared length %v", s.e.ID(), sum)
+		return fmt.Errorf("embedder %s returned a vector of squared length %v", s.e.ID(), sum)
 	}
-	return v, nil
+	return nil
 }
 
 // DeletePath removes every document of the file at path.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	chromem "github.com/philippgille/chromem-go"
 
 	"github.com/ctxmap/ctxmap/index/embed"
+	"github.com/ctxmap/ctxmap/index/embed/embedtest"
 )
 
 var sample = []Doc{
@@ -315,6 +317,82 @@ func TestBadInputLosesNothing(t *testing.T) {
 	os.WriteFile(file, nil, 0o600)
 	if _, err := Open(file, embed.Default()); err == nil {
 		t.Error("Open on a file: no error")
+	}
+}
+
+func TestBatchEmbedderGetsBatches(t *testing.T) {
+	ctx := context.Background()
+	srv := embedtest.NewServer(t, 64, nil)
+	e, err := embed.NewOpenAI(ctx, embed.OpenAIConfig{URL: srv.BaseURL(), Model: "bag-of-words"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	s := open(t, dir, e)
+	docs := chunks(t, 2*batchSize+10)
+	docs = append(docs, sample...)
+	if err := s.Put(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int
+	for _, r := range srv.Requests()[1:] { // after the probe
+		sizes = append(sizes, len(r.Input))
+	}
+	if want := []int{batchSize, batchSize, len(docs) - 2*batchSize}; !slices.Equal(sizes, want) {
+		t.Errorf("batch sizes %v, want %v", sizes, want)
+	}
+	if s.Count() != len(docs) {
+		t.Errorf("Count = %d, want %d", s.Count(), len(docs))
+	}
+	// each vector is its own document's: a text finds itself
+	for _, d := range sample {
+		if hits := search(t, s, d.Text, 1); len(hits) != 1 || hits[0].ID != d.ID {
+			t.Errorf("Search(%q) = %v, want %s", d.Text, hits, d.ID)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// another model behind the same name: its vectors are refused and the store keeps what it had
+	srv.SetDim(32)
+	s = open(t, dir, e)
+	defer s.Close()
+	if err := s.Put(ctx, []Doc{{ID: "new#1", Path: "new.go", Text: "new text"}}); err == nil || !strings.Contains(err.Error(), "returned 32 dimensions, want 64") {
+		t.Errorf("Put with vectors of another size: %v", err)
+	}
+	if s.Count() != len(docs) {
+		t.Errorf("a failed Put changed the store: Count = %d, want %d", s.Count(), len(docs))
+	}
+}
+
+// nanBatches is an embedder that batches and returns a NaN for one text: the store must refuse it as
+// it does for one document at a time.
+type nanBatches struct{ embed.Embedder }
+
+func (n nanBatches) EmbedBatch(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v, err := n.Embed(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		if strings.Contains(t, "password") {
+			v[0] = float32(math.NaN())
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func TestBatchesAreChecked(t *testing.T) {
+	s := open(t, "", nanBatches{embed.Default()})
+	defer s.Close()
+	err := s.Put(context.Background(), sample)
+	if err == nil || !strings.Contains(err.Error(), "auth/login.go#1") || !strings.Contains(err.Error(), "NaN") {
+		t.Errorf("Put with a NaN vector: %v", err)
+	}
+	if s.Count() != 0 {
+		t.Errorf("Count = %d after a failed Put, want 0", s.Count())
 	}
 }
 
