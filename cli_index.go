@@ -62,7 +62,7 @@ func runIndex(args []string, _ io.Reader, stdout io.Writer) error {
 	if len(st.Skipped) > 0 {
 		fmt.Fprintf(stdout, "skipped: %s\n", counts(st.Skipped))
 	}
-	fmt.Fprintf(stdout, "history: %s (%d commits)\ncache: %s\n", st.History, st.Commits, st.Cache)
+	fmt.Fprintf(stdout, "history: %s (%d commits)\nvectors: %s\ncache: %s\n", st.History, st.Commits, st.Vectors, st.Cache)
 	return nil
 }
 

@@ -23,7 +23,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ctxmap/ctxmap/index/embed"
 	"github.com/ctxmap/ctxmap/index/entity"
 	"github.com/ctxmap/ctxmap/index/history"
 	"github.com/ctxmap/ctxmap/index/lexical"
@@ -122,7 +121,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	}
 	// the tokenizer takes a quarter of a second to load: it loads while the index opens and builds
 	go pack.NewTokenizer(ix.cfg.Tokenizer) // a bad name is reported by the request
-	state := ix.openStores()
+	state := ix.openStores(ctx)
 	files, skipped := map[string]*Record{}, map[string]string{}
 	var hist *history.Log
 	if state != nil {
@@ -134,10 +133,10 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 
 // openStores opens the lexical and vector stores and the persisted state, and checks that they agree.
 // Anything broken is reported, thrown away and rebuilt: a cache is never trusted over the files.
-func (ix *Index) openStores() *cacheState {
+func (ix *Index) openStores(ctx context.Context) *cacheState {
 	if ix.cache == "" {
 		ix.lex, _ = lexical.Open("")
-		ix.vectors = newVectorFiller(ix, nil)
+		ix.vectors = newVectorFiller(ix, nil, "the index is kept in memory only")
 		return nil
 	}
 	lexDir := filepath.Join(ix.cache, "lexical.bleve")
@@ -146,7 +145,7 @@ func (ix *Index) openStores() *cacheState {
 		// Another ctxmap (an editor's server) holds this cache: work in memory rather than wait.
 		ix.warn("the cache %s is in use by another ctxmap process; indexing in memory", ix.cache)
 		ix.cache = ""
-		return ix.openStores()
+		return ix.openStores(ctx)
 	}
 	if err != nil {
 		ix.warn("lexical index unusable, rebuilding: %v", err)
@@ -179,22 +178,34 @@ func (ix *Index) openStores() *cacheState {
 		}
 	}
 	var vs *vector.Store
+	off := "disabled in the configuration"
 	if ix.cfg.vectors() {
-		vdir := filepath.Join(ix.cache, "vectors")
-		if vs, err = vector.Open(vdir, embed.Default()); err != nil {
-			ix.warn("vector store unusable, rebuilding: %v", err)
-			os.RemoveAll(vdir)
-			if vs, err = vector.Open(vdir, embed.Default()); err != nil {
-				ix.warn("vector store cannot be created, going without vectors: %v", err)
-				vs = nil
-			}
-		}
+		vs, off = ix.openVectors(ctx)
 	}
-	ix.vectors = newVectorFiller(ix, vs)
+	ix.vectors = newVectorFiller(ix, vs, off)
 	if state != nil && (!ix.vectors.upToDate(state.Generation) || vs != nil && vs.Count() == 0 && len(state.Records) > 0) {
 		ix.vectors.refillAll = true
 	}
 	return state
+}
+
+// openVectors opens the vector store with the configured embedder; without one, off says why.
+func (ix *Index) openVectors(ctx context.Context) (vs *vector.Store, off string) {
+	e, err := newEmbedder(ctx, ix.cfg.Embedding)
+	if err != nil {
+		ix.warn("vectors off: %v", err)
+		return nil, err.Error()
+	}
+	vdir := filepath.Join(ix.cache, "vectors")
+	if vs, err = vector.Open(vdir, e); err != nil {
+		ix.warn("vector store unusable, rebuilding: %v", err)
+		os.RemoveAll(vdir)
+		if vs, err = vector.Open(vdir, e); err != nil {
+			ix.warn("vector store cannot be created, going without vectors: %v", err)
+			return nil, "the vector store cannot be created: " + err.Error()
+		}
+	}
+	return vs, ""
 }
 
 func (ix *Index) warn(format string, args ...any) {
@@ -262,6 +273,7 @@ func (ix *Index) Build(ctx context.Context, progress Progress) (Stats, error) {
 	st.Parsed = ix.lastParsed
 	st.Seconds = time.Since(start).Seconds()
 	st.Cache = ix.cache
+	st.Vectors = ix.VectorStatus()
 	st.Warnings = ix.Warnings()
 	return st, nil
 }
@@ -762,6 +774,9 @@ func (ix *Index) saveLocked() error {
 	}
 	return err
 }
+
+// VectorStatus names the model the vectors come from, or says why there are none.
+func (ix *Index) VectorStatus() string { return ix.vectors.status() }
 
 // WaitVectors blocks until the background embeddings have caught up with the current snapshot, so
 // that a one-shot query (the CLI, the benchmark) sees all of them and answers deterministically.

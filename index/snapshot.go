@@ -220,6 +220,7 @@ type Stats struct {
 	Parsed       int            `json:"parsed"`
 	Seconds      float64        `json:"seconds"`
 	Cache        string         `json:"cache"`
+	Vectors      string         `json:"vectors"` // the embedding model, or "off: " and why
 	Warnings     []string       `json:"warnings,omitempty"`
 }
 

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxmap/ctxmap/index/embed"
 	"github.com/ctxmap/ctxmap/index/vector"
 )
 
@@ -18,6 +20,7 @@ import (
 type vectorFiller struct {
 	ix    *Index
 	store *vector.Store
+	off   string // why there is no store
 
 	mu        sync.Mutex
 	puts      map[string][]Chunk
@@ -27,20 +30,79 @@ type vectorFiller struct {
 	busy      bool
 	closed    bool
 	doneGen   uint64 // the generation whose vectors are all in the store
+	lost      bool   // a Put failed: some vectors are missing until the next start
+	failing   string // why the last embedding failed; "" once one succeeds
 
+	// ctx ends in close, so that a slow embedding does not hold it
+	ctx  context.Context
+	stop context.CancelFunc
 	wake chan struct{}
 	done chan struct{}
 }
 
-func newVectorFiller(ix *Index, store *vector.Store) *vectorFiller {
-	v := &vectorFiller{ix: ix, store: store, puts: map[string][]Chunk{}, dels: map[string]bool{},
+// newVectorFiller fills store in the background; without a store, off says why.
+func newVectorFiller(ix *Index, store *vector.Store, off string) *vectorFiller {
+	v := &vectorFiller{ix: ix, store: store, off: off, puts: map[string][]Chunk{}, dels: map[string]bool{},
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
+	v.ctx, v.stop = context.WithCancel(context.Background())
 	if store == nil {
 		close(v.done)
 		return v
 	}
 	go v.run()
 	return v
+}
+
+// newEmbedder makes the configured embedder: the offline GloVe model unless a provider is named. A
+// remote model without configured dimensions is asked for one embedding here, so a server that is down
+// or a refused key shows when the index opens.
+func newEmbedder(ctx context.Context, c Embedding) (embed.Embedder, error) {
+	if c.Provider != "openai" {
+		return embed.Default(), nil
+	}
+	var key string
+	if c.APIKeyEnv != "" {
+		if key = os.Getenv(c.APIKeyEnv); key == "" {
+			return nil, fmt.Errorf("embedding.apiKeyEnv names %s, which is not set (or empty) in the environment ctxmap runs in", c.APIKeyEnv)
+		}
+	}
+	e, err := embed.NewOpenAI(ctx, embed.OpenAIConfig{URL: c.URL, Model: c.Model, APIKey: key, Dimensions: c.Dimensions})
+	if err != nil {
+		check := fmt.Sprintf("check that the server at %s runs and serves the model %q", c.URL, c.Model)
+		if c.APIKeyEnv != "" {
+			check += fmt.Sprintf(" and that $%s holds a valid key", c.APIKeyEnv)
+		}
+		return nil, fmt.Errorf("the embedding model %q cannot be used: %w; %s", c.Model, err, check)
+	}
+	return e, nil
+}
+
+// status names the model the vectors come from, or says why there are none.
+func (v *vectorFiller) status() string {
+	if v.store == nil {
+		return "off: " + v.off
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.failing != "" {
+		return v.store.Embedder().ID() + "; embedding fails: " + v.failing
+	}
+	return v.store.Embedder().ID()
+}
+
+// note records how an embedding went; the first failure after a success is a warning.
+func (v *vectorFiller) note(err error) {
+	v.mu.Lock()
+	first := err != nil && v.failing == ""
+	if err == nil {
+		v.failing = ""
+	} else {
+		v.failing = err.Error()
+	}
+	v.mu.Unlock()
+	if first {
+		v.ix.warn("vectors: %v", err)
+	}
 }
 
 func (v *vectorFiller) genFile() string {
@@ -129,7 +191,7 @@ func (v *vectorFiller) run() {
 }
 
 func (v *vectorFiller) write(puts map[string][]Chunk, dels map[string]bool) {
-	ctx := context.Background()
+	ctx := v.ctx
 	for p := range dels {
 		if err := v.store.DeletePath(ctx, p); err != nil {
 			v.ix.warn("vectors: %v", err)
@@ -143,8 +205,14 @@ func (v *vectorFiller) write(puts map[string][]Chunk, dels map[string]bool) {
 	var docs []vector.Doc
 	flush := func() {
 		if len(docs) > 0 {
-			if err := v.store.Put(ctx, docs); err != nil {
-				v.ix.warn("vectors: %v", err)
+			err := v.store.Put(ctx, docs)
+			if err != nil {
+				v.mu.Lock()
+				v.lost = true
+				v.mu.Unlock()
+			}
+			if ctx.Err() == nil {
+				v.note(err)
 			}
 			docs = docs[:0]
 		}
@@ -185,12 +253,22 @@ func (v *vectorFiller) isClosed() bool {
 	return v.closed
 }
 
-// search returns the chunks nearest to text, or nothing when there are no vectors.
+// queryEmbedTimeout bounds a query's embedding: a slow provider leaves the vectors out of that query
+// instead of holding it up.
+const queryEmbedTimeout = 5 * time.Second
+
+// search returns the chunks nearest to text, or nothing when there are no vectors or the query cannot
+// be embedded (the other signals answer).
 func (v *vectorFiller) search(ctx context.Context, text string, k int) []vector.Hit {
 	if v.store == nil || k <= 0 {
 		return nil
 	}
-	hits, err := v.store.Search(ctx, text, k)
+	sctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
+	defer cancel()
+	hits, err := v.store.Search(sctx, text, k)
+	if ctx.Err() == nil {
+		v.note(err)
+	}
 	if err != nil {
 		return nil
 	}
@@ -231,6 +309,7 @@ func (v *vectorFiller) close() {
 	v.mu.Lock()
 	v.closed = true
 	v.mu.Unlock()
+	v.stop()
 	select {
 	case v.wake <- struct{}{}:
 	default:
@@ -238,8 +317,8 @@ func (v *vectorFiller) close() {
 	close(v.wake)
 	<-v.done
 	// The marker says the saved vectors are complete: written only after they are on disk, and only
-	// when nothing was left pending; otherwise the next start embeds everything again.
-	complete := len(v.puts) == 0 && len(v.dels) == 0 && !v.refillAll && v.doneGen == v.gen
+	// when nothing was left pending or failed; otherwise the next start embeds everything again.
+	complete := len(v.puts) == 0 && len(v.dels) == 0 && !v.refillAll && v.doneGen == v.gen && !v.lost
 	if err := v.store.Close(); err != nil {
 		v.ix.warn("vectors: %v", err)
 		complete = false

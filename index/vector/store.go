@@ -361,6 +361,9 @@ func (s *Store) Search(ctx context.Context, text string, k int) ([]Hit, error) {
 	return hits[:min(k, len(hits))], nil
 }
 
+// Embedder is the model the store's vectors come from.
+func (s *Store) Embedder() embed.Embedder { return s.e }
+
 func (s *Store) Count() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
