@@ -206,11 +206,12 @@ func newClient(t testing.TB, rwc io.ReadWriteCloser, root string) *client {
 }
 
 // start runs a server in this process on one end of a pipe and returns a client on the other,
-// initialized with the given capabilities (nil: none) and options.
+// initialized with the given capabilities (nil: none) and options. The index is kept in memory unless
+// opts names a cache folder.
 func start(t testing.TB, root string, opts Options, caps, initOptions any) *client {
 	t.Helper()
 	serverEnd, clientEnd := net.Pipe()
-	opts.InMemory = true
+	opts.InMemory = opts.CacheDir == ""
 	opts.Logf = t.Logf
 	served := make(chan error, 1)
 	go func() { served <- Serve(context.Background(), serverEnd, opts) }()

@@ -51,6 +51,8 @@ type settings struct {
 	History     *int      `json:"history"`
 	Vectors     *bool     `json:"vectors"`
 	Lexicon     *string   `json:"lexicon"`
+	// the whole embedding block, in place of the file's
+	Embedding *index.Embedding `json:"embedding"`
 }
 
 // requestDefaults fill a context request's unset fields.
@@ -123,6 +125,9 @@ func (st settings) config(root string) (index.Config, error) {
 	}
 	if st.Lexicon != nil {
 		cfg.Lexicon = *st.Lexicon
+	}
+	if st.Embedding != nil {
+		cfg.Embedding = *st.Embedding
 	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, err

@@ -12,6 +12,9 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"github.com/ctxmap/ctxmap/index/embed"
+	"github.com/ctxmap/ctxmap/index/embed/embedtest"
 )
 
 func TestInitializeCapabilitiesAndStatus(t *testing.T) {
@@ -218,6 +221,33 @@ func TestDidChangeConfiguration(t *testing.T) {
 	}
 }
 
+// TestEmbeddingSettings: the embedding block of the editor's options names the model, and a change of
+// it opens the index again with the new model, which embeds the workspace.
+func TestEmbeddingSettings(t *testing.T) {
+	srv := embedtest.NewServer(t, 64, nil)
+	embedding := func(model string) map[string]any {
+		return map[string]any{"provider": "openai", "url": srv.BaseURL(), "model": model}
+	}
+	c := start(t, workspaceCopy(t, "notes"), Options{CacheDir: t.TempDir()}, nil, map[string]any{"embedding": embedding("a")})
+	if st := c.waitReady(); st.Vectors != "openai/a/64" {
+		t.Errorf("status vectors %q, want openai/a/64", st.Vectors)
+	}
+	until(t, "the chunks are embedded with model a", func() bool { return srv.Texts("a") > 1 })
+	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxmap": map[string]any{"embedding": embedding("b")}}})
+	until(t, "the index opens again with model b", func() bool { return c.waitReady().Vectors == "openai/b/64" })
+	until(t, "the chunks are embedded with model b", func() bool { return srv.Texts("b") > 1 })
+	var pack struct {
+		Items []any `json:"items"`
+	}
+	if err := c.command(cmdContext, map[string]any{"text": "gist summary cuts words"}, &pack); err != nil || len(pack.Items) == 0 {
+		t.Errorf("context with model b: %d items, %v", len(pack.Items), err)
+	}
+
+	// back to the default: the offline model
+	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"embedding": map[string]any{}}})
+	until(t, "the index opens again with GloVe", func() bool { return c.waitReady().Vectors == embed.Default().ID() })
+}
+
 func TestBadInitializationOptions(t *testing.T) {
 	root := workspaceCopy(t, "notes")
 	serverEnd, clientEnd := net.Pipe()
@@ -230,6 +260,7 @@ func TestBadInitializationOptions(t *testing.T) {
 	}{
 		{map[string]any{"rootUri": fileURI(root), "initializationOptions": map[string]any{"budget": "lots"}}, "budget must be a whole number"},
 		{map[string]any{"rootUri": fileURI(root), "initializationOptions": map[string]any{"format": "pdf"}}, `format "pdf" is not one of`},
+		{map[string]any{"rootUri": fileURI(root), "initializationOptions": map[string]any{"embedding": map[string]any{"provider": "openai", "model": "m"}}}, "embedding.url is required"},
 		{map[string]any{"rootUri": fileURI(root + "/missing")}, "missing"},
 		{map[string]any{"rootUri": "untitled:Untitled-1"}, "not a file: URI"},
 		{map[string]any{}, "no workspace"},

@@ -334,6 +334,7 @@ type status struct {
 	Root        string    `json:"root"`
 	Pending     int       `json:"pending"`         // changes queued, not yet applied
 	Error       string    `json:"error,omitempty"` // why the last full index failed
+	Vectors     string    `json:"vectors"`         // the embedding model, or "off: " and why
 	// the process, for a user who wonders what the server costs: the heap live after the last
 	// collection, and the goroutines
 	LiveHeap   uint64 `json:"liveHeap"`
@@ -349,6 +350,7 @@ func (w *workspace) status() status {
 	w.mu.Unlock()
 	ix, done := w.acquire()
 	snap := ix.Snapshot()
+	st.Vectors = ix.VectorStatus()
 	done()
 	for _, p := range snap.Paths {
 		st.Files++
