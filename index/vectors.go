@@ -170,6 +170,7 @@ func (v *vectorFiller) run() {
 			}
 			if v.refillAll {
 				v.refillAll = false
+				v.busy = true // until the files are queued: wait must not see nothing to do
 				v.mu.Unlock()
 				v.queueAll()
 				continue
