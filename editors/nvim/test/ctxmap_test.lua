@@ -391,6 +391,7 @@ local function run()
     return messages():sub(#before + 1):find("files") ~= nil
   end, 50)
   check(":CtxmapStatus reports counts", messages():sub(#before + 1):find("ready; [%d,]+ files") ~= nil, messages():sub(#before + 1))
+  check(":CtxmapStatus names the vectors' model", messages():sub(#before + 1):find("; vectors %S") ~= nil, messages():sub(#before + 1))
 
   -- :checkhealth ctxmap
   vim.cmd("checkhealth ctxmap")

@@ -11,6 +11,7 @@ export interface ServerStatus {
   entities: number;
   lastUpdate: string;
   root: string;
+  vectors: string; // the embedding model, or "off: " and why
   error: string; // why the last full index failed
 }
 
@@ -36,6 +37,7 @@ export function parseStatus(answer: unknown): ServerStatus {
     entities: wholeNumber(a.entities),
     lastUpdate: typeof a.lastUpdate === 'string' ? a.lastUpdate : '',
     root: typeof a.root === 'string' ? a.root : '',
+    vectors: typeof a.vectors === 'string' ? a.vectors : '',
     error: typeof a.error === 'string' ? a.error : '',
   };
 }
@@ -82,7 +84,8 @@ export function statusTooltip(state: StatusState): string {
   }
 }
 
-// One line for a notification: ready, the counts, the root, when the index last changed and what failed.
+// One line for a notification: ready, the counts, the root, the embedding model, when the index last
+// changed and what failed.
 export function statusDetails(s: ServerStatus, now = new Date()): string {
   const parts = [
     s.ready && !s.indexing ? 'ready' : 'indexing',
@@ -90,6 +93,9 @@ export function statusDetails(s: ServerStatus, now = new Date()): string {
   ];
   if (s.root !== '') {
     parts.push(`root ${s.root}`);
+  }
+  if (s.vectors !== '') {
+    parts.push(`vectors ${s.vectors}`);
   }
   const updated = ago(s.lastUpdate, now);
   if (updated !== '') {

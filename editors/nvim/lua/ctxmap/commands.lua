@@ -307,7 +307,11 @@ function M.status(cfg, done)
     if type(st.lastUpdate) == "string" and st.lastUpdate ~= "" then
       msg = msg .. "; updated " .. st.lastUpdate
     end
-    info(msg .. "; root " .. tostring(st.root ~= vim.NIL and st.root or c.config.root_dir))
+    msg = msg .. "; root " .. tostring(st.root ~= vim.NIL and st.root or c.config.root_dir)
+    if type(st.vectors) == "string" and st.vectors ~= "" then
+      msg = msg .. "; vectors " .. st.vectors
+    end
+    info(msg)
     if done then
       done(st)
     end

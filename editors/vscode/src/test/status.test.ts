@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ago, parseStatus, stateFromStatus, statusDetails, statusText, statusTooltip } from '../status';
 
-const ready = { ready: true, indexing: false, files: 1234, definitions: 5678, entities: 87, lastUpdate: '2025-01-02T03:04:05Z', root: '/work/app' };
+const ready = { ready: true, indexing: false, files: 1234, definitions: 5678, entities: 87, lastUpdate: '2025-01-02T03:04:05Z', root: '/work/app', vectors: 'glove-6b-100d-int8/v1' };
 
 describe('status bar', () => {
   it('shows indexing progress, rounded and clamped', () => {
@@ -39,7 +39,7 @@ describe('status bar', () => {
 describe('status answer', () => {
   it('reads missing or wrong fields as empty', () => {
     assert.deepEqual(parseStatus({ ready: 'yes', files: -3, definitions: 2.7 }), {
-      ready: false, indexing: false, files: 0, definitions: 2, entities: 0, lastUpdate: '', root: '', error: '',
+      ready: false, indexing: false, files: 0, definitions: 2, entities: 0, lastUpdate: '', root: '', vectors: '', error: '',
     });
     assert.throws(() => parseStatus(null), /did not answer a status/);
   });
@@ -48,9 +48,10 @@ describe('status answer', () => {
     const now = new Date(Date.parse(ready.lastUpdate) + 3 * 60_000 + 10_000);
     assert.equal(
       statusDetails(parseStatus(ready), now),
-      'ctxmap: ready · 1,234 files, 5,678 definitions, 87 entities · root /work/app · updated 3 min ago',
+      'ctxmap: ready · 1,234 files, 5,678 definitions, 87 entities · root /work/app · vectors glove-6b-100d-int8/v1 · updated 3 min ago',
     );
     assert.match(statusDetails(parseStatus({ ...ready, error: 'disk full' }), now), / · error: disk full$/);
+    assert.match(statusDetails(parseStatus({ ...ready, vectors: 'off: disabled in the configuration' }), now), / · vectors off: disabled in the configuration · /);
   });
 
   it('says how long ago the index changed, and nothing for an unset time', () => {
