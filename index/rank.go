@@ -805,12 +805,12 @@ func (r *ranker) spread(fused map[string]*RankedFile) {
 	}
 }
 
-// isTest tells test files by the conventions of the common languages.
+// isTest tells test files by the conventions of the common languages, type tests of TypeScript included.
 func isTest(p string) bool {
 	lp := strings.ToLower(p)
 	for _, seg := range strings.Split(path.Dir(lp), "/") {
 		switch seg {
-		case "test", "tests", "testing", "spec", "specs", "__tests__", "testdata", "fixtures":
+		case "test", "tests", "testing", "spec", "specs", "__tests__", "testdata", "fixtures", "test-dts", "dts-test", "test-d":
 			return true
 		}
 	}
@@ -819,6 +819,7 @@ func isTest(p string) bool {
 	ls := strings.ToLower(stem)
 	return strings.HasPrefix(ls, "test_") || strings.HasSuffix(ls, "_test") || strings.HasSuffix(ls, "_tests") ||
 		strings.HasSuffix(ls, ".test") || strings.HasSuffix(ls, ".spec") || strings.HasSuffix(ls, "_spec") ||
+		strings.HasSuffix(ls, ".test-d") || strings.HasSuffix(ls, ".spec-d") || // type tests (tsd, vitest)
 		strings.HasSuffix(stem, "Test") || strings.HasSuffix(stem, "Tests")
 }
 
