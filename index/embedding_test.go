@@ -302,9 +302,14 @@ func TestVectorsLostToAFailureAreMadeAtTheNextStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.Fail(0, "")
+	before := srv.Texts("m")
 	ix, _ = openWith(t, root, cache, provider(srv, "m"))
 	defer ix.Close()
 	if n := ix.vectors.store.Count(); n != chunks {
 		t.Errorf("next start: %d vectors for %d chunks", n, chunks)
+	}
+	// only the file whose vectors were lost is embedded again, after the probe
+	if got, want := srv.Texts("m")-before, 1+len(ix.Snapshot().Files["rule/rule.go"].Chunks); got != want {
+		t.Errorf("next start embedded %d texts, want %d (the probe and rule/rule.go's chunks)", got, want)
 	}
 }

@@ -225,9 +225,7 @@ func (v *vectorFiller) write(puts map[string][]Chunk, dels map[string]bool) {
 		if err := v.store.DeletePath(ctx, p); err != nil {
 			v.ix.warn("vectors: %v", err)
 		}
-		for _, c := range puts[p] {
-			docs = append(docs, vector.Doc{ID: c.ID, Path: c.Path, Text: embedText(c)})
-		}
+		docs = append(docs, vectorDocs(puts[p])...)
 		if len(docs) >= 256 {
 			flush()
 		}
@@ -235,7 +233,18 @@ func (v *vectorFiller) write(puts map[string][]Chunk, dels map[string]bool) {
 	flush()
 }
 
-// queueAll re-embeds every file of the current snapshot (the persisted vectors were incomplete).
+func vectorDocs(cs []Chunk) []vector.Doc {
+	docs := make([]vector.Doc, len(cs))
+	for i, c := range cs {
+		docs[i] = vector.Doc{ID: c.ID, Path: c.Path, Text: embedText(c)}
+	}
+	return docs
+}
+
+// queueAll brings the persisted vectors, which were left incomplete, up to the current snapshot: the
+// files whose vectors are missing or were made from other text are embedded again, and the files gone
+// are removed. What is still valid is kept, so an interrupted start with a remote model goes on where
+// it stopped.
 func (v *vectorFiller) queueAll() {
 	s := v.ix.Snapshot()
 	for _, p := range s.Paths {
@@ -244,7 +253,15 @@ func (v *vectorFiller) queueAll() {
 		if err != nil || r.File == nil {
 			continue
 		}
-		v.put(p, chunks(p, r.File, src, v.ix.cfg.Mappings))
+		cs := chunks(p, r.File, src, v.ix.cfg.Mappings)
+		if !v.store.Holds(p, vectorDocs(cs)) {
+			v.put(p, cs)
+		}
+	}
+	for _, p := range v.store.Paths() {
+		if r, ok := s.Files[p]; !ok || r.File == nil {
+			v.remove(p)
+		}
 	}
 }
 

@@ -10,12 +10,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -44,6 +46,7 @@ var errClosed = errors.New("vector store is closed")
 const (
 	fileName = "vectors.gob"
 	pathKey  = "path"
+	sumKey   = "sum" // textSum of the text a vector was made from
 )
 
 type Store struct {
@@ -57,9 +60,12 @@ type Store struct {
 	// snapshot share it.
 	mu     sync.RWMutex
 	closed bool
-	gen    uint64                         // changes since Open, under mu
-	ids    map[string]map[string]struct{} // path -> IDs of its documents, under mu
-	owner  map[string]string              // ID -> path, under mu
+	gen    uint64                       // changes since Open, under mu
+	ids    map[string]map[string]string // path -> ID of each of its documents -> textSum of its text, under mu
+	// keepSums: a model that embeds in batches is a remote one, whose vectors are worth keeping across an
+	// interrupted start; the offline model embeds a workspace again faster than the sums would load.
+	keepSums bool
+	owner    map[string]string // ID -> path, under mu
 
 	saveMu sync.Mutex
 	saved  uint64 // gen last written, under saveMu
@@ -77,6 +83,7 @@ func Open(dir string, e embed.Embedder) (*Store, error) {
 		return nil, errors.New("open vector store: no embedder, or one without dimensions")
 	}
 	s := &Store{e: e, db: chromem.NewDB(), name: collectionName(e), dir: dir}
+	_, s.keepSums = e.(embed.BatchEmbedder)
 	if dir != "" {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("open vector store: %w", err)
@@ -100,15 +107,15 @@ func Open(dir string, e embed.Embedder) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	s.ids, s.owner = map[string]map[string]struct{}{}, map[string]string{}
+	s.ids, s.owner = map[string]map[string]string{}, map[string]string{}
 	for _, d := range docs {
-		s.remember(d.Metadata[pathKey], d.ID)
+		s.remember(d.Metadata[pathKey], d.ID, d.Metadata[sumKey])
 	}
 	return s, nil
 }
 
 // remember files id under path, and no longer under a path it had before.
-func (s *Store) remember(path, id string) {
+func (s *Store) remember(path, id, sum string) {
 	if old, ok := s.owner[id]; ok && old != path {
 		delete(s.ids[old], id)
 		if len(s.ids[old]) == 0 {
@@ -117,9 +124,40 @@ func (s *Store) remember(path, id string) {
 	}
 	s.owner[id] = path
 	if s.ids[path] == nil {
-		s.ids[path] = map[string]struct{}{}
+		s.ids[path] = map[string]string{}
 	}
-	s.ids[path][id] = struct{}{}
+	s.ids[path][id] = sum
+}
+
+// textSum identifies a document's text, so that vectors still valid need not be made again.
+func textSum(text string) string {
+	h := fnv.New64a()
+	h.Write([]byte(text))
+	return strconv.FormatUint(h.Sum64(), 36)
+}
+
+// Holds reports whether the store has exactly docs for path: the same IDs, made from the same texts.
+// A store that keeps no sums holds nothing.
+func (s *Store) Holds(path string, docs []Doc) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	have := s.ids[path]
+	if len(have) != len(docs) {
+		return false
+	}
+	for _, d := range docs {
+		if sum, ok := have[d.ID]; !ok || sum == "" || sum != textSum(d.Text) {
+			return false
+		}
+	}
+	return true
+}
+
+// Paths are the files the store has vectors for, sorted.
+func (s *Store) Paths() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return slices.Sorted(maps.Keys(s.ids))
 }
 
 func (s *Store) embedFunc(ctx context.Context, text string) ([]float32, error) {
@@ -198,12 +236,17 @@ func (s *Store) Put(ctx context.Context, docs []Doc) error {
 		return errClosed
 	}
 	for i, d := range docs {
-		doc := chromem.Document{ID: d.ID, Metadata: map[string]string{pathKey: d.Path}, Embedding: vecs[i]}
+		meta, sum := map[string]string{pathKey: d.Path}, ""
+		if s.keepSums {
+			sum = textSum(d.Text)
+			meta[sumKey] = sum
+		}
+		doc := chromem.Document{ID: d.ID, Metadata: meta, Embedding: vecs[i]}
 		if err := s.col.AddDocument(ctx, doc); err != nil {
 			// Unreachable with an ID and an embedding; reported rather than trusted.
 			return fmt.Errorf("put vectors: %s: %w", d.ID, err)
 		}
-		s.remember(d.Path, d.ID)
+		s.remember(d.Path, d.ID, sum)
 	}
 	s.gen++
 	return nil

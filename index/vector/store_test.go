@@ -581,3 +581,46 @@ func TestTiesAtTheCutAreSettledByID(t *testing.T) {
 		}
 	}
 }
+
+func TestHoldsWhatWasMadeFromTheSameText(t *testing.T) {
+	ctx := context.Background()
+	srv := embedtest.NewServer(t, 64, nil)
+	e, err := embed.NewOpenAI(ctx, embed.OpenAIConfig{URL: srv.BaseURL(), Model: "bag-of-words"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "vectors")
+	s := open(t, dir, e)
+	if err := s.Put(ctx, sample); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = open(t, dir, e) // the texts' sums are kept with the vectors
+	defer s.Close()
+	remove := sample[:2]
+	if !s.Holds("fs/remove.go", remove) {
+		t.Error("Holds: false for the documents just put")
+	}
+	edited := slices.Clone(remove)
+	edited[1].Text += " // and its files"
+	if s.Holds("fs/remove.go", edited) {
+		t.Error("Holds: true for a document whose text changed")
+	}
+	if s.Holds("fs/remove.go", remove[:1]) {
+		t.Error("Holds: true though the store has a document more for the path")
+	}
+	if got, want := s.Paths(), []string{"auth/login.go", "fs/remove.go", "img/resize.go", "net/server.go"}; !slices.Equal(got, want) {
+		t.Errorf("Paths = %v, want %v", got, want)
+	}
+
+	// the offline model keeps no sums: it embeds a workspace again faster than they would load
+	g := open(t, "", embed.Default())
+	if err := g.Put(ctx, sample); err != nil {
+		t.Fatal(err)
+	}
+	if g.Holds("fs/remove.go", remove) {
+		t.Error("Holds: true for a store that keeps no sums")
+	}
+}
