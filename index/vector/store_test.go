@@ -320,13 +320,20 @@ func TestBadInputLosesNothing(t *testing.T) {
 	}
 }
 
-func TestBatchEmbedderGetsBatches(t *testing.T) {
-	ctx := context.Background()
+// remote is an embedder that embeds in batches over HTTP, with the test server behind it.
+func remote(t *testing.T) (*embedtest.Server, *embed.OpenAI) {
+	t.Helper()
 	srv := embedtest.NewServer(t, 64, nil)
-	e, err := embed.NewOpenAI(ctx, embed.OpenAIConfig{URL: srv.BaseURL(), Model: "bag-of-words"})
+	e, err := embed.NewOpenAI(context.Background(), embed.OpenAIConfig{URL: srv.BaseURL(), Model: "bag-of-words"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return srv, e
+}
+
+func TestBatchEmbedderGetsBatches(t *testing.T) {
+	ctx := context.Background()
+	srv, e := remote(t)
 	dir := t.TempDir()
 	s := open(t, dir, e)
 	docs := chunks(t, 2*batchSize+10)
@@ -584,11 +591,7 @@ func TestTiesAtTheCutAreSettledByID(t *testing.T) {
 
 func TestHoldsWhatWasMadeFromTheSameText(t *testing.T) {
 	ctx := context.Background()
-	srv := embedtest.NewServer(t, 64, nil)
-	e, err := embed.NewOpenAI(ctx, embed.OpenAIConfig{URL: srv.BaseURL(), Model: "bag-of-words"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, e := remote(t)
 	dir := filepath.Join(t.TempDir(), "vectors")
 	s := open(t, dir, e)
 	if err := s.Put(ctx, sample); err != nil {
