@@ -19,6 +19,16 @@ export interface Settings {
   budget: number;
   format: string;
   tokenizer: string;
+  embedding?: Embedding;
+}
+
+// The model that embeds code for the vector signal; the server checks the values and says what is wrong.
+export interface Embedding {
+  provider?: string;
+  url?: string;
+  model?: string;
+  apiKeyEnv?: string;
+  dimensions?: number;
 }
 
 export type ContextArgs = Target & { budget: number; format: string };

@@ -4,7 +4,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { Settings } from './context';
+import type { Embedding, Settings } from './context';
 
 export const installCommand = 'go install github.com/ctxmap/ctxmap@latest';
 
@@ -43,12 +43,53 @@ export function readSettings(get: (key: string) => unknown): { settings: Setting
       problems.push(`ctxmap.tokenizer ${JSON.stringify(tokenizer)} is not one of ${tokenizers.join(', ')}; using ${defaults.tokenizer}`);
     }
   }
+  const embedding = get('embedding');
+  if (embedding !== undefined && embedding !== null) {
+    const problem = embeddingProblem(embedding);
+    if (problem === undefined) {
+      settings.embedding = embedding as Embedding;
+    } else {
+      problems.push(`ctxmap.embedding ${problem}; using the workspace's .ctxmap.yaml, else the offline default`);
+    }
+  }
   return { settings, problems };
 }
 
-// initializationOptions and the settings of workspace/didChangeConfiguration: the same object.
-export function serverOptions(s: Settings): { budget: number; format: string; tokenizer: string } {
-  return { budget: s.budget, format: s.format, tokenizer: s.tokenizer };
+const embeddingFields: Record<string, string> = { provider: 'string', url: 'string', model: 'string', apiKeyEnv: 'string', dimensions: 'number' };
+const providers = ['glove', 'openai'];
+
+// The shape only: the server checks the values (a URL it can use, a key variable that is set) and says why.
+function embeddingProblem(v: unknown): string | undefined {
+  if (typeof v !== 'object' || Array.isArray(v)) {
+    return `${JSON.stringify(v)} is not an object`;
+  }
+  for (const [key, value] of Object.entries(v as Record<string, unknown>)) {
+    const want = embeddingFields[key];
+    if (want === undefined) {
+      return `has an unknown field "${key}" (known: ${Object.keys(embeddingFields).join(', ')})`;
+    }
+    if (typeof value !== want) {
+      return `field "${key}" is ${JSON.stringify(value)}, not a ${want}`;
+    }
+  }
+  const e = v as Embedding;
+  if (e.provider !== undefined && !providers.includes(e.provider)) {
+    return `provider "${e.provider}" is not one of ${providers.join(', ')}`;
+  }
+  if (e.dimensions !== undefined && (!Number.isInteger(e.dimensions) || e.dimensions < 0)) {
+    return `dimensions ${e.dimensions} is not a whole number of at least 0`;
+  }
+  return undefined;
+}
+
+// initializationOptions and the settings of workspace/didChangeConfiguration: the same object. Without an
+// embedding setting the server keeps the workspace file's.
+export function serverOptions(s: Settings): { budget: number; format: string; tokenizer: string; embedding?: Embedding } {
+  const out: { budget: number; format: string; tokenizer: string; embedding?: Embedding } = { budget: s.budget, format: s.format, tokenizer: s.tokenizer };
+  if (s.embedding !== undefined) {
+    out.embedding = s.embedding;
+  }
+  return out;
 }
 
 // The binary to start: ctxmap.path as a path (absolute, "~/..." or relative to the workspace), or a name

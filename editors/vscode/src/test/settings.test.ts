@@ -33,6 +33,29 @@ describe('readSettings', () => {
   it('sends budget, format and tokenizer to the server', () => {
     assert.deepEqual(serverOptions({ budget: 3000, format: 'json', tokenizer: 'o200k_base' }), { budget: 3000, format: 'json', tokenizer: 'o200k_base' });
   });
+
+  it('passes an embedding provider on, and leaves it out when unset', () => {
+    const embedding = { provider: 'openai', url: 'http://localhost:11434/v1', model: 'nomic-embed-text', apiKeyEnv: 'EMBED_KEY', dimensions: 256 };
+    const { settings, problems } = settingsFrom({ embedding });
+    assert.deepEqual(problems, []);
+    assert.deepEqual(serverOptions(settings).embedding, embedding);
+    assert.equal('embedding' in serverOptions(settingsFrom({ embedding: null }).settings), false);
+  });
+
+  it('names a malformed embedding setting and sends none', () => {
+    for (const [bad, why] of [
+      ['openai', /is not an object/],
+      [{ provider: 'cohere' }, /provider "cohere" is not one of glove, openai/],
+      [{ provider: 'openai', apiKey: 'sk-x' }, /unknown field "apiKey"/],
+      [{ model: 3 }, /field "model" is 3, not a string/],
+      [{ dimensions: -1 }, /dimensions -1/],
+    ] as const) {
+      const { settings, problems } = settingsFrom({ embedding: bad });
+      assert.equal(settings.embedding, undefined);
+      assert.equal(problems.length, 1);
+      assert.match(problems[0], why);
+    }
+  });
 });
 
 describe('findBinary', { skip: process.platform === 'win32' ? 'POSIX file modes' : false }, () => {
