@@ -17,7 +17,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -391,70 +391,105 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 		}
 		work = append(work, f)
 	}
-	results := ix.load(ctx, work, old, progress)
-	if err := ctx.Err(); err != nil {
-		return Stats{}, fmt.Errorf("index %s: %w", ix.root, err)
-	}
-	ix.readAgain(work)
-	var removedIDs []string
-	var docs []lexical.Doc
-	changedChunks := map[string][]Chunk{}
+	// Files are read and parsed a batch at a time and their chunks go to the stores at once, so a cold
+	// build holds one batch's chunks, not the whole workspace's. In path order: the stores' insertion
+	// order, which breaks ties, is the same whatever order the changes came in.
+	slices.SortFunc(work, func(a, b fileStat) int { return strings.Compare(a.path, b.path) })
 	ix.lastParsed = 0
-	for _, res := range results {
-		switch {
-		case res.err != nil:
-			// deleted mid-index, unreadable: it is simply not there
-			if !errors.Is(res.err, fs.ErrNotExist) {
-				skipped[res.path] = "unreadable"
-				ix.warn("%v", res.err)
+	read := map[string]*Record{} // the files the batches wrote, nil for those gone
+	wrote := false
+	write := func(del []string, docs []lexical.Doc) error {
+		if !wrote {
+			// until the generation is written again, the next start sees that the lexical index does not
+			// match the saved state and rebuilds it: a crash midway leaves no half-written index in use
+			if err := ix.lex.SetMeta("generation", nil); err != nil {
+				return fmt.Errorf("write lexical generation: %w", err)
 			}
-			delete(files, res.path)
-		case res.reused:
-			files[res.path] = res.rec
-		default:
-			ix.lastParsed++
-			files[res.path] = res.rec
-			delete(skipped, res.path)
-			if res.rec.Skip != "" {
-				skipped[res.path] = res.rec.Skip
-			}
-			changedChunks[res.path] = res.chunks
+			wrote = true
 		}
+		for i := 0; i < len(docs) || i == 0; i += 500 {
+			if i > 0 {
+				del = nil
+			}
+			if err := ix.lex.Replace(del, docs[i:min(i+500, len(docs))]); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	// what left the index, or changed, loses its chunks; what changed gets new ones
+	batches, stop := ix.loadAhead(ctx, work, old, progress)
+	defer stop()
+	from := 0
+	for results := range batches {
+		batch := work[from : from+len(results)]
+		from += len(results)
+		ix.readAgain(batch)
+		var del []string
+		var docs []lexical.Doc
+		for _, res := range results {
+			switch {
+			case res.reused:
+				files[res.path] = res.rec
+				continue
+			case res.err != nil:
+				// deleted mid-index, unreadable: it is simply not there
+				if !errors.Is(res.err, fs.ErrNotExist) {
+					skipped[res.path] = "unreadable"
+					ix.warn("%v", res.err)
+				}
+				delete(files, res.path)
+			default:
+				ix.lastParsed++
+				files[res.path] = res.rec
+				delete(skipped, res.path)
+				if res.rec.Skip != "" {
+					skipped[res.path] = res.rec.Skip
+				}
+				for i := range res.chunks {
+					docs = append(docs, lexical.Doc{ID: res.chunks[i].ID, Fields: res.chunks[i].Terms})
+					res.chunks[i].Terms = lexical.Fields{} // the embedder, which keeps the chunks a while, reads only their text
+				}
+				ix.vectors.put(res.path, res.chunks)
+			}
+			// new content or none: the old chunks go
+			read[res.path] = files[res.path]
+			if r := old.Files[res.path]; r != nil {
+				del = append(del, chunkIDs(r)...)
+				if files[res.path] == nil {
+					ix.vectors.remove(res.path)
+				}
+			}
+		}
+		if len(del) > 0 || len(docs) > 0 {
+			if err := write(del, docs); err != nil {
+				return Stats{}, err
+			}
+		}
+		ix.vectors.nudge()
+	}
+	if from < len(work) { // stopped
+		if wrote {
+			ix.keepPartial(old, read, skipped, hist)
+		}
+		return Stats{}, fmt.Errorf("index %s: %w", ix.root, ctx.Err())
+	}
+	// what left the index without being read loses its chunks
+	var removedIDs []string
 	for p, r := range old.Files {
-		nr := files[p]
-		if nr == r || nr != nil && changedChunks[p] == nil && nr.Hash == r.Hash {
-			continue // the same record, or the same content read again (a save without changes)
+		if _, done := read[p]; done {
+			continue
+		}
+		if nr := files[p]; nr == r || nr != nil && nr.Hash == r.Hash {
+			continue
 		}
 		removedIDs = append(removedIDs, chunkIDs(r)...)
-		if nr == nil {
-			ix.vectors.remove(p)
-		}
-	}
-	paths := make([]string, 0, len(changedChunks))
-	for p := range changedChunks {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		cs := changedChunks[p]
-		for i := range cs {
-			docs = append(docs, lexical.Doc{ID: cs[i].ID, Fields: cs[i].Terms})
-			cs[i].Terms = lexical.Fields{} // the embedder, which keeps the chunks a while, reads only their text
-		}
-		ix.vectors.put(p, changedChunks[p])
+		ix.vectors.remove(p)
 	}
 	// new or removed chunks always derive anew; otherwise every record is compared
-	same := len(changedChunks) == 0 && len(removedIDs) == 0 && old.derivesFrom(files, hist)
+	same := ix.lastParsed == 0 && !wrote && len(removedIDs) == 0 && old.derivesFrom(files, hist)
 	if !same {
-		for i := 0; i < len(docs) || i == 0; i += 500 {
-			end := min(i+500, len(docs))
-			var del []string
-			if i == 0 {
-				del = removedIDs
-			}
-			if err := ix.lex.Replace(del, docs[i:end]); err != nil {
+		if len(removedIDs) > 0 {
+			if err := write(removedIDs, nil); err != nil {
 				return Stats{}, err
 			}
 		}
@@ -490,6 +525,36 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 	return snap.Stats(), nil
 }
 
+// keepPartial saves what a build stopped midway leaves: the records of the files its batches wrote and
+// the old records of the rest, which is what the lexical index holds. The next start reads only the
+// files still out of line, so a first index interrupted by closing the editor goes on where it stopped.
+func (ix *Index) keepPartial(old *Snapshot, read map[string]*Record, skipped map[string]string, hist *history.Log) {
+	if ix.cache == "" {
+		return
+	}
+	files := maps.Clone(old.Files)
+	for p, r := range read {
+		if r == nil {
+			delete(files, p)
+		} else {
+			files[p] = r
+		}
+	}
+	ix.gen++
+	if err := saveState(ix.cache, &cacheState{Root: ix.root, Generation: ix.gen, Records: files, Skipped: skipped, History: hist}); err != nil {
+		ix.warn("%v", err)
+		return
+	}
+	var g [8]byte
+	binary.BigEndian.PutUint64(g[:], ix.gen)
+	if err := ix.lex.SetMeta("generation", g[:]); err != nil {
+		ix.warn("write lexical generation: %v", err)
+		return
+	}
+	ix.dirty = false // the saved state holds the snapshot's records and more
+	ix.vectors.kick(ix.gen)
+}
+
 func walkReason(r string) bool {
 	switch r {
 	case "vendored", "too large", "symlink outside root", "symlink loop":
@@ -506,8 +571,39 @@ type loaded struct {
 	err    error
 }
 
+// loadBatch is how many files a build reads and parses before their chunks go to the stores.
+const loadBatch = 256
+
 // perFileTimeout bounds one file's parse: a pathological file must not stall the index.
 const perFileTimeout = 5 * time.Second
+
+// loadAhead loads work a batch at a time on its own goroutine, a batch ahead of the caller, which stores
+// the one before meanwhile. The channel closes early when ctx ends; stop ends the loading and waits.
+func (ix *Index) loadAhead(ctx context.Context, work []fileStat, old *Snapshot, progress Progress) (<-chan []loaded, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	out := make(chan []loaded)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(out)
+		for from := 0; from < len(work); from += loadBatch {
+			res := ix.load(ctx, work[from:min(from+loadBatch, len(work))], old, func(n, _ int) {
+				if progress != nil {
+					progress(from+n, len(work))
+				}
+			})
+			if ctx.Err() != nil {
+				return
+			}
+			select {
+			case out <- res:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out, func() { cancel(); <-done }
+}
 
 // load reads and parses files on every core, each worker with its own parser.
 func (ix *Index) load(ctx context.Context, work []fileStat, old *Snapshot, progress Progress) []loaded {

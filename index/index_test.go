@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand"
@@ -185,7 +186,7 @@ func TestErrorMessageFindsItsLiteral(t *testing.T) {
 }
 
 // snapshotState is what must be equal between an updated index and a fresh build.
-func snapshotState(t *testing.T, ix *Index) string {
+func snapshotState(t *testing.T, ix *Index, without ...string) string {
 	t.Helper()
 	s := ix.Snapshot()
 	type rec struct {
@@ -225,7 +226,7 @@ func snapshotState(t *testing.T, ix *Index) string {
 	// and a query must rank and pack alike, to the last bit of every score: BM25's statistics must not
 	// depend on how the chunks came to be indexed
 	ix.WaitVectors()
-	res, err := ix.Context(context.Background(), Request{Text: "search the rule variants and export the quality profile"})
+	res, err := ix.Context(context.Background(), Request{Text: "search the rule variants and export the quality profile", Without: without})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,6 +334,82 @@ func TestWarmStartParsesNothing(t *testing.T) {
 	}
 	if st.Parsed != 0 || st.Files != len(sample) {
 		t.Fatalf("warm start parsed %d files (want 0), has %d files", st.Parsed, st.Files)
+	}
+}
+
+// A build stopped midway (the editor closed during the first index, or during a large change) keeps the
+// batches it wrote: the next start reads only the rest, and ends equal to a fresh build.
+func TestStoppedBuildGoesOnAtTheNextStart(t *testing.T) {
+	root := t.TempDir()
+	n := 2*loadBatch + 50
+	topics := strings.Fields("severity language tag owner status template repository branch")
+	write := func(funcs int) {
+		files := map[string]string{}
+		for i := 0; i < n; i++ {
+			// term counts that differ from file to file, so that no two files tie in BM25
+			doc := strings.Repeat("rule ", 1+i%9) + strings.Repeat(topics[i%len(topics)]+" ", 1+i%23) + strings.Repeat("profile ", 1+i%5)
+			src := fmt.Sprintf("package rule\n\n// Rule%d is about %s\ntype Rule%d struct{}\n", i, doc, i)
+			for f := 0; f < funcs; f++ { // more definitions than before: more chunks than the old records name
+				src += fmt.Sprintf("\n// Search%d_%d finds the rule variants to export.\nfunc Search%d_%d() string { return \"rule\" }\n", i, f, i, f)
+			}
+			files[fmt.Sprintf("rule/r%04d.go", i)] = src
+		}
+		writeFiles(t, root, files)
+	}
+	stopMidway := func(ix *Index) {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		_, err := ix.Build(ctx, func(done, total int) {
+			if done > loadBatch+10 { // in the second batch: the first is in the stores
+				cancel()
+			}
+		})
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("a stopped build returned %v", err)
+		}
+	}
+	cache := t.TempDir()
+	for round, funcs := range []int{0, 2} {
+		write(funcs)
+		ix, err := Open(context.Background(), Options{Root: root, CacheDir: cache, Config: &Config{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stopMidway(ix)
+		if err := ix.Close(); err != nil {
+			t.Fatal(err)
+		}
+		ix, err = Open(context.Background(), Options{Root: root, CacheDir: cache, Config: &Config{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := ix.Build(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Files != n || st.Parsed != n-loadBatch {
+			t.Errorf("round %d: the next start has %d files and parsed %d; want %d and %d (the first batch was kept)", round, st.Files, st.Parsed, n, n-loadBatch)
+		}
+		fresh, err := Open(context.Background(), Options{Root: root, CacheDir: t.TempDir(), Config: &Config{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fresh.Build(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		// the generated files' texts tie in the vector space, where ties fall in insertion order: the
+		// vectors are compared by count, the rest exactly
+		got, want := snapshotState(t, ix, "vectors"), snapshotState(t, fresh, "vectors")
+		gotVecs, wantVecs := ix.vectors.store.Count(), fresh.vectors.store.Count()
+		fresh.Close()
+		if got != want {
+			t.Fatalf("round %d: after a stopped build, the index differs from a fresh build:\n%s", round, firstDiff(got, want))
+		}
+		if gotVecs != wantVecs {
+			t.Errorf("round %d: %d vectors after a stopped build, %d in a fresh build", round, gotVecs, wantVecs)
+		}
+		ix.Close()
 	}
 }
 

@@ -153,6 +153,15 @@ func (v *vectorFiller) kick(gen uint64) {
 	v.mu.Lock()
 	v.gen = gen
 	v.mu.Unlock()
+	v.nudge()
+}
+
+// nudge starts the worker on what is pending without completing a generation: a long build embeds
+// as it goes instead of holding every chunk until its end.
+func (v *vectorFiller) nudge() {
+	if v.store == nil {
+		return
+	}
 	select {
 	case v.wake <- struct{}{}:
 	default:
@@ -244,24 +253,44 @@ func vectorDocs(cs []Chunk) []vector.Doc {
 // queueAll brings the persisted vectors, which were left incomplete, up to the current snapshot: the
 // files whose vectors are missing or were made from other text are embedded again, and the files gone
 // are removed. What is still valid is kept, so an interrupted start with a remote model goes on where
-// it stopped.
+// it stopped. A build running meanwhile read some files after the snapshot was made: what it queued
+// for them stands.
 func (v *vectorFiller) queueAll() {
 	s := v.ix.Snapshot()
 	for _, p := range s.Paths {
 		r := s.Files[p]
+		if r.File == nil || v.queued(p) {
+			continue
+		}
 		src, err := v.ix.ReadFile(p)
-		if err != nil || r.File == nil {
+		if err != nil {
 			continue
 		}
 		cs := chunks(p, r.File, src, v.ix.cfg.Mappings)
 		if !v.store.Holds(p, vectorDocs(cs)) {
-			v.put(p, cs)
+			v.putUnlessQueued(p, cs)
 		}
 	}
 	for _, p := range v.store.Paths() {
-		if r, ok := s.Files[p]; !ok || r.File == nil {
+		if r, ok := s.Files[p]; (!ok || r.File == nil) && !v.queued(p) {
 			v.remove(p)
 		}
+	}
+}
+
+// queued tells whether a put or a removal of path is pending.
+func (v *vectorFiller) queued(path string) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	_, put := v.puts[path]
+	return put || v.dels[path]
+}
+
+func (v *vectorFiller) putUnlessQueued(path string, cs []Chunk) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if _, put := v.puts[path]; !put && !v.dels[path] {
+		v.puts[path] = cs
 	}
 }
 
