@@ -360,7 +360,7 @@ func TestStoppedBuildGoesOnAtTheNextStart(t *testing.T) {
 		t.Helper()
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		_, err := ix.Build(ctx, func(done, total int) {
+		_, err := ix.Build(ctx, func(done, _ int) {
 			if done > loadBatch+10 { // in the second batch: the first is in the stores
 				cancel()
 			}
@@ -391,13 +391,7 @@ func TestStoppedBuildGoesOnAtTheNextStart(t *testing.T) {
 		if st.Files != n || st.Parsed != n-loadBatch {
 			t.Errorf("round %d: the next start has %d files and parsed %d; want %d and %d (the first batch was kept)", round, st.Files, st.Parsed, n, n-loadBatch)
 		}
-		fresh, err := Open(context.Background(), Options{Root: root, CacheDir: t.TempDir(), Config: &Config{}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := fresh.Build(context.Background(), nil); err != nil {
-			t.Fatal(err)
-		}
+		fresh := open(t, root, t.TempDir())
 		// the generated files' texts tie in the vector space, where ties fall in insertion order: the
 		// vectors are compared by count, the rest exactly
 		got, want := snapshotState(t, ix, "vectors"), snapshotState(t, fresh, "vectors")
