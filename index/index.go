@@ -494,10 +494,8 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 			}
 		}
 		ix.gen++
-		var g [8]byte
-		binary.BigEndian.PutUint64(g[:], ix.gen)
-		if err := ix.lex.SetMeta("generation", g[:]); err != nil {
-			return Stats{}, fmt.Errorf("write lexical generation: %w", err)
+		if err := ix.markGeneration(); err != nil {
+			return Stats{}, err
 		}
 		ix.dirty = true
 	}
@@ -545,14 +543,23 @@ func (ix *Index) keepPartial(old *Snapshot, read map[string]*Record, skipped map
 		ix.warn("%v", err)
 		return
 	}
-	var g [8]byte
-	binary.BigEndian.PutUint64(g[:], ix.gen)
-	if err := ix.lex.SetMeta("generation", g[:]); err != nil {
-		ix.warn("write lexical generation: %v", err)
+	if err := ix.markGeneration(); err != nil {
+		ix.warn("%v", err)
 		return
 	}
 	ix.dirty = false // the saved state holds the snapshot's records and more
 	ix.vectors.kick(ix.gen)
+}
+
+// markGeneration records in the lexical index the generation whose chunks it holds, which the next
+// start compares with the saved state's.
+func (ix *Index) markGeneration() error {
+	var g [8]byte
+	binary.BigEndian.PutUint64(g[:], ix.gen)
+	if err := ix.lex.SetMeta("generation", g[:]); err != nil {
+		return fmt.Errorf("write lexical generation: %w", err)
+	}
+	return nil
 }
 
 func walkReason(r string) bool {
