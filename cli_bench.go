@@ -5,14 +5,19 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/ctxmap/ctxmap/bench"
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/index/rank"
 )
 
-func runBench(args []string, _ io.Reader, stdout io.Writer) error {
+func runBench(args []string, stdin io.Reader, stdout io.Writer) error {
+	if len(args) > 0 && args[0] == "mine" {
+		return runMine(args[1:], stdout)
+	}
 	fs := newFlags("bench")
 	dataset := fs.String("dataset", "", "instances, one JSON object a line (quality mode)")
 	worktrees := fs.String("worktrees", "", "folder of the instances' work trees, <owner>+<name>@<sha12> (quality mode)")
@@ -23,6 +28,11 @@ func runBench(args []string, _ io.Reader, stdout io.Writer) error {
 	without := fs.String("without", "", "also run ctxmap with these signals off, comma-separated: "+strings.Join(index.Signals, ","))
 	ablation := fs.Bool("ablation", false, "also run ctxmap with each signal off in turn")
 	baseline := fs.Bool("baseline", true, "also run the whole-file BM25 baseline")
+	fusion := fs.Bool("fusion", true, "also run the fused ranking with budget-filling packs ("+bench.SystemFusion+")")
+	ranker := fs.String("ranker", "", "ctxmap's ranker: learned (default) or fusion")
+	fill := fs.Bool("fill", false, "ctxmap's packs fill the budget")
+	model := fs.String("model", "", "a model file for the learned ranker (default: the shipped one)")
+	reliability := fs.String("reliability", "", "write the learned ranker's reliability plot to this SVG file")
 	cache := fs.String("cache", "", "folder for the per-repository caches (default: a temporary folder)")
 	speed := fs.Bool("speed", false, "measure indexing, update and query speed on the tree given by -C")
 	dir := fs.String("C", ".", "the tree for --speed")
@@ -64,9 +74,22 @@ func runBench(args []string, _ io.Reader, stdout io.Writer) error {
 	if *limit < 0 || *perRepo < 0 {
 		return usagef("--limit and --per-repo must not be negative")
 	}
+	if *ranker != "" && *ranker != index.RankerLearned && *ranker != index.RankerFusion {
+		return usagef("--ranker %q is not one of learned, fusion", *ranker)
+	}
 	opts := bench.Options{
 		Dataset: *dataset, Worktrees: *worktrees, Budget: *budget, Baseline: *baseline, CacheDir: *cache, Logf: logf,
 		Selection: bench.Selection{Repos: *repos, PerRepo: *perRepo, Limit: *limit},
+		Fusion:    *fusion, Ranker: *ranker, Fill: *fill,
+	}
+	if *model != "" {
+		b, err := os.ReadFile(*model)
+		if err != nil {
+			return err
+		}
+		if opts.Model, err = rank.Parse(b); err != nil {
+			return fmt.Errorf("%s: %w", *model, err)
+		}
 	}
 	if *without != "" {
 		off := strings.Split(*without, ",")
@@ -86,6 +109,19 @@ func runBench(args []string, _ io.Reader, stdout io.Writer) error {
 	if rep == nil {
 		return err
 	}
+	if *reliability != "" {
+		f, ferr := os.Create(*reliability)
+		if ferr != nil {
+			return ferr
+		}
+		werr := rep.ReliabilityOf(bench.SystemCtxmap, 10).WriteSVG(f, "ctxmap: calibration of file probabilities on "+filepath.Base(*dataset))
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return werr
+		}
+	}
 	if *asJSON {
 		if werr := writeJSON(stdout, rep); werr != nil {
 			return werr
@@ -100,4 +136,68 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// runMine writes training pairs mined from the histories of the listed repositories.
+func runMine(args []string, stdout io.Writer) error {
+	fs := newFlags("bench mine")
+	repos := fs.String("repos", "", "file of repositories to mine, one owner/name a line (# comments)")
+	mirrors := fs.String("mirrors", "", "folder of bare mirrors, MIRRORS/<owner>+<name>/repo")
+	work := fs.String("work", "", "folder for the work trees and caches")
+	out := fs.String("out", "", "JSONL file to append the pairs to (default: stdout)")
+	snapshots := fs.Int("snapshots", 4, "snapshots per repository")
+	queries := fs.Int("queries", 100, "commits asked per snapshot")
+	window := fs.Int("window", 300, "first-parent commits after a snapshot that may be asked against it")
+	shard := fs.String("shard", "1/1", "mine the repositories of shard I of N (by line)")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("unexpected argument %q", rest[0])
+	}
+	if *repos == "" || *mirrors == "" || *work == "" {
+		return usagef("give --repos FILE, --mirrors DIR and --work DIR")
+	}
+	var si, sn int
+	if _, err := fmt.Sscanf(*shard, "%d/%d", &si, &sn); err != nil || sn < 1 || si < 1 || si > sn {
+		return usagef("--shard %q is not I/N", *shard)
+	}
+	if *snapshots < 1 || *queries < 1 || *window < 1 {
+		return usagef("--snapshots, --queries and --window must be at least 1")
+	}
+	b, err := os.ReadFile(*repos)
+	if err != nil {
+		return err
+	}
+	var list []string
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		list = append(list, f[0])
+	}
+	var mine []string
+	for i, r := range list {
+		if i%sn == si-1 {
+			mine = append(mine, r)
+		}
+	}
+	w := stdout
+	if *out != "" {
+		f, err := os.OpenFile(*out, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	ctx, cancel := interruptible()
+	defer cancel()
+	logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, "ctxmap bench mine: "+f+"\n", a...) }
+	n, err := bench.Mine(ctx, bench.MineOptions{Repos: mine, Mirrors: *mirrors, Work: *work, Snapshots: *snapshots,
+		Queries: *queries, Window: *window, Out: w, Logf: logf})
+	logf("%d pairs", n)
+	return err
 }

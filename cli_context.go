@@ -17,6 +17,8 @@ func runContext(args []string, stdin io.Reader, stdout io.Writer) error {
 	format := fs.String("format", "", "markdown, xml or json")
 	intent := fs.String("intent", "", "override the detected intent: bug_fix, implementation, refactor, test_writing, definition_lookup, usage_exploration")
 	tokenizer := fs.String("tokenizer", "", "o200k_base or cl100k_base")
+	ranker := fs.String("ranker", "", "learned (default) or fusion")
+	fill := fs.Bool("fill", false, "fill the budget instead of stopping when the evidence does")
 	without := fs.String("without", "", "comma-separated signals to switch off: "+strings.Join(index.Signals, ","))
 	rest, err := parseFlags(fs, args)
 	if err != nil {
@@ -53,7 +55,7 @@ func runContext(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	defer ix.Close()
 	ix.WaitVectors() // one query: better complete than early
-	res, err := ix.Context(ctx, index.Request{Text: text, Budget: *budget, Format: *format, Intent: *intent, Tokenizer: *tokenizer, Without: off})
+	res, err := ix.Context(ctx, index.Request{Text: text, Budget: *budget, Format: *format, Intent: *intent, Tokenizer: *tokenizer, Without: off, Ranker: *ranker, Fill: *fill})
 	if errors.Is(err, index.ErrInvalid) {
 		return usagef("%v", err)
 	}

@@ -63,10 +63,10 @@ func defsOf(p string) []parse.Definition {
 }
 
 var mItems = []pack.Item{
-	{Path: "m.py", Symbol: "Repo.save", StartLine: 10, EndLine: 20, Tokens: 100},
-	{Path: "m.py", StartLine: 30, EndLine: 60, Tokens: 300},
-	{Path: "n.py", Symbol: "helper", StartLine: 1, EndLine: 5, Tokens: 50},
-	{Path: "o.py", Symbol: "other", StartLine: 1, EndLine: 9, Tokens: 50},
+	{Path: "m.py", Symbol: "Repo.save", StartLine: 10, EndLine: 20, Tokens: 100, Size: "full"},
+	{Path: "m.py", StartLine: 30, EndLine: 60, Tokens: 300, Size: "truncated"},
+	{Path: "n.py", Symbol: "helper", StartLine: 1, EndLine: 5, Tokens: 50, Size: "compact"},
+	{Path: "o.py", Symbol: "other", StartLine: 1, EndLine: 9, Tokens: 50, Size: "full"},
 }
 
 func TestSymbolShown(t *testing.T) {
@@ -103,21 +103,24 @@ func TestPackMetrics(t *testing.T) {
 	syms := []string{"m.py::Repo.save", "m.py::Cache.load", "m.py::Store.load", "m.py::Store"}
 	got := PackMetrics(mItems, 2000, gold, syms, defsOf)
 	checkMetrics(t, got, map[string]float64{
-		PackRecall:    0.5,
-		PackAll:       0,
-		WrongFileRate: 2.0 / 3, // n.py and o.py of m.py, n.py, o.py
-		SymbolRecall:  0.5,
-		Tokens:        2000,
-		Efficiency:    0.25, // 0.5 per 2 thousand tokens
+		PackRecall:     0.5,
+		PackAll:        0,
+		WrongFileRate:  2.0 / 3, // n.py and o.py of m.py, n.py, o.py
+		SymbolRecall:   0.5,
+		SymbolCoverage: 0.5, // Repo.save and Store.load: their lines are in bodies
+		Tokens:         2000,
+		PackFileCount:  3,
+		RecallPer1K:    0.25, // 0.5 per 2 thousand tokens
+		Efficiency:     0.25, // likewise with symbol coverage
 	})
 	got = PackMetrics(mItems[:1], 100, []string{"m.py"}, nil, defsOf)
-	checkMetrics(t, got, map[string]float64{PackRecall: 1, PackAll: 1, WrongFileRate: 0, Efficiency: 10})
+	checkMetrics(t, got, map[string]float64{PackRecall: 1, PackAll: 1, WrongFileRate: 0, RecallPer1K: 10})
 	if _, ok := got[SymbolRecall]; ok {
 		t.Error("symbol_recall without gold functions should be left out")
 	}
 	got = PackMetrics(nil, 0, []string{"m.py"}, []string{"m.py::save"}, defsOf)
 	checkMetrics(t, got, map[string]float64{PackRecall: 0, PackAll: 0, SymbolRecall: 0, Tokens: 0})
-	for _, k := range []string{WrongFileRate, Efficiency} {
+	for _, k := range []string{WrongFileRate, Efficiency, RecallPer1K} {
 		if _, ok := got[k]; ok {
 			t.Errorf("%s of an empty pack should be left out", k)
 		}
@@ -145,19 +148,44 @@ func TestPercentile(t *testing.T) {
 
 func TestAggregate(t *testing.T) {
 	rows := []*SystemResult{
-		{Metrics: map[string]float64{PackRecall: 1, Tokens: 1000, Efficiency: 1, SymbolRecall: 0.5}, LatencyMS: 10},
-		{Metrics: map[string]float64{PackRecall: 0, Tokens: 3000, Efficiency: 0}, LatencyMS: 30},
+		{Metrics: map[string]float64{PackRecall: 1, Tokens: 1000, RecallPer1K: 1, SymbolRecall: 0.5, SymbolCoverage: 1}, LatencyMS: 10},
+		{Metrics: map[string]float64{PackRecall: 0, Tokens: 3000, RecallPer1K: 0, SymbolCoverage: 0}, LatencyMS: 30},
 	}
 	a := aggregateOf(rows)
 	checkMetrics(t, a.Metrics, map[string]float64{
 		PackRecall:   0.5,
 		Tokens:       2000,
-		Efficiency:   0.25, // mean recall 0.5 per mean 2 thousand tokens, not the mean of 1 and 0
+		RecallPer1K:  0.25, // mean recall 0.5 per mean 2 thousand tokens, not the mean of 1 and 0
+		Efficiency:   0.25, // likewise with symbol coverage
 		SymbolRecall: 0.5,  // only where defined
 		LatencyP50:   10,
 		LatencyP95:   30,
 	})
 	if a.N != 2 {
 		t.Errorf("n = %d", a.N)
+	}
+}
+
+func TestSymbolCovered(t *testing.T) {
+	cases := []struct {
+		gold string
+		want bool
+	}{
+		{"m.py::Repo.save", true},   // its own body
+		{"m.py::Store.load", true},  // inside a cut body that spans its start
+		{"m.py::Store", false},      // line 28: no body holds it
+		{"n.py::helper", false},     // a card shows no lines
+		{"m.py::Cache.load", false}, // outside every item
+	}
+	defs := func(p string) []parse.Definition {
+		if p == "n.py" {
+			return []parse.Definition{{Name: "helper", Kind: "function", StartLine: 1, EndLine: 5}}
+		}
+		return defsOf(p)
+	}
+	for _, c := range cases {
+		if got := SymbolCovered(mItems, c.gold, defs); got != c.want {
+			t.Errorf("SymbolCovered(%q) = %v, want %v", c.gold, got, c.want)
+		}
 	}
 }

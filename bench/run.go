@@ -12,11 +12,13 @@ import (
 	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/index/pack"
 	"github.com/ctxmap/ctxmap/index/parse"
+	"github.com/ctxmap/ctxmap/index/rank"
 )
 
 // System names in reports.
 const (
 	SystemCtxmap = "ctxmap"
+	SystemFusion = "ctxmap-fusion-fill" // the fused ranking and budget-filling packs, as before the learned ranker
 	SystemBM25   = "bm25-files"
 )
 
@@ -29,9 +31,13 @@ type Options struct {
 	Worktrees string
 	Budget    int // tokens; 0: 8000
 	Selection Selection
-	Without   [][]string // ctxmap configurations to run besides the full one, each with these signals off
-	Baseline  bool       // run the whole-file BM25 baseline too
-	CacheDir  string     // per-repository caches go under it; "": a temporary folder removed at the end
+	Without   [][]string  // ctxmap configurations to run besides the full one, each with these signals off
+	Baseline  bool        // run the whole-file BM25 baseline too
+	Fusion    bool        // run the fused ranking with budget-filling packs too
+	Ranker    string      // ctxmap's ranker: learned (default) or fusion
+	Fill      bool        // ctxmap's packs fill the budget
+	Model     *rank.Model // the learned ranker's model; nil: the shipped one
+	CacheDir  string      // per-repository caches go under it; "": a temporary folder removed at the end
 	Logf      func(format string, args ...any)
 }
 
@@ -96,6 +102,14 @@ type SystemResult struct {
 	PackFiles       []string           `json:"pack_files"`
 	BudgetViolation bool               `json:"budget_violation,omitempty"`
 	Error           string             `json:"error,omitempty"`
+	// Probabilities are the learned ranker's, for the files it scored, with whether each is gold.
+	Probabilities []Calibrated `json:"probabilities,omitempty"`
+}
+
+// Calibrated is a probability and what came true.
+type Calibrated struct {
+	P    float64 `json:"p"`
+	Gold bool    `json:"gold"`
 }
 
 // warmup is a query run once per index before the measured ones, so that what a snapshot derives on
@@ -146,6 +160,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		Selected: len(selected), BadLines: bad, Systems: []string{SystemCtxmap}}
 	for _, w := range opts.Without {
 		rep.Systems = append(rep.Systems, AblationName(w))
+	}
+	if opts.Fusion {
+		rep.Systems = append(rep.Systems, SystemFusion)
 	}
 	if opts.Baseline {
 		rep.Systems = append(rep.Systems, SystemBM25)
@@ -262,7 +279,13 @@ func runInstance(ctx context.Context, in Instance, opts Options, cache string, i
 		if without != nil {
 			name = AblationName(without)
 		}
-		res.Systems[name] = askCtxmap(ctx, ix, in, opts.Budget, without, tok, defs)
+		req := index.Request{Text: in.ProblemStatement, Budget: opts.Budget, Format: "markdown", Without: without,
+			Ranker: opts.Ranker, Fill: opts.Fill, Model: opts.Model}
+		res.Systems[name] = askCtxmap(ctx, ix, in, req, tok, defs)
+	}
+	if opts.Fusion {
+		req := index.Request{Text: in.ProblemStatement, Budget: opts.Budget, Format: "markdown", Ranker: index.RankerFusion, Fill: true}
+		res.Systems[SystemFusion] = askCtxmap(ctx, ix, in, req, tok, defs)
 	}
 	if opts.Baseline {
 		res.Systems[SystemBM25] = askBaseline(ctx, wt, snap.Paths, in, opts.Budget, tok, defs)
@@ -277,9 +300,9 @@ func runInstance(ctx context.Context, in Instance, opts Options, cache string, i
 	return res
 }
 
-func askCtxmap(ctx context.Context, ix *index.Index, in Instance, budget int, without []string, tok *pack.Tokenizer, defs Definitions) *SystemResult {
+func askCtxmap(ctx context.Context, ix *index.Index, in Instance, req index.Request, tok *pack.Tokenizer, defs Definitions) *SystemResult {
 	start := time.Now()
-	r, err := ix.Context(ctx, index.Request{Text: in.ProblemStatement, Budget: budget, Format: "markdown", Without: without})
+	r, err := ix.Context(ctx, req)
 	took := time.Since(start)
 	if err != nil {
 		if errors.Is(err, index.ErrInvalid) {
@@ -288,11 +311,28 @@ func askCtxmap(ctx context.Context, ix *index.Index, in Instance, budget int, wi
 		return &SystemResult{Error: err.Error()}
 	}
 	ranked := make([]string, len(r.Files))
+	gold := map[string]bool{}
+	for _, g := range in.GoldFiles {
+		gold[g] = true
+	}
+	var probs []Calibrated
 	for i, f := range r.Files {
 		ranked[i] = f.Path
+		if f.Prob > 0 {
+			probs = append(probs, Calibrated{P: f.Prob, Gold: gold[f.Path]})
+		}
 	}
-	over := r.Pack.Tokens > budget || tok.Count(r.Pack.Text) > budget
-	return score(in, ranked, r.Pack.Items, r.Pack.Tokens, took, over, defs)
+	over := r.Pack.Tokens > req.Budget || tok.Count(r.Pack.Text) > req.Budget
+	res := score(in, ranked, r.Pack.Items, r.Pack.Tokens, took, over, defs)
+	if len(probs) > 0 {
+		res.Probabilities = probs
+		sum := 0.0
+		for _, c := range probs {
+			sum += (c.P - boolf(c.Gold)) * (c.P - boolf(c.Gold))
+		}
+		res.Metrics[Brier] = sum / float64(len(probs))
+	}
+	return res
 }
 
 func askBaseline(ctx context.Context, root string, paths []string, in Instance, budget int, tok *pack.Tokenizer, defs Definitions) *SystemResult {
@@ -316,6 +356,17 @@ func score(in Instance, ranked []string, items []pack.Item, tokens int, took tim
 	m := FileMetrics(ranked, in.GoldFiles)
 	for k, v := range PackMetrics(items, tokens, in.GoldFiles, in.GoldSymbols(), defs) {
 		m[k] = v
+	}
+	var code []string
+	for _, g := range in.GoldFiles {
+		if index.IsCode(g) {
+			code = append(code, g)
+		}
+	}
+	if len(code) > 0 {
+		fm, pm := FileMetrics(ranked, code), PackMetrics(items, tokens, code, nil, nil)
+		m[CodeHit1], m[CodeHit5] = fm[Hit1], fm[Hit5]
+		m[CodePackRecall], m[CodePackAll] = pm[PackRecall], pm[PackAll]
 	}
 	files := packFiles(items)
 	if files == nil {

@@ -29,6 +29,8 @@ type Config struct {
 	Lexicon     string    `yaml:"lexicon" json:"lexicon,omitempty"`         // project lexicon; default .ctxmap/lexicon.yaml
 	Mappings    []string  `yaml:"mappings" json:"mappings,omitempty"`       // folders of mapping files; default mappings/
 	Embedding   Embedding `yaml:"embedding" json:"embedding,omitzero"`      // the model that makes the vectors
+	Ranker      string    `yaml:"ranker" json:"ranker,omitempty"`           // learned (default) or fusion
+	Fill        bool      `yaml:"fill" json:"fill,omitempty"`               // fill the budget instead of stopping with the evidence
 }
 
 // Embedding names the model that embeds chunks and queries. The default, GloVe, is offline; "openai"
@@ -81,6 +83,9 @@ func (c Config) Validate() error {
 	case "", "markdown", "xml", "json":
 	default:
 		return fmt.Errorf("format %q is not one of markdown, xml, json", c.Format)
+	}
+	if err := checkRanker(c.Ranker); err != nil {
+		return err
 	}
 	if c.MaxFileSize < 0 {
 		return fmt.Errorf("maxFileSize %d is negative", c.MaxFileSize)

@@ -18,16 +18,20 @@ import (
 	"github.com/ctxmap/ctxmap/index/pack"
 	"github.com/ctxmap/ctxmap/index/parse"
 	"github.com/ctxmap/ctxmap/index/query"
+	"github.com/ctxmap/ctxmap/index/rank"
 )
 
 // Request asks for a context pack.
 type Request struct {
 	Text      string
-	Budget    int      // tokens; 0: the configuration's, else 8000
-	Format    string   // markdown, xml, json; "": the configuration's, else markdown
-	Intent    string   // overrides the detected intent
-	Tokenizer string   // o200k_base, cl100k_base; "": the configuration's
-	Without   []string // signals switched off (see Signals)
+	Budget    int         // tokens; 0: the configuration's, else 8000
+	Format    string      // markdown, xml, json; "": the configuration's, else markdown
+	Intent    string      // overrides the detected intent
+	Tokenizer string      // o200k_base, cl100k_base; "": the configuration's
+	Without   []string    // signals switched off (see Signals)
+	Ranker    string      // learned, fusion; "": the configuration's, else learned
+	Fill      bool        // fill the budget (as the fusion ranker always did) instead of stopping with the evidence
+	Model     *rank.Model // the learned ranker's model; nil: the one shipped in the binary
 }
 
 // Result is a pack with the ranking it came from.
@@ -71,6 +75,13 @@ func (ix *Index) Context(ctx context.Context, req Request) (*Result, error) {
 	if req.Tokenizer == "" {
 		req.Tokenizer = ix.cfg.Tokenizer
 	}
+	if req.Ranker == "" {
+		req.Ranker = ix.cfg.Ranker
+	}
+	if err := checkRanker(req.Ranker); err != nil {
+		return nil, invalidf("%v", err)
+	}
+	req.Fill = req.Fill || ix.cfg.Fill
 	without := map[string]bool{}
 	for _, w := range req.Without {
 		if !knownSignal(w) {
@@ -100,12 +111,30 @@ func (ix *Index) Context(ctx context.Context, req Request) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cands := r.candidates(files)
+	var cands []pack.Candidate
+	var also []pack.Also
+	if req.Ranker == RankerFusion {
+		cands = r.candidates(files)
+	} else {
+		m := req.Model
+		if m == nil {
+			if m, err = rank.Default(); err != nil {
+				return nil, fmt.Errorf("the learned ranker: %w", err)
+			}
+		}
+		files = r.learned(files, m)
+		if req.Fill {
+			cands = r.candidates(files)
+		} else {
+			cands, also = r.tight(files, m)
+		}
+	}
 	prof := query.ProfileOf(a.Intent.Name)
 	p, err := pack.Assemble(req.Text, pack.Intent{Name: a.Intent.Name, Confidence: a.Intent.Confidence}, r.packEntities(), cands, pack.Options{
 		Budget:    req.Budget,
 		Tokenizer: tok,
 		Format:    req.Format,
+		Also:      also,
 		Shares: map[string]float64{
 			"definitions": prof.Definitions, "snippets": prof.Snippets, "imports": prof.Imports,
 			"tests": prof.Tests, "callers": prof.Callers,
@@ -215,7 +244,7 @@ func (r *ranker) packEntities() []pack.Entity {
 	return out
 }
 
-func head(s []string, n int) []string {
+func head[T any](s []T, n int) []T {
 	if len(s) > n {
 		return s[:n]
 	}
@@ -257,8 +286,8 @@ func (r *ranker) candidates(files []RankedFile) []pack.Candidate {
 		return b
 	}
 	for rank, f := range files {
-		if rank >= packFiles || f.Score < minScoreShare*top {
-			break
+		if rank >= packFiles || f.Prob == 0 && f.Score < minScoreShare*top {
+			break // (a learned order is not by Score: its probabilities decide in tight packs)
 		}
 		rec := r.s.Files[f.Path]
 		if rec == nil || rec.File == nil {
@@ -302,6 +331,11 @@ func (r *ranker) candidates(files []RankedFile) []pack.Candidate {
 // pickDefs chooses a file's definitions: the ones signals pointed at, strongest first; when none did
 // but lines did (a frame, an error literal), the definitions around those lines.
 func (r *ranker) pickDefs(rec *Record, f RankedFile) []int {
+	return head(r.pickDefsAll(rec, f), defsPerFile)
+}
+
+// pickDefsAll is every definition the evidence points at, strongest first.
+func (r *ranker) pickDefsAll(rec *Record, f RankedFile) []int {
 	type scored struct {
 		i int
 		s float64
@@ -326,11 +360,10 @@ func (r *ranker) pickDefs(rec *Record, f RankedFile) []int {
 	var out []int
 	seen := map[int]bool{}
 	for _, d := range ds {
-		if seen[d.i] || len(out) >= defsPerFile {
-			continue
+		if !seen[d.i] {
+			seen[d.i] = true
+			out = append(out, d.i)
 		}
-		seen[d.i] = true
-		out = append(out, d.i)
 	}
 	return out
 }

@@ -105,7 +105,8 @@ func TestProviderVectorsAnswerQueries(t *testing.T) {
 		t.Errorf("%d requests for %d chunks: not batched", len(reqs), chunks)
 	}
 
-	res, err := ix.Context(context.Background(), Request{Text: "the flibbertigibbet"})
+	// the signal itself: the fused ranking, which a lone embedding match leads
+	res, err := ix.Context(context.Background(), Request{Text: "the flibbertigibbet", Ranker: RankerFusion})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -176,7 +176,7 @@ func TestErrorMessageFindsItsLiteral(t *testing.T) {
 		t.Fatalf("top file = %s, want qualityprofile/profile.go", res.Files[0].Path)
 	}
 	// without the literal matching, the generated error mapping still leads BM25 to the raising code
-	res, err = ix.Context(context.Background(), Request{Text: `I get "cannot activate a rule without a key" when saving`, Without: []string{"errors"}})
+	res, err = ix.Context(context.Background(), Request{Text: `I get "cannot activate a rule without a key" when saving`, Without: []string{"errors"}, Ranker: RankerFusion})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -98,6 +98,12 @@ type RankedFile struct {
 	Why   []string `json:"why"`
 	defs  map[int]float64
 	lines []int
+	graph float64 // what the reference graph added to Score
+	// Prob is the learned ranker's probability that the fix touches the file (0 without it); the
+	// fused rank and the fused ranking's best score are what its definitions' features read.
+	Prob      float64 `json:"probability,omitempty"`
+	fusedRank int
+	fusedTop  float64
 }
 
 type ranker struct {
@@ -799,6 +805,7 @@ func (r *ranker) spread(fused map[string]*RankedFile) {
 			fused[p] = f
 		}
 		f.Score += add
+		f.graph = add
 		if add > 0.05*top {
 			f.Why = append(f.Why, "linked by references to the top files")
 		}

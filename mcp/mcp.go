@@ -23,6 +23,7 @@ type ContextInput struct {
 	Budget int    `json:"budget,omitempty" jsonschema:"token budget of the pack (default 8000; at least 100)"`
 	Format string `json:"format,omitempty" jsonschema:"markdown (default), xml or json"`
 	Intent string `json:"intent,omitempty" jsonschema:"override the detected intent: bug_fix, implementation, refactor, test_writing, definition_lookup or usage_exploration"`
+	Fill   bool   `json:"fill,omitempty" jsonschema:"fill the budget instead of stopping when the evidence does (default false: only the code likely to change)"`
 }
 
 // ExploreInput is what explore_entity takes.
@@ -85,7 +86,7 @@ func NewServer(ix *index.Index, version string, ready <-chan struct{}) *sdk.Serv
 		if err := wait(ctx); err != nil {
 			return nil, nil, err
 		}
-		res, err := ix.Context(ctx, index.Request{Text: in.Text, Budget: in.Budget, Format: in.Format, Intent: in.Intent})
+		res, err := ix.Context(ctx, index.Request{Text: in.Text, Budget: in.Budget, Format: in.Format, Intent: in.Intent, Fill: in.Fill})
 		if err != nil {
 			return nil, nil, err
 		}

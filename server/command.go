@@ -86,9 +86,11 @@ type contextArgs struct {
 	Format    string             `json:"format"`
 	Intent    string             `json:"intent"`
 	Tokenizer string             `json:"tokenizer"`
+	Ranker    string             `json:"ranker"`
+	Fill      bool               `json:"fill"`
 }
 
-const contextArgNames = "{uri, range} for a selection, {uri, position} for the comment or section at the cursor, or {text}; optional budget, format, intent, tokenizer"
+const contextArgNames = "{uri, range} for a selection, {uri, position} for the comment or section at the cursor, or {text}; optional budget, format, intent, tokenizer, ranker, fill"
 
 func (s *Server) contextCommand(ctx context.Context, raw json.RawMessage) (any, error) {
 	var a contextArgs
@@ -124,7 +126,7 @@ func (s *Server) contextCommand(ctx context.Context, raw json.RawMessage) (any, 
 	s.mu.Lock()
 	def := s.defaults
 	s.mu.Unlock()
-	req := index.Request{Text: text, Budget: a.Budget, Format: a.Format, Intent: a.Intent, Tokenizer: a.Tokenizer}
+	req := index.Request{Text: text, Budget: a.Budget, Format: a.Format, Intent: a.Intent, Tokenizer: a.Tokenizer, Ranker: a.Ranker, Fill: a.Fill}
 	if req.Budget == 0 {
 		req.Budget = def.budget
 	}

@@ -51,6 +51,8 @@ type settings struct {
 	History     *int      `json:"history"`
 	Vectors     *bool     `json:"vectors"`
 	Lexicon     *string   `json:"lexicon"`
+	Ranker      *string   `json:"ranker"`
+	Fill        *bool     `json:"fill"`
 	// the whole embedding block, in place of the file's
 	Embedding *index.Embedding `json:"embedding"`
 }
@@ -129,6 +131,12 @@ func (st settings) config(root string) (index.Config, error) {
 	if st.Embedding != nil {
 		cfg.Embedding = *st.Embedding
 	}
+	if st.Ranker != nil {
+		cfg.Ranker = *st.Ranker
+	}
+	if st.Fill != nil {
+		cfg.Fill = *st.Fill
+	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, err
 	}
@@ -141,8 +149,8 @@ func defaultsOf(cfg index.Config) requestDefaults {
 
 // sameIndexConfig says whether two configurations build the same index (request defaults aside).
 func sameIndexConfig(a, b index.Config) bool {
-	a.Budget, a.Format, a.Tokenizer = 0, "", ""
-	b.Budget, b.Format, b.Tokenizer = 0, "", ""
+	a.Budget, a.Format, a.Tokenizer, a.Ranker, a.Fill = 0, "", "", "", false
+	b.Budget, b.Format, b.Tokenizer, b.Ranker, b.Fill = 0, "", "", "", false
 	return reflect.DeepEqual(a, b)
 }
 

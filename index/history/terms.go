@@ -437,3 +437,12 @@ var commitNoise = func() map[string]bool {
 	}
 	return m
 }()
+
+// FileHistory is the commits (mass commits aside) that touched path, as indexes into Commits, newest
+// first: how often and how lately a file changes, and what changes with it.
+func (l *Log) FileHistory(path string) []int32 {
+	if l == nil || !l.Available {
+		return nil
+	}
+	return l.index().files[path]
+}

@@ -41,6 +41,7 @@ type piece struct {
 	code   string
 	why    []string
 	score  float64
+	prob   float64
 	text   string
 	tokens int // -1 until counted
 }
@@ -129,7 +130,7 @@ func (a *assembly) reserve() {
 			break
 		}
 	}
-	foot := a.tok.Count(renderFooter(a.format, len(a.cands)))
+	foot := a.tok.Count(renderFooter(a.format, len(a.cands), a.p.Also))
 	a.avail = max(budget-head-foot-wrappers, 0)
 	a.itemCap = max(a.avail/8, 150)
 	for _, b := range buckets {
@@ -320,6 +321,9 @@ func (a *assembly) fit(c *cand, size string, limit int, shared bool, self *piece
 		}
 	}
 	allowed := limit + refund
+	if c.Cap > 0 && size != sizeCompact {
+		allowed = min(allowed, c.Cap)
+	}
 	if allowed <= 0 {
 		return nil
 	}
@@ -354,6 +358,7 @@ func (a *assembly) fit(c *cand, size string, limit int, shared bool, self *piece
 	for _, r := range remove {
 		p.rank = min(p.rank, r.rank)
 		p.score = max(p.score, r.score)
+		p.prob = max(p.prob, r.prob)
 	}
 	return &plan{p: p, remove: remove, upgrade: self != nil}
 }
@@ -524,7 +529,7 @@ func (a *assembly) build(c *cand, size string, keep int, why []string) *piece {
 	p := &piece{
 		c: c, rank: c.rank, bucket: c.bucket, kind: c.Kind, path: c.Path, symbol: c.Symbol,
 		lang: fenceLang(c.Language), start: c.StartLine, end: c.EndLine, size: size, level: size,
-		why: why, score: c.Score, tokens: -1,
+		why: why, score: c.Score, prob: c.Probability, tokens: -1,
 	}
 	switch size {
 	case sizeFull:
@@ -704,7 +709,7 @@ func (a *assembly) finish() {
 		a.p.Sections[x.bucket] += x.tokens
 		a.p.Items = append(a.p.Items, Item{
 			Kind: x.kind, Path: x.path, Symbol: x.symbol, StartLine: x.start, EndLine: x.end,
-			Tokens: x.tokens, Score: x.score, Size: x.size, Why: x.why,
+			Tokens: x.tokens, Score: x.score, Size: x.size, Why: x.why, Probability: x.prob,
 		})
 	}
 	if a.p.Entities == nil {
@@ -749,6 +754,6 @@ func (a *assembly) render(items []*piece) string {
 			sb.WriteString(x.text)
 		}
 	}
-	sb.WriteString(renderFooter(a.format, omitted))
+	sb.WriteString(renderFooter(a.format, omitted, a.p.Also))
 	return sb.String()
 }

@@ -24,6 +24,11 @@ type Candidate struct {
 	Standard  string   // + members; "" when it would equal Compact
 	Full      string   // the code lines StartLine..EndLine (possibly capped); "" when not available
 	Spare     bool     // placed only with what the budget has left once every other candidate had its turn
+	// Probability that the fix changes this piece of code, when a learned ranker gave one (0: none).
+	Probability float64
+	// Cap is the most tokens the item may take at any size but its card, 0 for no cap: a less likely
+	// item is worth fewer tokens.
+	Cap int
 }
 
 type Intent struct {
@@ -43,6 +48,13 @@ type Options struct {
 	Tokenizer *Tokenizer         // nil means the default encoding
 	Shares    map[string]float64 // bucket -> fraction of the budget; nil means a balanced default
 	Format    string             // "markdown" (default), "xml", "json"
+	Also      []Also             // further likely files, named below the items
+}
+
+// Also is a file likely enough to mention but not to show.
+type Also struct {
+	Path        string  `json:"path"`
+	Probability float64 `json:"probability"`
 }
 
 type Item struct {
@@ -55,6 +67,8 @@ type Item struct {
 	Score     float64  `json:"score"`
 	Size      string   `json:"size"` // compact, standard, truncated, full
 	Why       []string `json:"why"`
+	// Probability that the fix changes this code, from the learned ranker; absent otherwise.
+	Probability float64 `json:"probability,omitempty"`
 }
 
 type Pack struct {
@@ -64,9 +78,10 @@ type Pack struct {
 	Tokens    int            `json:"tokens"` // tokens of Text: never more than Budget
 	Tokenizer string         `json:"tokenizer"`
 	Entities  []Entity       `json:"entities"`
-	Sections  map[string]int `json:"sections"` // tokens spent per bucket
-	Items     []Item         `json:"items"`    // in rank order
-	Text      string         `json:"text"`     // the rendering; markdown when the format is "json"
+	Sections  map[string]int `json:"sections"`       // tokens spent per bucket
+	Items     []Item         `json:"items"`          // in rank order
+	Also      []Also         `json:"also,omitempty"` // further likely files, not shown
+	Text      string         `json:"text"`           // the rendering; markdown when the format is "json"
 }
 
 const (
@@ -131,6 +146,7 @@ func Assemble(query string, intent Intent, entities []Entity, cands []Candidate,
 		Budget:    opts.Budget,
 		Tokenizer: opts.Tokenizer.Name(),
 		Entities:  ents,
+		Also:      alsoOf(opts.Also),
 	}
 	a := newAssembly(p, prepared, opts)
 	a.run()
@@ -215,6 +231,8 @@ func prepare(rank int, c Candidate) *cand {
 	c.Kind = oneLine(c.Kind)
 	c.Language = strings.ToLower(strings.TrimSpace(c.Language))
 	c.Score = finite(c.Score)
+	c.Probability = finite(c.Probability)
+	c.Cap = max(c.Cap, 0)
 	c.Compact = cleanCode(c.Compact)
 	c.Standard = cleanCode(c.Standard)
 	c.Full = cleanCode(c.Full)
@@ -326,4 +344,16 @@ func signatureLines(full []string, compact string) int {
 		want = 1
 	}
 	return want
+}
+
+// alsoOf keeps the named further files that have a path, their probabilities finite.
+func alsoOf(in []Also) []Also {
+	var out []Also
+	for _, a := range in {
+		if a.Path = oneLine(a.Path); a.Path != "" {
+			a.Probability = finite(a.Probability)
+			out = append(out, a)
+		}
+	}
+	return out
 }

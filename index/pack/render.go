@@ -133,21 +133,35 @@ func entityList(xs []string, n, maxTokens int, tok *Tokenizer) string {
 	return strings.Join(out, ", ")
 }
 
-func renderFooter(format string, omitted int) string {
+func renderFooter(format string, omitted int, also []Also) string {
+	var b strings.Builder
 	if format == "xml" {
-		if omitted > 0 {
-			return `<omitted candidates="` + strconv.Itoa(omitted) + "\"/>\n</context>\n"
+		for _, a := range also {
+			b.WriteString(`<also path="` + xmlEscape(a.Path, true) + `" probability="` + probText(a.Probability) + "\"/>\n")
 		}
-		return "</context>\n"
+		if omitted > 0 {
+			b.WriteString(`<omitted candidates="` + strconv.Itoa(omitted) + "\"/>\n")
+		}
+		b.WriteString("</context>\n")
+		return b.String()
 	}
-	if omitted == 1 {
-		return "_1 more candidate did not fit the budget._\n"
+	for _, a := range also {
+		b.WriteString("also possibly relevant: " + a.Path + " (p=" + probText(a.Probability) + ")\n")
 	}
-	if omitted > 0 {
-		return "_" + strconv.Itoa(omitted) + " more candidates did not fit the budget._\n"
+	if len(also) > 0 {
+		b.WriteString("\n")
 	}
-	return ""
+	switch {
+	case omitted == 1:
+		b.WriteString("_1 more candidate did not fit the budget._\n")
+	case omitted > 0:
+		b.WriteString("_" + strconv.Itoa(omitted) + " more candidates did not fit the budget._\n")
+	}
+	return b.String()
 }
+
+// probText is a probability as the pack prints it: two decimals.
+func probText(p float64) string { return strconv.FormatFloat(p, 'f', 2, 64) }
 
 func sectionOpen(bucket string) string  { return "<" + xmlSection[bucket] + ">\n" }
 func sectionClose(bucket string) string { return "</" + xmlSection[bucket] + ">\n" }
@@ -179,7 +193,11 @@ func renderMarkdownItem(p *piece) string {
 	if len(notes) > 0 {
 		b.WriteString(" (" + strings.Join(notes, ", ") + ")")
 	}
-	b.WriteString("\nwhy: " + strings.Join(p.why, "; ") + "\n")
+	b.WriteString("\nwhy: " + strings.Join(p.why, "; "))
+	if p.prob > 0 {
+		b.WriteString(" (p=" + probText(p.prob) + ")")
+	}
+	b.WriteString("\n")
 	f := fence(p.code)
 	b.WriteString(f + p.lang + "\n" + p.code + "\n" + f + "\n\n")
 	return b.String()
@@ -195,7 +213,11 @@ func renderXMLItem(p *piece) string {
 	if p.symbol != "" {
 		b.WriteString(` symbol="` + xmlEscape(p.symbol, true) + `"`)
 	}
-	b.WriteString(` size="` + p.size + `" why="` + xmlEscape(strings.Join(p.why, "; "), true) + "\"><![CDATA[\n")
+	b.WriteString(` size="` + p.size + `" why="` + xmlEscape(strings.Join(p.why, "; "), true) + `"`)
+	if p.prob > 0 {
+		b.WriteString(` probability="` + probText(p.prob) + `"`)
+	}
+	b.WriteString("><![CDATA[\n")
 	b.WriteString(cdata(p.code))
 	b.WriteString("\n]]></item>\n")
 	return b.String()

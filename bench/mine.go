@@ -1,0 +1,346 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/index/parse"
+)
+
+// Training pairs from version history: a commit's message is a query, the source files it changed and
+// the definitions its diff touched are the answer. A repository is indexed at a snapshot and the
+// commits after it are asked against that index; the next snapshot comes by an incremental update.
+
+// MineOptions configure mining.
+type MineOptions struct {
+	Repos     []string // owner/name
+	Mirrors   string   // bare repositories as MIRRORS/owner+name/repo
+	Work      string   // work trees and caches go under it
+	Snapshots int      // per repository
+	Queries   int      // per snapshot
+	Window    int      // first-parent commits after a snapshot that may be asked against it
+	Out       io.Writer
+	Logf      func(format string, args ...any)
+}
+
+// Pair is one mined query with its candidates.
+type Pair struct {
+	Repo       string                    `json:"repo"`
+	Language   string                    `json:"language"`
+	Snapshot   string                    `json:"snapshot"`
+	Commit     string                    `json:"commit"`
+	PR         bool                      `json:"pr"` // a squash or merge of a pull request: closest to an issue
+	Text       string                    `json:"text"`
+	GoldFiles  []string                  `json:"gold_files"`
+	GoldDefs   []string                  `json:"gold_defs"` // path::Qualified.name
+	Candidates []index.CandidateFeatures `json:"candidates"`
+}
+
+// mineCandidates is how many of the fused ranking's files a pair describes; the learned ranker
+// re-orders as many at run time.
+const mineCandidates = index.LearnedCandidates
+
+// maxSourceFiles: a commit that changes more source files than this is a sweep, not a fix.
+const maxSourceFiles = 15
+
+// Mine writes one JSON line per usable commit of each repository.
+func Mine(ctx context.Context, o MineOptions) (int, error) {
+	total := 0
+	for _, repo := range o.Repos {
+		n, err := mineRepo(ctx, o, repo)
+		total += n
+		if err != nil {
+			if ctx.Err() != nil {
+				return total, err
+			}
+			o.Logf("%s: %v", repo, err)
+		}
+	}
+	return total, nil
+}
+
+func mineRepo(ctx context.Context, o MineOptions, repo string) (int, error) {
+	key := strings.ReplaceAll(repo, "/", "+")
+	mirror := filepath.Join(o.Mirrors, key, "repo")
+	if _, err := os.Stat(mirror); err != nil {
+		return 0, fmt.Errorf("no mirror at %s", mirror)
+	}
+	list, err := gitOut(ctx, mirror, "rev-list", "--first-parent", "--max-count=4000", "HEAD")
+	if err != nil {
+		return 0, err
+	}
+	commits := strings.Fields(list)
+	for i, j := 0, len(commits)-1; i < j; i, j = i+1, j-1 { // oldest first
+		commits[i], commits[j] = commits[j], commits[i]
+	}
+	if len(commits) < o.Window+2 {
+		return 0, fmt.Errorf("only %d commits", len(commits))
+	}
+	wt := filepath.Join(o.Work, "trees", key)
+	if err := prepareTree(ctx, wt, mirror); err != nil {
+		return 0, err
+	}
+	var ix *index.Index
+	defer func() {
+		if ix != nil {
+			ix.Close()
+		}
+	}()
+	n := 0
+	// snapshots spread over the history, the last one a window before HEAD
+	span := (len(commits) - o.Window - 1) / o.Snapshots
+	for k := 0; k < o.Snapshots; k++ {
+		at := len(commits) - o.Window - 1 - (o.Snapshots-1-k)*span
+		if at < 0 {
+			continue
+		}
+		snap := commits[at]
+		if _, err := gitOut(ctx, wt, "checkout", "-q", "-f", "--detach", snap); err != nil {
+			return n, err
+		}
+		if ix == nil {
+			ix, err = index.Open(ctx, index.Options{Root: wt, CacheDir: filepath.Join(o.Work, "cache", key), Config: &index.Config{}})
+			if err != nil {
+				return n, err
+			}
+		}
+		start := time.Now()
+		st, err := ix.Build(ctx, nil)
+		if err != nil {
+			return n, err
+		}
+		ix.WaitVectors()
+		o.Logf("%s @%s: %d files indexed in %.1fs", repo, snap[:12], st.Files, time.Since(start).Seconds())
+		asked := 0
+		for _, c := range commits[at+1 : min(len(commits), at+1+o.Window)] {
+			if asked >= o.Queries || ctx.Err() != nil {
+				break
+			}
+			p, ok, err := minePair(ctx, ix, wt, c)
+			if err != nil {
+				o.Logf("%s %s: %v", repo, c[:12], err)
+				continue
+			}
+			if !ok {
+				continue
+			}
+			p.Repo, p.Language, p.Snapshot = repo, repoLanguage(ix), snap
+			b, _ := json.Marshal(p)
+			if _, err := o.Out.Write(append(b, '\n')); err != nil {
+				return n, err
+			}
+			asked++
+			n++
+		}
+	}
+	return n, ctx.Err()
+}
+
+// prepareTree makes a git work tree that borrows the mirror's objects, so that a snapshot has the
+// history a user at that commit has.
+func prepareTree(ctx context.Context, wt, mirror string) error {
+	if _, err := os.Stat(filepath.Join(wt, ".git")); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(wt, 0o755); err != nil {
+		return err
+	}
+	if _, err := gitOut(ctx, wt, "init", "-q"); err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(filepath.Join(mirror, "objects"))
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(wt, ".git", "objects", "info", "alternates"), []byte(abs+"\n"), 0o644)
+}
+
+var (
+	botAuthor   = regexp.MustCompile(`(?i)\[bot\]|dependabot|renovate|github-actions|greenkeeper`)
+	noiseSubj   = regexp.MustCompile(`(?i)^(merge (branch|remote-tracking|tag)|revert |release|bump|prepare|v?\d+\.\d+|version |update (the )?(changelog|version|deps|dependencies|copyright)|(chore|build|ci)\((deps|release)|.*\b(reformat|gofmt|prettier|rustfmt|clang-format|black|isort)\b|(fix )?typos?\b|changelog|docs?:)`)
+	mergePR     = regexp.MustCompile(`^Merge pull request #\d+ from \S+`)
+	squashPR    = regexp.MustCompile(`\(#\d+\)\s*$`)
+	trailerLine = regexp.MustCompile(`(?im)^(signed-off-by|co-authored-by|reviewed-by|acked-by|change-id|cc|reported-by|tested-by|suggested-by|helped-by):.*$`)
+	hunkHeader  = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+`)
+)
+
+// minePair reads one commit: its message (or why it is no query) and what it changed.
+func minePair(ctx context.Context, ix *index.Index, wt, c string) (*Pair, bool, error) {
+	meta, err := gitOut(ctx, wt, "log", "-1", "--format=%an%x1f%ae%x1f%P%x1f%s%x1f%b", c)
+	if err != nil {
+		return nil, false, err
+	}
+	f := strings.SplitN(meta, "\x1f", 5)
+	if len(f) < 5 || botAuthor.MatchString(f[0]+" "+f[1]) {
+		return nil, false, nil
+	}
+	parents := strings.Fields(f[2])
+	if len(parents) == 0 {
+		return nil, false, nil
+	}
+	subject, body := strings.TrimSpace(f[3]), strings.TrimSpace(trailerLine.ReplaceAllString(f[4], ""))
+	pr := squashPR.MatchString(subject)
+	if mergePR.MatchString(subject) {
+		subject, body, pr = body, "", true
+	}
+	if noiseSubj.MatchString(subject) {
+		return nil, false, nil
+	}
+	text := strings.TrimSpace(subject + "\n\n" + body)
+	if len(strings.Fields(text)) < 3 || len(text) > 8000 {
+		return nil, false, nil
+	}
+	names, err := gitOut(ctx, wt, "diff-tree", "-r", "--no-commit-id", "--name-only", "--no-renames", parents[0], c)
+	if err != nil {
+		return nil, false, err
+	}
+	snap := ix.Snapshot()
+	var gold []string
+	source := 0
+	for _, p := range strings.Split(strings.TrimSpace(names), "\n") {
+		if !index.IsCode(p) {
+			continue
+		}
+		source++
+		if rec := snap.Files[p]; rec != nil && rec.File != nil {
+			gold = append(gold, p)
+		}
+	}
+	if source > maxSourceFiles || len(gold) == 0 {
+		return nil, false, nil
+	}
+	defs, err := changedDefs(ctx, wt, parents[0], c, gold)
+	if err != nil {
+		return nil, false, err
+	}
+	isGold := map[string]bool{}
+	for _, g := range gold {
+		isGold[g] = true
+	}
+	cands, err := ix.Features(ctx, text, mineCandidates, func(p string, rank int) bool { return isGold[p] || rank < 3 })
+	if err != nil {
+		return nil, false, err
+	}
+	for i := range cands {
+		round(cands[i].X)
+		for k := range cands[i].Defs {
+			round(cands[i].Defs[k].X)
+		}
+	}
+	if defs == nil {
+		defs = []string{}
+	}
+	return &Pair{Commit: c, PR: pr, Text: text, GoldFiles: gold, GoldDefs: defs, Candidates: cands}, true, nil
+}
+
+// changedDefs are the innermost definitions, in the parent's version of each file, around the lines
+// the commit changed (for an insertion, the lines either side of it).
+func changedDefs(ctx context.Context, wt, parent, c string, files []string) ([]string, error) {
+	p := parse.NewParser()
+	defer p.Close()
+	var out []string
+	for _, file := range files {
+		diff, err := gitOut(ctx, wt, "diff", "-U0", "--no-color", "--no-ext-diff", parent, c, "--", file)
+		if err != nil {
+			return nil, err
+		}
+		var lines []int
+		sc := bufio.NewScanner(strings.NewReader(diff))
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			m := hunkHeader.FindStringSubmatch(sc.Text())
+			if m == nil {
+				continue
+			}
+			start, _ := strconv.Atoi(m[1])
+			count := 1
+			if m[2] != "" {
+				count, _ = strconv.Atoi(m[2])
+			}
+			if count == 0 { // an insertion after line start
+				lines = append(lines, start, start+1)
+			}
+			for l := start; l < start+count; l++ {
+				lines = append(lines, l)
+			}
+		}
+		src, err := gitOut(ctx, wt, "show", parent+":"+file)
+		if err != nil {
+			continue
+		}
+		pf, err := p.Parse(ctx, file, []byte(src))
+		if err != nil || pf == nil {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, l := range lines {
+			best, size := -1, 1<<30
+			for i, d := range pf.Definitions {
+				if d.Kind != "section" && d.StartLine <= l && l <= d.EndLine && d.EndLine-d.StartLine < size {
+					best, size = i, d.EndLine-d.StartLine
+				}
+			}
+			if best < 0 {
+				continue
+			}
+			d := pf.Definitions[best]
+			name := d.Name
+			if d.Parent != "" {
+				name = d.Parent + "." + d.Name
+			}
+			if key := file + "::" + name; !seen[key] {
+				seen[key] = true
+				out = append(out, key)
+			}
+		}
+	}
+	return out, nil
+}
+
+// repoLanguage is the language most of the workspace's indexed files are in.
+func repoLanguage(ix *index.Index) string {
+	counts := map[string]int{}
+	best, n := "", 0
+	for _, p := range ix.Snapshot().Paths {
+		if !index.IsCode(p) {
+			continue
+		}
+		l := parse.LanguageOf(p)
+		counts[l]++
+		if counts[l] > n {
+			best, n = l, counts[l]
+		}
+	}
+	return best
+}
+
+func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "core.quotepath=off"}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return string(out), nil
+}
+
+// round keeps four decimals: the pairs are large, and the trees need no finer steps.
+func round(x []float64) {
+	for i, v := range x {
+		x[i] = math.Round(v*1e4) / 1e4
+	}
+}

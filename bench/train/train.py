@@ -1,0 +1,342 @@
+#!/usr/bin/python3
+"""Train ctxmap's learned ranker from pairs mined from version history (`ctxmap bench mine`).
+
+  /usr/bin/python3 bench/train/train.py PAIRS.jsonl... [--out index/rank/model.json] [--report FILE.json]
+      [--fraction F] [--ablation] [--curve]
+
+Pinned to Debian bookworm's packages, which install offline with apt: python3-xgboost 1.7.4,
+python3-sklearn 1.2.1, python3-numpy 1.24.2. The run is deterministic: the same pairs give the same
+model.
+
+Repositories are split, not pairs: one in five (by sorted name) is held back. The file model is
+LambdaMART (xgboost rank:ndcg) over each query's candidates; the definition model is logistic over the
+definitions of the files the fix changed. Both are calibrated on the held-back repositories (Platt:
+a logistic regression of the label on the score, its gap to the query's best and its rank), and the
+pack's thresholds are chosen there too. The model file holds the trees, the calibrations and the
+thresholds; index/rank evaluates it in Go, and index/rank/testdata/predictions.json (written here)
+checks that Go's scores equal xgboost's.
+"""
+import argparse
+import json
+import math
+import sys
+
+import numpy as np
+import sklearn
+import xgboost as xgb
+from sklearn.linear_model import LogisticRegression
+
+PINNED = {"xgboost": "1.7.4", "sklearn": "1.2.1", "numpy": "1.24.2"}
+
+FILE_PARAMS = {"objective": "rank:ndcg", "eta": 0.08, "max_depth": 6, "min_child_weight": 5,
+               "subsample": 0.8, "colsample_bytree": 0.8, "lambda": 2.0, "tree_method": "hist",
+               "eval_metric": "ndcg@5", "seed": 7, "nthread": 2}
+DEF_PARAMS = {"objective": "binary:logistic", "eta": 0.1, "max_depth": 5, "min_child_weight": 5,
+              "subsample": 0.8, "colsample_bytree": 0.8, "lambda": 2.0, "tree_method": "hist",
+              "seed": 7, "nthread": 2}
+FILE_ROUNDS, DEF_ROUNDS = 250, 150
+
+# feature groups for the ablation, by name prefix
+GROUPS = {
+    "exact": ["symbols_", "paths_", "frames_", "errors_", "fuzzy_"],
+    "bm25": ["bm25_"], "vectors": ["vectors_"], "entities": ["entities_"], "history": ["history_"],
+    "fusion": ["signals_top10", "fused_", "graph_rel"],
+    "kind": ["is_"], "size": ["log_lines", "log_defs", "depth"],
+    "git": ["log_churn", "recency", "co_change"], "graph": ["log_degree"],
+    "words": ["path_terms", "name_terms_share"], "query": ["q_"],
+}
+
+
+def load(paths):
+    rows = []
+    for p in paths:
+        with open(p) as f:
+            for line in f:
+                line = line.strip()
+                if line:
+                    rows.append(json.loads(line))
+    rows.sort(key=lambda r: (r["repo"], r["snapshot"], r["commit"]))
+    return rows
+
+
+def split(rows):
+    repos = sorted({r["repo"] for r in rows})
+    held = {r for i, r in enumerate(repos) if i % 5 == 2}
+    return [r for r in rows if r["repo"] not in held], [r for r in rows if r["repo"] in held], sorted(held)
+
+
+def file_matrix(rows, mask=None):
+    xs, ys, groups, weights, qid = [], [], [], [], []
+    for q, r in enumerate(rows):
+        gold = set(r["gold_files"])
+        cands = r["candidates"]
+        if not cands:
+            continue
+        for c in cands:
+            xs.append(c["x"])
+            ys.append(1.0 if c["path"] in gold else 0.0)
+            qid.append(q)
+        groups.append(len(cands))
+        weights.append(1.5 if r["pr"] else 1.0)  # squash messages are closest to issues
+    x = np.array(xs, dtype=np.float32)
+    if mask is not None:
+        x[:, mask] = np.nan
+    return x, np.array(ys), groups, np.array(weights), np.array(qid)
+
+
+def def_matrix(rows, groups=None):
+    """The definitions of the files each fix changed, labelled by whether the fix changed them;
+    groups, when given, gets the number of rows of each file."""
+    xs, ys = [], []
+    for r in rows:
+        gold_files, gold = set(r["gold_files"]), set(r["gold_defs"] or [])
+        for c in r["candidates"]:
+            if c["path"] not in gold_files:
+                continue
+            ds = c.get("defs") or []
+            for d in ds:
+                xs.append(d["x"])
+                ys.append(1.0 if c["path"] + "::" + d["symbol"] in gold else 0.0)
+            if groups is not None and ds:
+                groups.append(len(ds))
+    return np.array(xs, dtype=np.float32), np.array(ys)
+
+
+def train_files(rows, names, rounds=FILE_ROUNDS, mask=None):
+    x, y, groups, w, _ = file_matrix(rows, mask)
+    d = xgb.DMatrix(x, label=y, feature_names=names)
+    d.set_group(groups)
+    d.set_weight(w)
+    return xgb.train(FILE_PARAMS, d, rounds)
+
+
+def margins(model, x, names):
+    return model.predict(xgb.DMatrix(x, feature_names=names), output_margin=True)
+
+
+def platt_inputs(m, qid):
+    """The score, its gap to the query's best and its rank within the query."""
+    gap = np.zeros_like(m)
+    rank = np.zeros_like(m)
+    start = 0
+    while start < len(m):
+        end = start
+        while end < len(m) and qid[end] == qid[start]:
+            end += 1
+        seg = m[start:end]
+        gap[start:end] = seg - seg.max()
+        order = np.argsort(-seg, kind="stable")
+        rk = np.empty(len(seg))
+        rk[order] = np.arange(len(seg))
+        rank[start:end] = np.log1p(rk)
+        start = end
+    return np.stack([m, gap, rank], axis=1)
+
+
+def ranking_figures(rows, m, qid):
+    """hit@k (every gold file among the first k candidates) and MRR over the queries."""
+    hits = {1: 0, 3: 0, 5: 0, 10: 0}
+    rr, n = 0.0, 0
+    start = 0
+    for q, r in enumerate(rows):
+        k = len(r["candidates"])
+        if k == 0:
+            continue
+        seg = m[start:start + k]
+        order = np.argsort(-seg, kind="stable")
+        paths = [r["candidates"][i]["path"] for i in order]
+        start += k
+        gold = set(r["gold_files"])
+        n += 1
+        for top in hits:
+            if gold <= set(paths[:top]):
+                hits[top] += 1
+        first = next((i for i, p in enumerate(paths) if p in gold), None)
+        if first is not None:
+            rr += 1 / (1 + first)
+    return {**{f"hit@{k}": round(v / max(n, 1), 4) for k, v in hits.items()}, "mrr": round(rr / max(n, 1), 4), "queries": n}
+
+
+def fused_figures(rows):
+    """The same figures for the fused order the candidates come in: the ranker to beat."""
+    m = np.concatenate([-np.arange(len(r["candidates"]), dtype=np.float32) for r in rows if r["candidates"]])
+    return ranking_figures(rows, m, None)
+
+
+def def_figures(score, y, groups):
+    """Over the files with a changed definition: is one among the first k the scores rank?"""
+    hits, n, start = {1: 0, 3: 0}, 0, 0
+    for g in groups:
+        s, lab = score[start:start + g], y[start:start + g]
+        start += g
+        if lab.sum() == 0:
+            continue
+        n += 1
+        order = np.argsort(-s, kind="stable")
+        for k in hits:
+            if lab[order[:k]].sum() > 0:
+                hits[k] += 1
+    return {**{f"hit@{k}": round(v / max(n, 1), 4) for k, v in hits.items()}, "files": n}
+
+
+def calibrate(held, m, y, qid):
+    """Platt scaling of the file model on the held-back queries, and the threshold it gives."""
+    cal = LogisticRegression(C=1.0).fit(platt_inputs(m, qid), y)
+    p = cal.predict_proba(platt_inputs(m, qid))[:, 1]
+    threshold, f2 = choose_threshold(held, p)
+    return cal, p, threshold, f2
+
+
+def platt_json(cal):
+    return {"coef": [float(c) for c in cal.coef_[0]], "intercept": float(cal.intercept_[0])}
+
+
+def brier(p, y):
+    return float(np.mean((p - y) ** 2))
+
+
+def choose_threshold(rows, p):
+    """The file threshold that maximises F2 (a missing file costs more than a spare one) over the
+    held-back queries, always keeping each query's best file."""
+    best = (0, 0.5)
+    for t in np.arange(0.05, 0.9, 0.01):
+        tp = fp = fn = 0
+        start = 0
+        for r in rows:
+            k = len(r["candidates"])
+            if k == 0:
+                continue
+            seg = p[start:start + k]
+            start += k
+            gold = set(r["gold_files"])
+            order = np.argsort(-seg, kind="stable")
+            kept = {r["candidates"][i]["path"] for j, i in enumerate(order) if j == 0 or seg[i] >= t}
+            tp += len(kept & gold)
+            fp += len(kept - gold)
+            fn += len(gold - kept)
+        f2 = 5 * tp / max(5 * tp + 4 * fn + fp, 1)
+        if f2 > best[0]:
+            best = (f2, float(t))
+    return round(best[1], 2), round(best[0], 4)
+
+
+def export_trees(model, names, x0):
+    """The trees as arrays: for node i, feature[i] < 0 marks a leaf whose value is value[i]; otherwise
+    x[feature[i]] < value[i] goes to left[i], else right[i], and a missing value to left[i] when
+    missing_left[i]."""
+    raw = json.loads(model.save_raw("json"))
+    learner = raw["learner"]
+    trees = []
+    for t in learner["gradient_booster"]["model"]["trees"]:
+        left, right = t["left_children"], t["right_children"]
+        feat = [(-1 if left[i] == -1 else int(t["split_indices"][i])) for i in range(len(left))]
+        trees.append({"left": left, "right": right, "feature": feat,
+                      "value": [float(np.float32(v)) for v in t["split_conditions"]],
+                      "missing_left": [int(v) for v in t["default_left"]]})
+    # the base margin: a row's margin less its leaves (the objective decides how base_score maps to it)
+    d = xgb.DMatrix(x0[:1], feature_names=names)
+    leaves = model.predict(d, pred_leaf=True)[0]
+    total = np.float32(0)
+    for t, leaf in zip(trees, leaves):
+        total = np.float32(total + np.float32(t["value"][int(leaf)]))
+    base = float(np.float32(model.predict(d, output_margin=True)[0]) - total)
+    return {"features": names, "base": base, "trees": trees}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("pairs", nargs="+")
+    ap.add_argument("--out", default="index/rank/model.json")
+    ap.add_argument("--report", default="")
+    ap.add_argument("--fraction", type=float, default=1.0, help="train on this share of the training queries")
+    ap.add_argument("--ablation", action="store_true", help="retrain without each feature group")
+    ap.add_argument("--curve", action="store_true", help="retrain on 1/8, 1/4, 1/2 of the queries")
+    ap.add_argument("--curve-dir", default="", help="write the learning curve's models here, model-N.json")
+    args = ap.parse_args()
+    versions = {"xgboost": xgb.__version__, "sklearn": sklearn.__version__, "numpy": np.__version__}
+    if versions != PINNED:
+        print(f"warning: versions {versions} differ from the pinned {PINNED}", file=sys.stderr)
+
+    rows = load(args.pairs)
+    names = json.load(open("index/rank/features.json"))
+    fnames, dnames = names["file"], names["def"]
+    train, held, held_repos = split(rows)
+    if args.fraction < 1:
+        train = train[::max(1, round(1 / args.fraction))]
+    print(f"{len(rows)} pairs from {len({r['repo'] for r in rows})} repositories; training on {len(train)}, "
+          f"holding back {len(held)} of {held_repos}", file=sys.stderr)
+
+    model = train_files(train, fnames)
+    hx, hy, _, _, hq = file_matrix(held)
+    hm = margins(model, hx, fnames)
+    report = {"pairs": len(rows), "train_pairs": len(train), "held_pairs": len(held), "held_repos": held_repos,
+              "versions": versions, "fused": fused_figures(held), "learned": ranking_figures(held, hm, hq)}
+
+    cal, hp, threshold, f2 = calibrate(held, hm, hy, hq)
+    report["brier_held"] = round(brier(hp, hy), 5)
+    report["file_threshold"], report["file_threshold_f2"] = threshold, f2
+
+    dx, dy = def_matrix(train)
+    dmodel = xgb.train(DEF_PARAMS, xgb.DMatrix(dx, label=dy, feature_names=dnames), DEF_ROUNDS)
+    hgroups = []
+    hdx, hdy = def_matrix(held, hgroups)
+    hdm = dmodel.predict(xgb.DMatrix(hdx, feature_names=dnames), output_margin=True)
+    dcal = LogisticRegression(C=1.0).fit(hdm.reshape(-1, 1), hdy)
+    report["def_ranking"] = def_figures(hdm, hdy, hgroups)
+    report["def_ranking_by_evidence"] = def_figures(hdx[:, dnames.index("def_rank")], hdy, hgroups)
+    report["def_rows"], report["def_brier_held"] = len(dy), round(brier(dcal.predict_proba(hdm.reshape(-1, 1))[:, 1], hdy), 5)
+
+    curve_models = []
+    if args.curve:
+        report["curve"] = []
+        for frac in (0.125, 0.25, 0.5, 1.0):
+            sub = train[::round(1 / frac)]
+            m = train_files(sub, fnames) if frac < 1 else model
+            report["curve"].append({"train_pairs": len(sub), **ranking_figures(held, margins(m, hx, fnames), hq)})
+            if frac < 1:
+                curve_models.append((len(sub), m))
+    if args.ablation:
+        # cheaper than the shipped model (half the queries, fewer trees): the differences are what count
+        half = train[::2]
+        report["ablation"] = {"all": ranking_figures(held, margins(train_files(half, fnames, rounds=120), hx, fnames), hq)}
+        for g, prefixes in GROUPS.items():
+            mask = [i for i, n in enumerate(fnames) if any(n.startswith(p) for p in prefixes)]
+            m = train_files(half, fnames, rounds=120, mask=mask)
+            x = hx.copy()
+            x[:, mask] = np.nan
+            report["ablation"][g] = ranking_figures(held, margins(m, x, fnames), hq)
+
+    out = {
+        "file": export_trees(model, fnames, hx),
+        "file_calibration": platt_json(cal),
+        "def": export_trees(dmodel, dnames, hdx),
+        "def_calibration": {"coef": [float(dcal.coef_[0][0])], "intercept": float(dcal.intercept_[0])},
+        "file_threshold": threshold,
+        "trained": {"pairs": len(train), "repositories": sorted({r["repo"] for r in train})},
+    }
+    with open(args.out, "w") as f:
+        json.dump(out, f, separators=(",", ":"))
+    # the learning curve's smaller file models, with the same definition model and calibration, for
+    # `ctxmap bench --model` on the dev set
+    for n, m in curve_models if args.curve_dir else []:
+        mm = margins(m, hx, fnames)
+        ccal, _, ct, _ = calibrate(held, mm, hy, hq)
+        cm = dict(out, file=export_trees(m, fnames, hx), file_calibration=platt_json(ccal), file_threshold=ct,
+                  trained={"pairs": n, "repositories": out["trained"]["repositories"]})
+        with open(f"{args.curve_dir}/model-{n}.json", "w") as f:
+            json.dump(cm, f, separators=(",", ":"))
+    # what Go must reproduce: xgboost's margins for some held-back candidates and definitions
+    sample = {"file": {"x": [[None if math.isnan(v) else float(v) for v in row] for row in hx[:300].tolist()],
+                       "margin": [float(v) for v in hm[:300]]},
+              "def": {"x": [[float(v) for v in row] for row in hdx[:300].tolist()],
+                      "margin": [float(v) for v in hdm[:300]]}}
+    with open("index/rank/testdata/predictions.json", "w") as f:
+        json.dump(sample, f, separators=(",", ":"))
+    text = json.dumps(report, indent=2)
+    if args.report:
+        open(args.report, "w").write(text + "\n")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

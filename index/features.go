@@ -1,0 +1,393 @@
+package index
+
+import (
+	"context"
+	"math"
+	"path"
+	"strings"
+
+	"github.com/ctxmap/ctxmap/index/parse"
+	"github.com/ctxmap/ctxmap/index/query"
+	"github.com/ctxmap/ctxmap/index/rank"
+	"github.com/ctxmap/ctxmap/index/words"
+)
+
+// What the learned ranker reads of a query's candidates: every signal's verdict on a file, the file's
+// kind, size, history and links, and how much of the text its path and names repeat. Mining from
+// history and answering a query call the same functions, so the model sees at run time what it saw
+// when it learned.
+
+var (
+	fileFeature = rank.Index(rank.FileFeatures)
+	defFeature  = rank.Index(rank.DefFeatures)
+)
+
+// featureSignals are the lists whose rank and score are features, in rank.FileFeatures' order.
+var featureSignals = []string{"symbols", "paths", "frames", "errors", "fuzzy", "bm25", "vectors", "entities", "history"}
+
+// listView is a signal's list as ranks and scores scaled to its own best.
+type listView struct {
+	rank  map[string]int
+	score map[string]float64
+}
+
+func (r *ranker) views() map[string]listView {
+	out := map[string]listView{}
+	for _, l := range r.lists {
+		v := listView{rank: map[string]int{}, score: map[string]float64{}}
+		ranked := l.ranked()
+		top := 0.0
+		if len(ranked) > 0 {
+			top = l.files[ranked[0]].score
+		}
+		for i, p := range ranked {
+			v.rank[p] = i
+			s := l.files[p].score
+			switch {
+			case l.absolute:
+				s = math.Min(1, s)
+			case l.name == "vectors": // cosine similarity has a scale of its own
+			case top > 0:
+				s /= top
+			}
+			v.score[p] = s
+		}
+		out[l.name] = v
+	}
+	return out
+}
+
+// queryWords are the text's own words (no expansions), for matching paths and names.
+func (r *ranker) queryWords() map[string]bool {
+	out := map[string]bool{}
+	for _, t := range r.a.Terms {
+		if t.Source == "query" {
+			out[t.Word] = true
+		}
+	}
+	return out
+}
+
+// fileFeatures describes the fused ranking's first n files, one vector each.
+func (r *ranker) fileFeatures(files []RankedFile, n int) [][]float64 {
+	files = files[:min(n, len(files))]
+	views := r.views()
+	qw := r.queryWords()
+	top := 0.0
+	if len(files) > 0 {
+		top = files[0].Score
+	}
+	hist := r.s.History
+	histLen := 0
+	if hist != nil {
+		histLen = len(hist.Commits)
+	}
+	// co-change: how many of the best three files each commit touched
+	best := map[int32]int{}
+	for i := 0; i < len(files) && i < 3; i++ {
+		for _, c := range hist.FileHistory(files[i].Path) {
+			best[c]++
+		}
+	}
+	qx := r.queryFeatures(qw)
+	out := make([][]float64, len(files))
+	for i, f := range files {
+		x := make([]float64, len(rank.FileFeatures))
+		copy(x, qx)
+		set := func(name string, v float64) { x[fileFeature[name]] = v }
+		inTop := 0
+		for _, s := range featureSignals {
+			v, ok := views[s]
+			if !ok {
+				continue
+			}
+			if k, ok := v.rank[f.Path]; ok {
+				set(s+"_rr", 1/(1+float64(k)))
+				set(s+"_score", v.score[f.Path])
+				if k < 10 {
+					inTop++
+				}
+			}
+		}
+		set("signals_top10", float64(inTop))
+		set("fused_rr", 1/(1+float64(i)))
+		if top > 0 {
+			set("fused_rel", f.Score/top)
+			set("graph_rel", f.graph/top)
+		}
+		p := f.Path
+		lang := parse.LanguageOf(p)
+		set("is_test", boolf(isTest(p)))
+		set("is_vendored", boolf(isVendored(p)))
+		set("is_markdown", boolf(lang == "markdown"))
+		set("is_prose", boolf(parse.ProseOrData(p)))
+		set("is_declaration", boolf(isDeclaration(p)))
+		set("is_aux", boolf(isAux(p)))
+		set("is_code", boolf(lang != "" && lang != "text" && lang != "markdown"))
+		if rec := r.s.Files[p]; rec != nil {
+			set("log_lines", math.Log1p(float64(rec.Lines)))
+			if rec.File != nil {
+				set("log_defs", math.Log1p(float64(len(rec.File.Definitions))))
+				set("name_terms_share", nameShare(rec.File.Definitions, qw))
+			}
+		}
+		set("depth", float64(strings.Count(p, "/")))
+		commits := hist.FileHistory(p)
+		set("log_churn", math.Log1p(float64(len(commits))))
+		set("recency", 1)
+		if len(commits) > 0 && histLen > 0 {
+			set("recency", math.Log1p(float64(commits[0]))/math.Log1p(float64(histLen)))
+		}
+		own := 0 // one of the best three is the file itself
+		if i < 3 {
+			own = 1
+		}
+		shared := 0
+		for _, c := range commits {
+			if best[c] > own {
+				shared++
+			}
+		}
+		set("co_change", float64(shared)/float64(1+len(commits)))
+		if g := r.s.Graph; g != nil {
+			if k, ok := g.index[p]; ok {
+				set("log_degree", math.Log1p(float64(len(g.Edges[k]))))
+			}
+		}
+		pt, share := pathMatch(p, qw)
+		set("path_terms", float64(pt))
+		set("path_terms_share", share)
+		out[i] = x
+	}
+	return out
+}
+
+// queryFeatures are the features every candidate of a query shares.
+func (r *ranker) queryFeatures(qw map[string]bool) []float64 {
+	x := make([]float64, len(rank.FileFeatures))
+	set := func(name string, v float64) { x[fileFeature[name]] = v }
+	set("q_terms", math.Log1p(float64(len(qw))))
+	set("q_anchors", math.Log1p(float64(len(r.a.Anchors))))
+	set("q_frames", math.Log1p(float64(len(r.a.Frames))))
+	set("q_errors", float64(len(r.a.Errors)))
+	set("q_bytes", math.Log1p(float64(len(r.a.Text))))
+	set("q_bugfix", boolf(r.a.Intent.Name == query.BugFix))
+	return x
+}
+
+// pathMatch counts the text's words among a path's words, and their share of the path's words.
+func pathMatch(p string, qw map[string]bool) (int, float64) {
+	ws := words.Terms(strings.TrimSuffix(p, path.Ext(p)))
+	n := 0
+	for _, w := range ws {
+		if qw[w] {
+			n++
+		}
+	}
+	if len(ws) == 0 {
+		return 0, 0
+	}
+	return n, float64(n) / float64(len(ws))
+}
+
+// nameShare is the largest share of a definition name's words that the text uses.
+func nameShare(defs []parse.Definition, qw map[string]bool) float64 {
+	best := 0.0
+	for _, d := range defs {
+		if s := termShare(d.Name, qw); s > best {
+			best = s
+		}
+	}
+	return best
+}
+
+func termShare(s string, qw map[string]bool) float64 {
+	ws := words.Terms(s)
+	if len(ws) == 0 {
+		return 0
+	}
+	n := 0
+	for _, w := range ws {
+		if qw[w] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(ws))
+}
+
+// isAux tells examples, docs, benchmarks and scripts: code beside the product rather than in it.
+func isAux(p string) bool {
+	for _, seg := range strings.Split(path.Dir(strings.ToLower(p)), "/") {
+		switch seg {
+		case "example", "examples", "docs", "doc", "benchmark", "benchmarks", "bench", "scripts", "script",
+			"tools", "samples", "sample", "demo", "demos", "dist", "build", "website", "site":
+			return true
+		}
+	}
+	return false
+}
+
+// defFeatures describes the definitions of one candidate file (fused rank i) for the learned ranker.
+func (r *ranker) defFeatures(f RankedFile, i int, top float64, qw map[string]bool) [][]float64 {
+	rec := r.s.Files[f.Path]
+	if rec == nil || rec.File == nil {
+		return nil
+	}
+	defs := rec.File.Definitions
+	named, parents := r.namedSymbols()
+	perList := map[string]map[int]float64{}
+	for _, l := range r.lists {
+		if ev := l.files[f.Path]; ev != nil {
+			perList[l.name] = ev.defs
+		}
+	}
+	lineHit := map[int]bool{}
+	for _, line := range f.lines {
+		if d := r.enclosing(f.Path, line); d >= 0 {
+			lineHit[d] = true
+		}
+	}
+	members := map[string]int{}
+	for _, d := range defs {
+		if d.Parent != "" {
+			members[d.Parent]++
+		}
+	}
+	// the order the fused evidence gives, for def_rank
+	order := map[int]int{}
+	for k, d := range r.pickDefsAll(rec, f) {
+		order[d] = k
+	}
+	out := make([][]float64, len(defs))
+	for k, d := range defs {
+		x := make([]float64, len(rank.DefFeatures))
+		set := func(name string, v float64) { x[defFeature[name]] = v }
+		for _, s := range []string{"symbols", "fuzzy", "frames", "errors", "bm25", "vectors"} {
+			set(s, perList[s][k])
+		}
+		set("line_hit", boolf(lineHit[k]))
+		switch {
+		case d.Kind == "function" || d.Kind == "method" || d.Kind == "constructor" || d.Kind == "macro":
+			set("kind_function", 1)
+		case isTypeKind(d.Kind):
+			set("kind_type", 1)
+		case d.Kind == "variable" || d.Kind == "constant" || d.Kind == "field":
+			set("kind_data", 1)
+		case d.Kind == "module" || d.Kind == "namespace" || d.Kind == "section":
+			set("kind_module", 1)
+		}
+		set("log_len", math.Log1p(float64(d.EndLine-d.StartLine+1)))
+		set("top_level", boolf(d.Parent == ""))
+		set("log_members", math.Log1p(float64(members[d.Name])))
+		set("name_named", boolf(named[strings.ToLower(d.Name)]))
+		set("parent_named", boolf(d.Parent != "" && (named[strings.ToLower(d.Parent)] || parents[strings.ToLower(d.Parent)])))
+		set("name_terms_share", termShare(d.Name, qw))
+		set("doc_terms_share", termShare(d.Doc, qw))
+		if rec.Lines > 0 {
+			set("position", float64(d.StartLine)/float64(rec.Lines))
+		}
+		set("log_file_defs", math.Log1p(float64(len(defs))))
+		if top > 0 {
+			set("file_rel", f.Score/top)
+		}
+		set("file_rr", 1/(1+float64(i)))
+		if o, ok := order[k]; ok {
+			set("def_rank", 1/(1+float64(o)))
+		}
+		out[k] = x
+	}
+	return out
+}
+
+// namedSymbols are the identifiers the text names (lower-cased), and the parents they name (`a.B`).
+func (r *ranker) namedSymbols() (names, parents map[string]bool) {
+	names, parents = map[string]bool{}, map[string]bool{}
+	for _, an := range r.a.Anchors {
+		if an.Kind == "path" || an.Kind == "file_line" {
+			continue
+		}
+		n, p := symbolNames(an.Text)
+		names[strings.ToLower(n)] = true
+		if p != "" {
+			parents[strings.ToLower(p)] = true
+		}
+	}
+	for _, fr := range r.a.Frames {
+		if fr.Function != "" {
+			n, p := symbolNames(fr.Function)
+			names[strings.ToLower(n)] = true
+			if p != "" {
+				parents[strings.ToLower(p)] = true
+			}
+		}
+	}
+	return names, parents
+}
+
+func boolf(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// IsCode tells the files a fix's code lives in from tests, prose, configuration, data, lock files and
+// type declarations: what "the code a fix touches" means in mined labels and in the benchmark's code gold.
+func IsCode(p string) bool {
+	lang := parse.LanguageOf(p)
+	switch {
+	case lang == "" || lang == "markdown" || parse.ProseOrData(p) || isTest(p) || isVendored(p) || isDeclaration(p):
+		return false
+	case strings.HasSuffix(p, ".lock") || strings.HasSuffix(p, "-lock.json") || strings.HasSuffix(p, ".sum"):
+		return false
+	}
+	return true
+}
+
+// CandidateFeatures is one candidate file of a query with its features, and those of its definitions
+// when they were asked for.
+type CandidateFeatures struct {
+	Path string      `json:"path"`
+	X    []float64   `json:"x"`
+	Defs []DefVector `json:"defs,omitempty"`
+}
+
+// DefVector is one definition of a candidate file with its features.
+type DefVector struct {
+	Symbol    string    `json:"symbol"`
+	StartLine int       `json:"start"`
+	EndLine   int       `json:"end"`
+	X         []float64 `json:"x"`
+}
+
+// Features ranks a text with every signal and describes the fused ranking's first n files; withDefs
+// says for which of them the definitions are described too. It is what the learned ranker is trained
+// on, mined from history.
+func (ix *Index) Features(ctx context.Context, text string, n int, withDefs func(path string, rank int) bool) ([]CandidateFeatures, error) {
+	s := ix.Snapshot()
+	a := query.Analyze(text, ix.lexicon(s))
+	r := &ranker{ix: ix, s: s, a: a, without: map[string]bool{}}
+	files := r.rank(ctx)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	xs := r.fileFeatures(files, n)
+	qw := r.queryWords()
+	out := make([]CandidateFeatures, len(xs))
+	for i, x := range xs {
+		f := files[i]
+		out[i] = CandidateFeatures{Path: f.Path, X: x}
+		if withDefs == nil || !withDefs(f.Path, i) {
+			continue
+		}
+		defs := r.s.Files[f.Path].File.Definitions
+		for k, dx := range r.defFeatures(f, i, files[0].Score, qw) {
+			d := defs[k]
+			out[i].Defs = append(out[i].Defs, DefVector{Symbol: qualified(d), StartLine: d.StartLine, EndLine: d.EndLine, X: dx})
+		}
+	}
+	return out, nil
+}
+
+// LearnedCandidates is how many of the fused ranking's files the learned ranker re-orders.
+const LearnedCandidates = 50

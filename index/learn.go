@@ -1,0 +1,129 @@
+package index
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/ctxmap/ctxmap/index/pack"
+	"github.com/ctxmap/ctxmap/index/parse"
+	"github.com/ctxmap/ctxmap/index/rank"
+)
+
+// Rankers: the learned model (the default) re-orders the fused ranking and says how likely each file
+// is; fusion is the fused ranking alone.
+const (
+	RankerLearned = "learned"
+	RankerFusion  = "fusion"
+)
+
+func checkRanker(name string) error {
+	switch name {
+	case "", RankerLearned, RankerFusion:
+		return nil
+	}
+	return fmt.Errorf("ranker %q is not one of learned, fusion", name)
+}
+
+// learned re-orders the fused ranking's first files by the model and gives each its probability;
+// the files past them follow in the fused order.
+func (r *ranker) learned(files []RankedFile, m *rank.Model) []RankedFile {
+	if len(files) == 0 {
+		return files
+	}
+	n := min(LearnedCandidates, len(files))
+	out := make([]RankedFile, 0, len(files))
+	for _, s := range m.Files(r.fileFeatures(files, n)) {
+		f := files[s.Index]
+		f.Prob = s.Prob
+		f.fusedRank = s.Index
+		f.fusedTop = files[0].Score
+		out = append(out, f)
+	}
+	return append(out, files[n:]...)
+}
+
+// A tight pack: the files whose probability clears the model's threshold (the best one always), at
+// most tightFiles; in each, its likeliest definitions; every item allowed tokens in proportion to
+// the probability that the fix changes it. The next likely files are named below the items.
+const (
+	tightFiles    = 6
+	tightDefs     = 3
+	defMinProb    = 0.3  // a definition past a file's best is shown when at least this likely
+	tokensPerProb = 6000 // what an item that is certain to change may spend
+	minCap        = 300  // and one that is not: a body this size costs less than a wrong guess
+	alsoFiles     = 5    // files named below the items
+	alsoMinProb   = 0.03 // and how likely each must be
+	parentCard    = 80   // a method's class wider than this many lines is shown as a card, not whole
+)
+
+func (r *ranker) tight(files []RankedFile, m *rank.Model) ([]pack.Candidate, []pack.Also) {
+	var out []pack.Candidate
+	var also []pack.Also
+	qw := r.queryWords()
+	for k, f := range files {
+		if k > 0 && (len(out) == 0 || f.Prob < m.FileThreshold || k >= tightFiles) {
+			if f.Prob >= alsoMinProb && len(also) < alsoFiles {
+				also = append(also, pack.Also{Path: f.Path, Probability: f.Prob})
+			}
+			continue
+		}
+		rec := r.s.Files[f.Path]
+		if rec == nil || rec.File == nil {
+			continue
+		}
+		src, _ := r.ix.ReadFile(f.Path)
+		why := append([]string{fmt.Sprintf("file #%d, p=%.2f", k+1, f.Prob)}, f.Why...)
+		defs := rec.File.Definitions
+		scored := m.Defs(r.defFeatures(f, f.fusedRank, f.fusedTop, qw))
+		if len(scored) == 0 {
+			c := outlineCandidate(rec, src, f, why)
+			c.Probability, c.Cap = f.Prob, capFor(f.Prob)
+			out = append(out, c)
+			continue
+		}
+		cards := map[string]bool{}
+		for j, s := range scored {
+			if j >= tightDefs || j > 0 && s.Prob < defMinProb {
+				break
+			}
+			d := defs[s.Index]
+			q := f.Prob * s.Prob
+			if j == 0 {
+				q = f.Prob * max(s.Prob, 0.5) // a likely file's best guess is worth its room
+			}
+			c := defCandidate(rec, src, d, q, why)
+			c.Kind, c.Bucket = "definition", "definitions"
+			if j > 0 {
+				c.Kind, c.Bucket = "snippet", "snippets"
+			}
+			c.Probability, c.Cap = q, capFor(q)
+			out = append(out, c)
+			// a method is shown as itself, its class as a card
+			if p := parentOf(defs, d); p >= 0 && !cards[defs[p].Name] {
+				cards[defs[p].Name] = true
+				pd := defs[p]
+				card := defCandidate(rec, src, pd, q*0.9, []string{fmt.Sprintf("the class of `%s`", qualified(d))})
+				card.Kind, card.Bucket = "snippet", "snippets"
+				if pd.EndLine-pd.StartLine+1 > parentCard {
+					card.Full, card.Standard = "", ""
+				}
+				card.Probability, card.Cap = q, capFor(q*0.5)
+				out = append(out, card)
+			}
+		}
+	}
+	return out, also
+}
+
+// capFor is the tokens an item of probability q may take.
+func capFor(q float64) int { return max(minCap, int(q*tokensPerProb)) }
+
+// parentOf is the index of the type that holds d in the same file, or -1.
+func parentOf(defs []parse.Definition, d parse.Definition) int {
+	if d.Parent == "" {
+		return -1
+	}
+	return slices.IndexFunc(defs, func(p parse.Definition) bool {
+		return p.Name == d.Parent && isTypeKind(p.Kind) && p.StartLine <= d.StartLine && d.EndLine <= p.EndLine
+	})
+}
