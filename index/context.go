@@ -276,15 +276,7 @@ func (r *ranker) candidates(files []RankedFile) []pack.Candidate {
 	}
 	top := files[0].Score
 	var prims []primary
-	srcs := map[string][]byte{}
-	source := func(p string) []byte {
-		if b, ok := srcs[p]; ok {
-			return b
-		}
-		b, _ := r.ix.ReadFile(p)
-		srcs[p] = b
-		return b
-	}
+	source := r.sources()
 	for rank, f := range files {
 		if rank >= packFiles || f.Prob == 0 && f.Score < minScoreShare*top {
 			break // (a learned order is not by Score: its probabilities decide in tight packs)
@@ -326,6 +318,19 @@ func (r *ranker) candidates(files []RankedFile) []pack.Candidate {
 	}
 	out = append(out, r.related(prims, files, top, source)...)
 	return out
+}
+
+// sources reads workspace files, each once.
+func (r *ranker) sources() func(string) []byte {
+	srcs := map[string][]byte{}
+	return func(p string) []byte {
+		if b, ok := srcs[p]; ok {
+			return b
+		}
+		b, _ := r.ix.ReadFile(p)
+		srcs[p] = b
+		return b
+	}
 }
 
 // pickDefs chooses a file's definitions: the ones signals pointed at, strongest first; when none did

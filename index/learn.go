@@ -6,6 +6,7 @@ import (
 
 	"github.com/ctxmap/ctxmap/index/pack"
 	"github.com/ctxmap/ctxmap/index/parse"
+	"github.com/ctxmap/ctxmap/index/query"
 	"github.com/ctxmap/ctxmap/index/rank"
 )
 
@@ -59,6 +60,7 @@ const (
 func (r *ranker) tight(files []RankedFile, m *rank.Model) ([]pack.Candidate, []pack.Also) {
 	var out []pack.Candidate
 	var also []pack.Also
+	var prims []primary
 	qw := r.queryWords()
 	for k, f := range files {
 		if k > 0 && (len(out) == 0 || f.Prob < m.FileThreshold || k >= tightFiles) {
@@ -98,6 +100,9 @@ func (r *ranker) tight(files []RankedFile, m *rank.Model) ([]pack.Candidate, []p
 			}
 			c.Probability, c.Cap = q, capFor(q)
 			out = append(out, c)
+			if j == 0 && len(prims) < 3 && !isTest(f.Path) {
+				prims = append(prims, primary{path: f.Path, def: d})
+			}
 			// a method is shown as itself, its class as a card
 			if p := parentOf(defs, d); p >= 0 && !cards[defs[p].Name] {
 				cards[defs[p].Name] = true
@@ -112,7 +117,50 @@ func (r *ranker) tight(files []RankedFile, m *rank.Model) ([]pack.Candidate, []p
 			}
 		}
 	}
-	return out, also
+	return append(out, r.asked(prims, files)...), also
+}
+
+// asked are the callers or the tests of the best definitions when the text asks for them (usage
+// exploration, test writing): what the task is about, though no fix changes them. The model learned
+// what fixes change, never tests, so the tests the ranking found come too.
+func (r *ranker) asked(prims []primary, files []RankedFile) []pack.Candidate {
+	want := map[string]string{query.UsageExploration: "caller", query.TestWriting: "test"}[r.a.Intent.Name]
+	if want == "" || len(files) == 0 {
+		return nil
+	}
+	source := r.sources()
+	var out []pack.Candidate
+	if want == "test" { // the test file the fused ranking puts first
+		best := -1
+		for k, f := range files {
+			if rec := r.s.Files[f.Path]; isTest(f.Path) && rec != nil && rec.File != nil && (best < 0 || f.Score > files[best].Score) {
+				best = k
+			}
+		}
+		if best >= 0 && files[best].Score >= minScoreShare*files[0].fusedTop {
+			f := files[best]
+			rec := r.s.Files[f.Path]
+			why := append([]string{"the test file the signals found first"}, f.Why...)
+			defs := r.pickDefs(rec, f)
+			if len(defs) == 0 {
+				c := outlineCandidate(rec, source(f.Path), f, why)
+				c.Cap = minCap
+				out = append(out, c)
+			}
+			for _, d := range defs {
+				c := defCandidate(rec, source(f.Path), rec.File.Definitions[d], f.Score, why)
+				c.Kind, c.Bucket, c.Cap = "test", "tests", minCap
+				out = append(out, c)
+			}
+		}
+	}
+	for _, c := range r.related(prims, files, files[0].Score, source) {
+		if c.Kind == want {
+			c.Cap = minCap
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // capFor is the tokens an item of probability q may take.

@@ -13,12 +13,13 @@ LambdaMART (xgboost rank:ndcg) over each query's candidates; the definition mode
 definitions of the files the fix changed. Both are calibrated on the held-back repositories (Platt:
 a logistic regression of the label on the score, its gap to the query's best and its rank), and the
 pack's thresholds are chosen there too. The model file holds the trees, the calibrations and the
-thresholds; index/rank evaluates it in Go, and index/rank/testdata/predictions.json (written here)
+thresholds; index/rank evaluates it in Go, and testdata/predictions.json beside it (written here)
 checks that Go's scores equal xgboost's.
 """
 import argparse
 import json
 import math
+import os
 import sys
 
 import numpy as np
@@ -330,7 +331,9 @@ def main():
                        "margin": [float(v) for v in hm[:300]]},
               "def": {"x": [[float(v) for v in row] for row in hdx[:300].tolist()],
                       "margin": [float(v) for v in hdm[:300]]}}
-    with open("index/rank/testdata/predictions.json", "w") as f:
+    pred = os.path.join(os.path.dirname(args.out) or ".", "testdata", "predictions.json")
+    os.makedirs(os.path.dirname(pred), exist_ok=True)
+    with open(pred, "w") as f:
         json.dump(sample, f, separators=(",", ":"))
     text = json.dumps(report, indent=2)
     if args.report:
