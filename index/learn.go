@@ -63,7 +63,7 @@ func (r *ranker) tight(files []RankedFile, m *rank.Model) ([]pack.Candidate, []p
 	var prims []primary
 	qw := r.queryWords()
 	for k, f := range files {
-		if k > 0 && (len(out) == 0 || f.Prob < m.FileThreshold || k >= tightFiles) {
+		if len(out) > 0 && (f.Prob < m.FileThreshold || k >= tightFiles) {
 			if f.Prob >= alsoMinProb && len(also) < alsoFiles {
 				also = append(also, pack.Also{Path: f.Path, Probability: f.Prob})
 			}
