@@ -4,11 +4,12 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { EditorState, Pack, Target, contextArgs, copiedMessage, languageFor, parsePack, summarisePack, targetFromArgs, targetFromEditor } from './context';
+import { showEntityMap } from './entitymap';
 import { Chunk, chunkPicks, chunkSelection, entityPicks, insideRoot, parseEntities, parseExploration } from './explore';
 import { Reported, Server, message } from './server';
 import { statusDetails } from './status';
 
-const commandIds = ['ctxmap.copyContext', 'ctxmap.showContext', 'ctxmap.exploreEntity', 'ctxmap.restartServer', 'ctxmap.showStatus'];
+const commandIds = ['ctxmap.copyContext', 'ctxmap.showContext', 'ctxmap.exploreEntity', 'ctxmap.restartServer', 'ctxmap.showStatus', 'ctxmap.showEntityMap'];
 
 let server: Server | undefined;
 
@@ -27,6 +28,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('ctxmap.exploreEntity', (arg?: unknown) => run(() => exploreEntity(srv, arg))),
     vscode.commands.registerCommand('ctxmap.restartServer', () => run(() => srv.restart())),
     vscode.commands.registerCommand('ctxmap.showStatus', () => run(() => showStatus(srv, output))),
+    vscode.commands.registerCommand('ctxmap.showEntityMap', (arg?: unknown) => run(() => showEntityMap(srv, arg))),
     vscode.workspace.onDidChangeConfiguration((e) => srv.configurationChanged(e)),
     // The server indexes the first folder: a different first folder needs a new server.
     vscode.workspace.onDidChangeWorkspaceFolders(() => {
