@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"math"
 )
 
 // WriteSVG draws the map as a standalone SVG picture.
@@ -47,7 +46,7 @@ func (m *Map) svg(b *bytes.Buffer) {
 	b.WriteString("</g>\n<g class=\"legend\">\n")
 	top := m.Height - legendHeight(m) - margin/2
 	for i, r := range m.Regions {
-		x := margin + float64(i%3)*math.Max(320, (m.Width-2*margin)/3)
+		x := margin + float64(i%3)*(m.Width-2*margin)/3
 		y := top + 22*float64(i/3)
 		fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="6" fill="%s"/><text x="%.1f" y="%.1f" font-size="12" fill="#333">%s</text>`+"\n",
 			x+6, y+8, r.Color, x+18, y+12, esc(r.Folder))

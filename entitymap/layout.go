@@ -20,6 +20,7 @@ const (
 	hubPull        = 0.05
 	layoutUpdates  = 1500
 	canvasWidth    = 1100.0
+	spreadMin      = 640.0 // room for the title and legend
 	margin         = 40.0
 	titleSpace     = 40.0
 )
@@ -139,7 +140,7 @@ func pullIn(m *Map) {
 	}
 }
 
-// fit scales the layout so its spread fills the canvas width, keeping proportions.
+// fit scales the layout to a spread that grows with the number of entities, keeping proportions.
 func fit(m *Map) {
 	if len(m.Nodes) == 0 {
 		return
@@ -153,7 +154,9 @@ func fit(m *Map) {
 	if span == 0 {
 		span = 1
 	}
-	scale := (canvasWidth - 2*margin - 120) / span
+	// a few entities spread less than many, so that their circles and labels stay legible when scaled
+	spread := math.Min(math.Max(150*math.Sqrt(float64(len(m.Nodes))), 420), canvasWidth-2*margin-120)
+	scale := spread / span
 	for i := range m.Nodes {
 		m.Nodes[i].X = (m.Nodes[i].X - minX) * scale
 		m.Nodes[i].Y = (m.Nodes[i].Y - minY) * scale
@@ -202,7 +205,7 @@ func bound(m *Map) {
 		m.Nodes[i].X += margin - minX
 		m.Nodes[i].Y += margin + titleSpace - minY
 	}
-	m.Width = math.Max(canvasWidth, maxX-minX+2*margin)
+	m.Width = math.Max(spreadMin, maxX-minX+2*margin)
 	m.Height = maxY - minY + 2*margin + titleSpace + legendHeight(m)
 	for r := range m.Regions {
 		x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
