@@ -199,7 +199,8 @@ async function main() {
   const extensions = path.join(work, 'extensions');
   setup.makeWorkspace(repoRoot, workspace);
   setup.makeUserData(userData, ctxmapBin);
-  const env = { ...process.env, XDG_CACHE_HOME: path.join(work, 'cache'), HOME: process.env.HOME || work };
+  // code-server's config and ctxmap's cache stay in the test's folder
+  const env = { ...process.env, XDG_CACHE_HOME: path.join(work, 'cache'), XDG_CONFIG_HOME: path.join(work, 'config'), XDG_DATA_HOME: path.join(work, 'data') };
   const base = ['--user-data-dir', userData, '--extensions-dir', extensions];
   cp.execFileSync(process.execPath, [entry, ...base, '--install-extension', vsix], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const installed = fs.readdirSync(extensions).filter((d) => d.startsWith('ctxmap.ctxmap-'));
@@ -293,6 +294,7 @@ async function runSteps(workspace, codeServerPid) {
     }, 30000, 500);
     const links = hover.first().locator('a', { hasText: /\.py:\d+/ });
     assert.ok((await links.count()) > 0, `no path:line links in the hover: ${await hover.first().innerText()}`);
+    await sleep(400); // the hover fades in: let the screenshot show it whole
   });
 
   await step('the TODO code lens copies context', async () => {
@@ -366,6 +368,7 @@ async function runSteps(workspace, codeServerPid) {
     for (const name of ['ORDER', 'PAYMENT', 'STOCK', 'DISCOUNT']) {
       assert.strictEqual(await view.locator(`g.node[data-name="${name}"] text`).textContent(), name);
     }
+    await shot('entity map');
     await cart.click();
     const link = view.locator('#panel a.file', { hasText: 'shop/cart.py:' });
     await link.waitFor({ timeout: 5000 });
