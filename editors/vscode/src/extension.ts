@@ -30,6 +30,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('ctxmap.showStatus', () => run(() => showStatus(srv, output))),
     vscode.commands.registerCommand('ctxmap.showEntityMap', (arg?: unknown) => run(() => showEntityMap(srv, arg))),
     vscode.workspace.onDidChangeConfiguration((e) => srv.configurationChanged(e)),
+    countsFollowFiles(srv),
     // The server indexes the first folder: a different first folder needs a new server.
     vscode.workspace.onDidChangeWorkspaceFolders(() => {
       const first = vscode.workspace.workspaceFolders?.[0]?.uri.toString();
@@ -40,6 +41,25 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
   );
   void srv.start();
+}
+
+// The server indexes files created or deleted outside the editor on its own and says nothing; the status
+// bar's counts follow by asking again once such changes have settled.
+const countsSettleMs = 1500;
+
+function countsFollowFiles(srv: Server): vscode.Disposable {
+  const watcher = vscode.workspace.createFileSystemWatcher('**/*', false, true, false);
+  let timer: NodeJS.Timeout | undefined;
+  const changed = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void srv.refreshStatus(), countsSettleMs);
+  };
+  watcher.onDidCreate(changed);
+  watcher.onDidDelete(changed);
+  return new vscode.Disposable(() => {
+    clearTimeout(timer);
+    watcher.dispose();
+  });
 }
 
 export function deactivate(): Promise<void> | undefined {
