@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 
 	"github.com/ctxmap/ctxmap/entitymap"
 	"github.com/ctxmap/ctxmap/index"
@@ -36,7 +37,7 @@ func (s *Server) entityMapCommand(ctx context.Context, raw json.RawMessage) (any
 	if err != nil {
 		return nil, err
 	}
-	m.Title = "Entities of the workspace"
+	m.Title = "Entities of " + filepath.Base(ix.Root())
 	if a.Entity != "" {
 		m.Title += " around " + m.Focus
 	}
