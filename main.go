@@ -18,6 +18,7 @@ usage:
   ctxmap context  [-C DIR] [--budget N] [--format markdown|xml|json] [--intent NAME] (TEXT... | -)
                                                     the context pack for an issue
   ctxmap explore  [-C DIR] [--limit N] [--json] ENTITY   the chunks about an entity
+  ctxmap map      [-C DIR] [--entity NAME] [--top N] [-o FILE.svg|FILE.html]   the entity map as a picture
   ctxmap serve    [--stdio] [-C DIR]                the language server, on stdin/stdout
   ctxmap mappings validate [-C DIR]                 check the mapping files (file:line: problem)
   ctxmap mcp      [-C DIR]                          the MCP server for agents, on stdin/stdout
@@ -39,6 +40,7 @@ var commands = map[string]func(args []string, stdin io.Reader, stdout io.Writer)
 	"entities": runEntities,
 	"context":  runContext,
 	"explore":  runExplore,
+	"map":      runMap,
 	"bench":    runBench,
 	"serve":    runServe,
 	"mcp":      runMCP,

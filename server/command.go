@@ -25,7 +25,7 @@ const (
 	cmdCopyContext = "ctxmap.copyContext"
 )
 
-var commandNames = []string{cmdContext, cmdExplore, cmdEntities, cmdStatus, cmdReindex}
+var commandNames = []string{cmdContext, cmdExplore, cmdEntities, cmdStatus, cmdReindex, cmdEntityMap}
 
 func (s *Server) executeCommand(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p struct {
@@ -53,6 +53,8 @@ func (s *Server) executeCommand(ctx context.Context, raw json.RawMessage) (any, 
 		return s.workspace().status(), nil
 	case cmdReindex:
 		return s.reindexCommand(ctx)
+	case cmdEntityMap:
+		return s.entityMapCommand(ctx, arg)
 	case cmdCopyContext:
 		return nil, invalidParams("%s runs in the editor: it calls %s and copies the pack", cmdCopyContext, cmdContext)
 	}

@@ -62,7 +62,7 @@ func TestInitializeCapabilitiesAndStatus(t *testing.T) {
 	}
 	cmds := append([]string(nil), caps.ExecuteCommandProvider.Commands...)
 	sort.Strings(cmds)
-	want := []string{cmdContext, cmdEntities, cmdExplore, cmdReindex, cmdStatus}
+	want := []string{cmdContext, cmdEntities, cmdEntityMap, cmdExplore, cmdReindex, cmdStatus}
 	if strings.Join(cmds, ",") != strings.Join(want, ",") {
 		t.Errorf("commands %v, want %v", cmds, want)
 	}

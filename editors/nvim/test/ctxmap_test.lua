@@ -393,6 +393,24 @@ local function run()
   check(":CtxmapStatus reports counts", messages():sub(#before + 1):find("ready; [%d,]+ files") ~= nil, messages():sub(#before + 1))
   check(":CtxmapStatus names the vectors' model", messages():sub(#before + 1):find("; vectors %S") ~= nil, messages():sub(#before + 1))
 
+  -- :CtxmapMap writes the page and hands it to the opener
+  local opened
+  require("ctxmap").config.opener = function(path)
+    opened = path
+  end
+  vim.cmd("CtxmapMap")
+  vim.wait(30000, function()
+    return opened ~= nil
+  end, 50)
+  if check(":CtxmapMap opens a page", opened ~= nil, messages()) then
+    local f = io.open(opened, "r")
+    local page = f and f:read("*a") or ""
+    if f then
+      f:close()
+    end
+    check(":CtxmapMap's page is the entity map", page:find("<!DOCTYPE html>", 1, true) ~= nil and page:find('data-name="' .. word:upper() .. '"', 1, true) ~= nil, clip(page, 300))
+  end
+
   -- :checkhealth ctxmap
   vim.cmd("checkhealth ctxmap")
   report = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")

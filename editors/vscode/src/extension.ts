@@ -4,11 +4,12 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { EditorState, Pack, Target, contextArgs, copiedMessage, languageFor, parsePack, summarisePack, targetFromArgs, targetFromEditor } from './context';
+import { showEntityMap } from './entitymap';
 import { Chunk, chunkPicks, chunkSelection, entityPicks, insideRoot, parseEntities, parseExploration } from './explore';
 import { Reported, Server, message } from './server';
 import { statusDetails } from './status';
 
-const commandIds = ['ctxmap.copyContext', 'ctxmap.showContext', 'ctxmap.exploreEntity', 'ctxmap.restartServer', 'ctxmap.showStatus'];
+const commandIds = ['ctxmap.copyContext', 'ctxmap.showContext', 'ctxmap.exploreEntity', 'ctxmap.restartServer', 'ctxmap.showStatus', 'ctxmap.showEntityMap'];
 
 let server: Server | undefined;
 
@@ -27,7 +28,9 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('ctxmap.exploreEntity', (arg?: unknown) => run(() => exploreEntity(srv, arg))),
     vscode.commands.registerCommand('ctxmap.restartServer', () => run(() => srv.restart())),
     vscode.commands.registerCommand('ctxmap.showStatus', () => run(() => showStatus(srv, output))),
+    vscode.commands.registerCommand('ctxmap.showEntityMap', (arg?: unknown) => run(() => showEntityMap(srv, arg))),
     vscode.workspace.onDidChangeConfiguration((e) => srv.configurationChanged(e)),
+    countsFollowFiles(srv),
     // The server indexes the first folder: a different first folder needs a new server.
     vscode.workspace.onDidChangeWorkspaceFolders(() => {
       const first = vscode.workspace.workspaceFolders?.[0]?.uri.toString();
@@ -38,6 +41,25 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
   );
   void srv.start();
+}
+
+// The server indexes files created or deleted outside the editor on its own and says nothing; the status
+// bar's counts follow by asking again once such changes have settled.
+const countsSettleMs = 1500;
+
+function countsFollowFiles(srv: Server): vscode.Disposable {
+  const watcher = vscode.workspace.createFileSystemWatcher('**/*', false, true, false);
+  let timer: NodeJS.Timeout | undefined;
+  const changed = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void srv.refreshStatus(), countsSettleMs);
+  };
+  watcher.onDidCreate(changed);
+  watcher.onDidDelete(changed);
+  return new vscode.Disposable(() => {
+    clearTimeout(timer);
+    watcher.dispose();
+  });
 }
 
 export function deactivate(): Promise<void> | undefined {

@@ -318,6 +318,56 @@ function M.status(cfg, done)
   end)
 end
 
+-- open_file hands a file to the configured opener, else the system's (a browser for an HTML page).
+local function open_file(cfg, path)
+  if type(cfg.opener) == "function" then
+    return cfg.opener(path)
+  end
+  if type(cfg.opener) == "table" then
+    local cmd = vim.list_extend(vim.deepcopy(cfg.opener), { path })
+    return vim.fn.jobstart(cmd, { detach = true })
+  end
+  if vim.ui.open then
+    return vim.ui.open(path)
+  end
+  local opener = vim.fn.has("mac") == 1 and "open" or "xdg-open"
+  if vim.fn.executable(opener) == 0 then
+    return fail("no " .. opener .. " to open " .. path .. "; set the opener option")
+  end
+  return vim.fn.jobstart({ opener, path }, { detach = true })
+end
+
+-- map writes the entity map (around one entity when a name is given) as an HTML page and opens it.
+function M.map(cfg, name, done)
+  local c = current(cfg)
+  if not c then
+    return
+  end
+  local args = vim.empty_dict() -- {} would go as a JSON array
+  if name and name:match("%S") then
+    args = { entity = vim.trim(name) }
+  end
+  client.execute(c, "ctxmap.entityMap", args, function(res)
+    if type(res) ~= "table" or type(res.html) ~= "string" then
+      return fail("the server sent no entity map")
+    end
+    local dir = vim.fn.stdpath("cache") .. "/ctxmap"
+    vim.fn.mkdir(dir, "p")
+    local path = dir .. "/entity-map.html"
+    local f, err = io.open(path, "w")
+    if not f then
+      return fail("cannot write " .. path .. ": " .. tostring(err))
+    end
+    f:write(res.html)
+    f:close()
+    info(string.format("ctxmap: entity map of %d entities in %s", tonumber(res.entities) or 0, path))
+    open_file(cfg, path)
+    if done then
+      done(path)
+    end
+  end)
+end
+
 function M.reindex(cfg)
   local c = current(cfg)
   if c then

@@ -13,6 +13,7 @@ local defaults = {
   root_markers = { ".ctxmap.yaml", ".git" },
   explore_limit = 50,
   codelens = true, -- "Copy context for LLM" above TODO/FIXME comments and issue headings
+  opener = nil, -- what :CtxmapMap opens its page with: a command list ({ "firefox" }) or a function(path); nil: the system's
   -- lhs per action; false or nil leaves the key alone. hover is buffer-local, on attach.
   keymaps = { hover = "K", copy = false, show = false, explore = false, status = false },
 }
@@ -33,9 +34,15 @@ local function check(cfg)
     explore_limit = "number",
     codelens = "boolean",
   }
+  if cfg.opener ~= nil and type(cfg.opener) ~= "table" and type(cfg.opener) ~= "function" then
+    return "opener: expected a command list or a function, got " .. type(cfg.opener)
+  end
   for key, want in pairs(types) do
     local v = cfg[key]
     local optional = key == "budget" or key == "format" or key == "filetypes"
+    if key == "opener" then
+      optional = true
+    end
     if not (type(v) == want or (optional and v == nil)) then
       return string.format("%s: expected a %s, got %s", key, want, type(v))
     end
@@ -92,6 +99,15 @@ local function define_commands()
   cmd("CtxmapStatus", function()
     commands.status(M.config)
   end, { desc = "Show what the ctxmap server has indexed" })
+  cmd("CtxmapMap", function(o)
+    commands.map(M.config, o.args)
+  end, {
+    nargs = "?",
+    complete = function(arglead)
+      return commands.complete_entity(M.config, arglead)
+    end,
+    desc = "Write the entity map as an HTML page and open it",
+  })
   cmd("CtxmapReindex", function()
     commands.reindex(M.config)
   end, { desc = "Rebuild the ctxmap index" })

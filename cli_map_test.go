@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+)
+
+func TestMapCommand(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "shop.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	for _, f := range ar.Files {
+		abs := filepath.Join(root, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(abs, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	out := t.TempDir()
+
+	var stdout, stderr bytes.Buffer
+	for _, c := range []struct {
+		args []string
+		code int
+		file string
+		want []string
+	}{
+		{[]string{"map", "-C", root, "-o", filepath.Join(out, "map.svg")}, 0, "map.svg", []string{"<svg", ">CART<", ">STOCK<"}},
+		{[]string{"map", "-C", root, "--entity", "cart", "--top", "4", "-o", filepath.Join(out, "cart.html")}, 0, "cart.html",
+			[]string{"<!DOCTYPE html>", `"focus":"CART"`, "shop/cart.py"}},
+		{[]string{"map", "-C", root, "-o", filepath.Join(out, "map.png")}, 2, "", nil},
+		{[]string{"map", "-C", root, "--entity", "spaceship"}, 2, "", nil},
+		{[]string{"map", "-C", root, "--top", "0"}, 2, "", nil},
+	} {
+		stdout.Reset()
+		stderr.Reset()
+		if code := run(c.args, nil, &stdout, &stderr); code != c.code {
+			t.Errorf("ctxmap %s: exit %d, want %d; stderr: %s", strings.Join(c.args, " "), code, c.code, stderr.String())
+			continue
+		}
+		if c.file == "" {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(out, c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(string(data), w) {
+				t.Errorf("%s lacks %s", c.file, w)
+			}
+		}
+	}
+}

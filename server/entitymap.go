@@ -1,0 +1,52 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+
+	"github.com/ctxmap/ctxmap/entitymap"
+	"github.com/ctxmap/ctxmap/index"
+)
+
+const cmdEntityMap = "ctxmap.entityMap"
+
+// entityMapCommand answers {html, svg}: the entity map drawn as `ctxmap map` draws it, for an editor to
+// show in a web view.
+func (s *Server) entityMapCommand(ctx context.Context, raw json.RawMessage) (any, error) {
+	var a struct {
+		Entity string `json:"entity"`
+		Top    int    `json:"top"`
+	}
+	if err := decodeArg(cmdEntityMap, raw, &a, "{entity, top}"); err != nil {
+		return nil, err
+	}
+	if a.Top < 0 || a.Top > maxListed {
+		return nil, invalidParams("%s: top must be between 1 and %d", cmdEntityMap, maxListed)
+	}
+	ws := s.workspace()
+	ws.settle(ctx)
+	ix, done := ws.acquire()
+	defer done()
+	m, err := entitymap.Build(ix, entitymap.Options{Top: a.Top, Entity: a.Entity})
+	if errors.Is(err, index.ErrInvalid) {
+		return nil, invalidParams("%s: %v", cmdEntityMap, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	m.Title = "Entities of " + filepath.Base(ix.Root())
+	if a.Entity != "" {
+		m.Title += " around " + m.Focus
+	}
+	var page, svg bytes.Buffer
+	if err := m.WriteHTML(&page); err != nil {
+		return nil, err
+	}
+	if err := m.WriteSVG(&svg); err != nil {
+		return nil, err
+	}
+	return map[string]any{"html": page.String(), "svg": svg.String(), "entities": len(m.Nodes)}, nil
+}
