@@ -19,6 +19,7 @@ export interface Settings {
   budget: number;
   format: string;
   tokenizer: string;
+  fill: boolean;
   embedding?: Embedding;
 }
 
@@ -31,7 +32,7 @@ export interface Embedding {
   dimensions?: number;
 }
 
-export type ContextArgs = Target & { budget: number; format: string };
+export type ContextArgs = Target & { budget: number; format: string; fill: boolean };
 
 // The parts of the server's pack this extension reads.
 export interface PackItem {
@@ -101,7 +102,7 @@ export function targetFromArgs(arg: unknown): Target | undefined {
 }
 
 export function contextArgs(target: Target, settings: Settings): ContextArgs {
-  return { ...target, budget: settings.budget, format: settings.format };
+  return { ...target, budget: settings.budget, format: settings.format, fill: settings.fill };
 }
 
 // The answer is checked before anything reaches the clipboard: a server of another version may answer

@@ -8,7 +8,7 @@ import type { Embedding, Settings } from './context';
 
 export const installCommand = 'go install github.com/ctxmap/ctxmap@latest';
 
-export const defaults: Settings = { budget: 8000, format: 'markdown', tokenizer: 'o200k_base' };
+export const defaults: Settings = { budget: 8000, format: 'markdown', tokenizer: 'o200k_base', fill: false };
 
 const formats = ['markdown', 'xml', 'json'];
 const tokenizers = ['o200k_base', 'cl100k_base'];
@@ -41,6 +41,14 @@ export function readSettings(get: (key: string) => unknown): { settings: Setting
       settings.tokenizer = tokenizer;
     } else {
       problems.push(`ctxmap.tokenizer ${JSON.stringify(tokenizer)} is not one of ${tokenizers.join(', ')}; using ${defaults.tokenizer}`);
+    }
+  }
+  const fill = get('fill');
+  if (fill !== undefined && fill !== null) {
+    if (typeof fill === 'boolean') {
+      settings.fill = fill;
+    } else {
+      problems.push(`ctxmap.fill ${JSON.stringify(fill)} is not true or false; using ${defaults.fill}`);
     }
   }
   const embedding = get('embedding');

@@ -82,7 +82,7 @@ end
 -- context_args says what the pack is about: a range or the cursor in a file the server has open, or
 -- the text itself for a buffer it does not know (a pasted issue in a scratch buffer).
 local function context_args(cfg, c, bufnr, opts)
-  local args = { budget = cfg.budget, format = cfg.format }
+  local args = { budget = cfg.budget, format = cfg.format, fill = cfg.fill }
   if vim.lsp.buf_is_attached(bufnr, c.id) then
     local enc = c.offset_encoding or "utf-16"
     args.uri = vim.uri_from_bufnr(bufnr)
@@ -160,7 +160,7 @@ function M.copy_lens(cfg, command, ctx)
   if not c or type(arg) ~= "table" then
     return fail("this code lens carries no range")
   end
-  local args = vim.tbl_extend("force", { budget = cfg.budget, format = cfg.format }, arg)
+  local args = vim.tbl_extend("force", { budget = cfg.budget, format = cfg.format, fill = cfg.fill }, arg)
   client.execute(c, "ctxmap.context", args, function(pack)
     if type(pack) == "table" then
       put(cfg, pack)

@@ -9,6 +9,7 @@ local defaults = {
   cmd = { "ctxmap", "serve", "--stdio" },
   budget = nil, -- tokens per pack; nil leaves it to .ctxmap.yaml or the server (8000)
   format = nil, -- markdown, xml or json; nil leaves it to .ctxmap.yaml or the server (markdown)
+  fill = false, -- true: packs fill the budget instead of stopping when the evidence does
   filetypes = nil, -- nil: every file inside a project
   root_markers = { ".ctxmap.yaml", ".git" },
   explore_limit = 50,
@@ -33,6 +34,7 @@ local function check(cfg)
     keymaps = "table",
     explore_limit = "number",
     codelens = "boolean",
+    fill = "boolean",
   }
   if cfg.opener ~= nil and type(cfg.opener) ~= "table" and type(cfg.opener) ~= "function" then
     return "opener: expected a command list or a function, got " .. type(cfg.opener)

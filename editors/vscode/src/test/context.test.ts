@@ -72,7 +72,7 @@ describe('targetFromArgs', () => {
 describe('contextArgs', () => {
   it('adds the budget and format from the settings', () => {
     const range = { start: { line: 1, character: 0 }, end: { line: 2, character: 5 } };
-    assert.deepEqual(contextArgs({ uri, range }, { budget: 2000, format: 'xml', tokenizer: 'cl100k_base' }), { uri, range, budget: 2000, format: 'xml' });
+    assert.deepEqual(contextArgs({ uri, range }, { budget: 2000, format: 'xml', tokenizer: 'cl100k_base', fill: true }), { uri, range, budget: 2000, format: 'xml', fill: true });
   });
 });
 

@@ -11,8 +11,8 @@ function settingsFrom(values: Record<string, unknown>) {
 
 describe('readSettings', () => {
   it('takes valid values', () => {
-    const { settings, problems } = settingsFrom({ budget: 2000, format: 'xml', tokenizer: 'cl100k_base' });
-    assert.deepEqual(settings, { budget: 2000, format: 'xml', tokenizer: 'cl100k_base' });
+    const { settings, problems } = settingsFrom({ budget: 2000, format: 'xml', tokenizer: 'cl100k_base', fill: true });
+    assert.deepEqual(settings, { budget: 2000, format: 'xml', tokenizer: 'cl100k_base', fill: true });
     assert.deepEqual(problems, []);
   });
 
@@ -21,17 +21,18 @@ describe('readSettings', () => {
   });
 
   it('names each bad value and uses its default', () => {
-    const { settings, problems } = settingsFrom({ budget: 50, format: 'html', tokenizer: 7 });
+    const { settings, problems } = settingsFrom({ budget: 50, format: 'html', tokenizer: 7, fill: 'yes' });
     assert.deepEqual(settings, defaults);
-    assert.equal(problems.length, 3);
+    assert.equal(problems.length, 4);
     assert.match(problems[0], /ctxmap\.budget 50 .* at least 100/);
     assert.match(problems[1], /ctxmap\.format "html" is not one of markdown, xml, json/);
     assert.match(problems[2], /ctxmap\.tokenizer 7/);
+    assert.match(problems[3], /ctxmap\.fill "yes" is not true or false/);
     assert.match(settingsFrom({ budget: 2500.5 }).problems[0], /whole number/);
   });
 
   it('sends budget, format and tokenizer to the server', () => {
-    assert.deepEqual(serverOptions({ budget: 3000, format: 'json', tokenizer: 'o200k_base' }), { budget: 3000, format: 'json', tokenizer: 'o200k_base' });
+    assert.deepEqual(serverOptions({ budget: 3000, format: 'json', tokenizer: 'o200k_base', fill: false }), { budget: 3000, format: 'json', tokenizer: 'o200k_base' });
   });
 
   it('passes an embedding provider on, and leaves it out when unset', () => {
