@@ -103,10 +103,13 @@ func damagedFile(dir string) string {
 			return seg
 		}
 	}
-	return dir // the bolt file was checked before bleve opened it
+	// the metadata reads and every segment opens on its own: bleve failed on the bolt file that lists
+	// them (on what a read-only check does not read, such as its free list)
+	return filepath.Join(dir, "store", "root.bolt")
 }
 
-// checkBolt opens a bolt file read-only and checks every page of it.
+// checkBolt opens a bolt file read-only and reads every bucket, key and value in it, on this goroutine
+// (bolt's own Check panics on a goroutine of its own, where no recover reaches).
 func checkBolt(path string) error {
 	return guarded(func() error {
 		db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
@@ -115,13 +118,18 @@ func checkBolt(path string) error {
 		}
 		defer db.Close()
 		return db.View(func(tx *bolt.Tx) error {
-			var first error
-			for err := range tx.Check() { // drained: the check ends only when its channel is read
-				if first == nil {
-					first = err
-				}
-			}
-			return first
+			return tx.ForEach(func(_ []byte, b *bolt.Bucket) error { return walkBucket(b) })
 		})
+	})
+}
+
+func walkBucket(b *bolt.Bucket) error {
+	return b.ForEach(func(k, v []byte) error {
+		if v == nil { // a nested bucket
+			if nb := b.Bucket(k); nb != nil {
+				return walkBucket(nb)
+			}
+		}
+		return nil
 	})
 }
