@@ -5,8 +5,6 @@ import (
 	"io"
 	"os"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/mcp"
 )
@@ -30,5 +28,5 @@ func runMCP(args []string, _ io.Reader, _ io.Writer) error {
 		return err
 	}
 	defer ix.Close()
-	return mcp.Serve(ctx, ix, &sdk.StdioTransport{}, version, logf)
+	return mcp.Serve(ctx, ix, &mcp.Transport{In: os.Stdin, Out: os.Stdout, Logf: logf}, version, logf)
 }

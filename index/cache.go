@@ -41,11 +41,21 @@ func DefaultCacheDir(root string) (string, error) {
 	return filepath.Join(base, "ctxmap", filepath.Base(root)+"-"+hex.EncodeToString(sum[:6])), nil
 }
 
+// damagedState is a state file that cannot be read back, as opposed to one from another version.
+type damagedState struct{ error }
+
+func (e damagedState) Unwrap() error { return e.error }
+
 func statePath(dir string) string { return filepath.Join(dir, "files.gob") }
 
 // loadState reads the persisted state; a missing file is (nil, nil), anything unreadable, from another
 // version or another root is an error that the caller reports before rebuilding.
-func loadState(dir, root string) (*cacheState, error) {
+func loadState(dir, root string) (st *cacheState, err error) {
+	defer func() {
+		if r := recover(); r != nil { // gob trusts lengths it reads: a damaged file must not end the process
+			st, err = nil, damagedState{fmt.Errorf("cache %s is corrupt: %v", statePath(dir), r)}
+		}
+	}()
 	f, err := os.Open(statePath(dir))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -54,13 +64,13 @@ func loadState(dir, root string) (*cacheState, error) {
 		return nil, err
 	}
 	defer f.Close()
-	var st cacheState
-	if err := gob.NewDecoder(bufio.NewReaderSize(f, 1<<16)).Decode(&st); err != nil {
-		return nil, fmt.Errorf("cache %s is corrupt: %w", statePath(dir), err)
+	st = &cacheState{}
+	if err := gob.NewDecoder(bufio.NewReaderSize(f, 1<<16)).Decode(st); err != nil {
+		return nil, damagedState{fmt.Errorf("cache %s is corrupt: %w", statePath(dir), err)}
 	}
 	switch {
 	case st.Magic != cacheMagic:
-		return nil, fmt.Errorf("cache %s is not a ctxmap cache", statePath(dir))
+		return nil, damagedState{fmt.Errorf("cache %s is not a ctxmap cache", statePath(dir))}
 	case st.Version != cacheVersion:
 		return nil, fmt.Errorf("cache %s has version %d, this build reads %d", statePath(dir), st.Version, cacheVersion)
 	}
@@ -70,10 +80,10 @@ func loadState(dir, root string) (*cacheState, error) {
 	st.Root = root
 	for p, r := range st.Records {
 		if r == nil || r.Path != p {
-			return nil, fmt.Errorf("cache %s is corrupt: bad record for %s", statePath(dir), p)
+			return nil, damagedState{fmt.Errorf("cache %s is corrupt: bad record for %s", statePath(dir), p)}
 		}
 	}
-	return &st, nil
+	return st, nil
 }
 
 // saveState writes the state atomically: a reader sees the old file or the new one, never half of one.
@@ -101,4 +111,22 @@ func saveState(dir string, st *cacheState) error {
 		return fmt.Errorf("save cache: %w", err)
 	}
 	return nil
+}
+
+// damagedDir is where files of the cache that could not be read are kept for a post-mortem; the
+// latest of each name only.
+func damagedDir(cache string) string { return filepath.Join(cache, "damaged") }
+
+// moveAside moves a damaged file or folder of the cache out of the way of the rebuild, and says
+// where to; a file that cannot be moved is removed.
+func moveAside(cache, path string) string {
+	dst := filepath.Join(damagedDir(cache), filepath.Base(path))
+	if err := os.MkdirAll(damagedDir(cache), 0o700); err == nil {
+		os.RemoveAll(dst)
+		if err := os.Rename(path, dst); err == nil {
+			return "moved to " + dst
+		}
+	}
+	os.RemoveAll(path)
+	return "removed"
 }

@@ -48,6 +48,7 @@ type Index struct {
 	root  string
 	cfg   Config
 	cache string // "" when nothing is persisted
+	lock  *cacheLock
 	logf  func(string, ...any)
 
 	mu      sync.Mutex // the writer's lock
@@ -139,17 +140,37 @@ func (ix *Index) openStores(ctx context.Context) *cacheState {
 		ix.vectors = newVectorFiller(ix, nil, "the index is kept in memory only")
 		return nil
 	}
-	lexDir := filepath.Join(ix.cache, "lexical.bleve")
-	lex, err := lexical.Open(lexDir)
-	if err != nil && strings.Contains(err.Error(), "timeout") {
-		// Another ctxmap (an editor's server) holds this cache: work in memory rather than wait.
-		ix.warn("the cache %s is in use by another ctxmap process; indexing in memory", ix.cache)
+	// One process owns the cache, from before its first store is opened or created until Close: no
+	// other process writes, moves or removes anything in it meanwhile.
+	lock, err := lockCache(ix.cache)
+	if err != nil {
+		if errors.Is(err, errCacheBusy) {
+			ix.warn("the cache %s is in use by another ctxmap process; indexing in memory", ix.cache)
+		} else {
+			ix.warn("%v; indexing in memory", err)
+		}
 		ix.cache = ""
 		return ix.openStores(ctx)
 	}
-	if err != nil {
+	ix.lock = lock
+	lexDir := filepath.Join(ix.cache, "lexical.bleve")
+	lex, err := lexical.Open(lexDir)
+	if lexical.IsBusy(err) {
+		// a ctxmap from before the owner lock holds the lexical index
+		ix.warn("the cache %s is in use by another ctxmap process; indexing in memory", ix.cache)
+		ix.lock.release()
+		ix.lock, ix.cache = nil, ""
+		return ix.openStores(ctx)
+	}
+	rebuilt := err != nil // and said so
+	var damaged *lexical.DamagedError
+	if errors.As(err, &damaged) {
+		ix.warn("cache file %s; %s, rebuilding", err, moveAside(ix.cache, lexDir))
+	} else if err != nil {
 		ix.warn("lexical index unusable, rebuilding: %v", err)
 		os.RemoveAll(lexDir)
+	}
+	if err != nil {
 		if lex, err = lexical.Open(lexDir); err != nil {
 			ix.warn("lexical index cannot be created, indexing in memory: %v", err)
 			lex, _ = lexical.Open("")
@@ -157,14 +178,17 @@ func (ix *Index) openStores(ctx context.Context) *cacheState {
 	}
 	ix.lex = lex
 	state, err := loadState(ix.cache, ix.root)
-	if err != nil {
+	if errors.As(err, new(damagedState)) {
+		ix.warn("%v; %s, rebuilding", err, moveAside(ix.cache, statePath(ix.cache)))
+	} else if err != nil {
 		ix.warn("%v; rebuilding", err)
-		state = nil
 	}
 	if state != nil {
 		meta, _ := lex.Meta("generation")
 		if len(meta) != 8 || binary.BigEndian.Uint64(meta) != state.Generation {
-			ix.warn("cache %s and its lexical index disagree; rebuilding", ix.cache)
+			if !rebuilt {
+				ix.warn("cache %s and its lexical index disagree; rebuilding", ix.cache)
+			}
 			state = nil
 		}
 	}
@@ -198,8 +222,7 @@ func (ix *Index) openVectors(ctx context.Context) (vs *vector.Store, off string)
 	}
 	vdir := filepath.Join(ix.cache, "vectors")
 	if vs, err = vector.Open(vdir, e); err != nil {
-		ix.warn("vector store unusable, rebuilding: %v", err)
-		os.RemoveAll(vdir)
+		ix.warn("vector store unusable (%v); %s, rebuilding", err, moveAside(ix.cache, vdir))
 		if vs, err = vector.Open(vdir, e); err != nil {
 			ix.warn("vector store cannot be created, going without vectors: %v", err)
 			return nil, "the vector store cannot be created: " + err.Error()
@@ -897,5 +920,6 @@ func (ix *Index) Close() error {
 	if cerr := ix.lex.Close(); err == nil {
 		err = cerr
 	}
+	ix.lock.release() // after every store is written and closed
 	return err
 }

@@ -243,13 +243,24 @@ func (s *Snapshot) Stats() Stats {
 		st.Chunks += len(r.Chunks)
 		st.Languages[r.Language]++
 	}
-	skipped := make([]string, 0, len(s.Skipped))
-	for p := range s.Skipped {
+	// a file skipped for its content keeps the reason in its record: a run that kept the record without
+	// reading the file counts it as the run that read it did
+	reasons := make(map[string]string, len(s.Skipped))
+	for p, r := range s.Files {
+		if r.Skip != "" {
+			reasons[p] = r.Skip
+		}
+	}
+	for p, r := range s.Skipped {
+		reasons[p] = r
+	}
+	skipped := make([]string, 0, len(reasons))
+	for p := range reasons {
 		skipped = append(skipped, p)
 	}
 	sort.Strings(skipped)
 	for _, p := range skipped {
-		reason := s.Skipped[p]
+		reason := reasons[p]
 		st.Skipped[reason]++
 		if reason != "unsupported" && len(st.SkippedFiles) < maxListedSkips {
 			st.SkippedFiles = append(st.SkippedFiles, SkippedFile{Path: p, Reason: reason})

@@ -37,7 +37,7 @@ func TestReadFrame(t *testing.T) {
 	in := bufio.NewReader(strings.NewReader("\r\nContent-Length: 2\r\nContent-Type: x\r\n\r\n{}" +
 		"stray line\r\nContent-Length: 2\r\n\r\n[]" +
 		"Content-Length: abc\r\n\r\n" +
-		"Content-Length: 5\r\n\r\n{}"))
+		"Content-Length: 5\r\n\r\n{\"a"))
 	for _, want := range []string{"{}", "[]"} {
 		if b, err := readFrame(in); err != nil || string(b) != want {
 			t.Fatalf("frame %q, %v; want %q", b, err, want)

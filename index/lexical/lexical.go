@@ -115,7 +115,8 @@ func newMapping() mapping.IndexMapping {
 }
 
 // Open opens the index at dir, creating it when absent; dir "" keeps it in memory.
-// A second process holding the same index makes Open fail after a second instead of blocking.
+// A second process holding the same index makes Open fail after a second instead of blocking (see
+// IsBusy). A damaged index, a panic inside bleve included, is a *DamagedError naming the file.
 func Open(dir string) (*Store, error) {
 	if dir == "" {
 		idx, err := bleve.NewUsing("", newMapping(), scorch.Name, scorch.Name, nil)
@@ -125,11 +126,7 @@ func Open(dir string) (*Store, error) {
 		return &Store{idx: idx}, nil
 	}
 	if _, err := os.Stat(dir); err == nil {
-		idx, err := bleve.OpenUsing(dir, map[string]interface{}{"bolt_timeout": "1s"})
-		if err != nil {
-			return nil, fmt.Errorf("open lexical index %s: %w", dir, err)
-		}
-		return &Store{idx: idx}, nil
+		return openExisting(dir)
 	}
 	idx, err := bleve.NewUsing(dir, newMapping(), scorch.Name, scorch.Name, nil)
 	if err != nil {

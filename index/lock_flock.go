@@ -1,0 +1,50 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package index
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// cacheLock is the cache's owner lock: an flock on a file in the cache folder, held from before the
+// first store is opened (or created) until the index closes. The kernel drops it when the process
+// dies, so a killed owner never leaves the cache locked.
+type cacheLock struct{ f *os.File }
+
+// errCacheBusy says another process owns the cache.
+var errCacheBusy = errors.New("the cache is owned by another process")
+
+// lockCache takes the owner lock of dir without waiting.
+func lockCache(dir string) (*cacheLock, error) {
+	f, err := os.OpenFile(filepath.Join(dir, "owner.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open the cache lock: %w", err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, errCacheBusy
+		}
+		return nil, fmt.Errorf("lock the cache %s: %w", dir, err)
+	}
+	return &cacheLock{f: f}, nil
+}
+
+// release gives the cache up; the lock file stays, since removing it while another process waits
+// to lock it would let two owners in.
+func (l *cacheLock) release() {
+	if l != nil && l.f != nil {
+		l.f.Close() // closing drops the flock
+		l.f = nil
+	}
+}
