@@ -14,7 +14,7 @@ import (
 	"github.com/ctxmap/ctxmap/index/rank"
 )
 
-func runBench(args []string, stdin io.Reader, stdout io.Writer) error {
+func runBench(args []string, _ io.Reader, stdout io.Writer) error {
 	if len(args) > 0 && args[0] == "mine" {
 		return runMine(args[1:], stdout)
 	}
@@ -170,19 +170,17 @@ func runMine(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var list []string
+	var mine []string // every N-th repository, from the I-th
+	n := 0
 	for _, line := range strings.Split(string(b), "\n") {
 		f := strings.Fields(line)
 		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
 			continue
 		}
-		list = append(list, f[0])
-	}
-	var mine []string
-	for i, r := range list {
-		if i%sn == si-1 {
-			mine = append(mine, r)
+		if n%sn == si-1 {
+			mine = append(mine, f[0])
 		}
+		n++
 	}
 	w := stdout
 	if *out != "" {
@@ -196,8 +194,8 @@ func runMine(args []string, stdout io.Writer) error {
 	ctx, cancel := interruptible()
 	defer cancel()
 	logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, "ctxmap bench mine: "+f+"\n", a...) }
-	n, err := bench.Mine(ctx, bench.MineOptions{Repos: mine, Mirrors: *mirrors, Work: *work, Snapshots: *snapshots,
+	pairs, err := bench.Mine(ctx, bench.MineOptions{Repos: mine, Mirrors: *mirrors, Work: *work, Snapshots: *snapshots,
 		Queries: *queries, Window: *window, Out: w, Logf: logf})
-	logf("%d pairs", n)
+	logf("%d pairs", pairs)
 	return err
 }
