@@ -14,6 +14,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	zap "github.com/blevesearch/zapx/v16"
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // DamagedError is an index on disk that cannot be read back: File is the file found at fault (the
@@ -30,7 +31,7 @@ func (e *DamagedError) Unwrap() error { return e.Err }
 // IsBusy reports an index that another process holds open (bleve's lock timed out).
 func IsBusy(err error) bool {
 	// bleve does not always wrap bolt's error
-	return errors.Is(err, bolt.ErrTimeout) || err != nil && strings.Contains(err.Error(), "timeout")
+	return errors.Is(err, bolterrors.ErrTimeout) || err != nil && strings.Contains(err.Error(), "timeout")
 }
 
 // guarded runs f with panics, and faults on memory-mapped files, turned into errors: a damaged
