@@ -60,15 +60,17 @@ func TestBranchSwitchStorm(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	var batches atomic.Int32
+	var batches, applying atomic.Int32
 	go func() { // the server's loop
 		for b := range w.Batches() {
+			applying.Add(1)
 			batches.Add(1)
 			if b.Rescan {
 				ix.Build(context.Background(), nil)
 			} else {
 				ix.Update(context.Background(), b.Paths)
 			}
+			applying.Add(-1)
 		}
 	}()
 	stop := make(chan struct{})
@@ -113,6 +115,13 @@ func TestBranchSwitchStorm(t *testing.T) {
 	converged := time.Since(began)
 	close(stop)
 	wg.Wait()
+	// the files are there; the last batches (the history of the new HEAD, the entities) may still be
+	// applying: wait until no batch has come or run for a while
+	for last, quiet := batches.Load(), time.Now(); time.Since(quiet) < 500*time.Millisecond && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if b := batches.Load(); b != last || applying.Load() > 0 {
+			last, quiet = b, time.Now()
+		}
+	}
 	t.Logf("%d files switched: converged in %v through %d batches; %d queries meanwhile, %d failed; peak heap in use %d MiB",
 		n, converged.Round(time.Millisecond), batches.Load(), queries.Load(), failed.Load(), peak.Load()>>20)
 	if failed.Load() > 0 {
