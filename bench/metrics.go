@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,6 +22,7 @@ const (
 	PackAll        = "pack_all"
 	SymbolRecall   = "symbol_recall"
 	SymbolCoverage = "symbol_coverage" // gold functions whose lines the pack shows
+	SymbolFile     = "symbol_file"     // gold functions whose file is in the pack, shown or not
 	WrongFileRate  = "wrong_file_rate"
 	Tokens         = "tokens"
 	PackFileCount  = "pack_files"
@@ -37,7 +39,7 @@ const (
 
 // Columns is the order of the metrics in tables.
 var Columns = []string{Hit1, Hit5, CodeHit1, CodeHit5, Recall10, PackRecall, PackAll, CodePackAll, SymbolRecall,
-	SymbolCoverage, WrongFileRate, PackFileCount, Tokens, Efficiency, Brier}
+	SymbolCoverage, SymbolFile, WrongFileRate, PackFileCount, Tokens, Efficiency, Brier}
 
 // FileMetrics scores a ranked list of files: hit@k (every gold file among the first k) and recall@k
 // (the share of gold files among the first k). Gold must not be empty.
@@ -93,6 +95,13 @@ func PackMetrics(items []pack.Item, tokens int, goldFiles, goldSymbols []string,
 			}
 		}
 		m[SymbolCoverage] = float64(n) / float64(len(goldSymbols))
+		n = 0
+		for _, g := range goldSymbols {
+			if path, _, _ := strings.Cut(g, "::"); slices.Contains(files, path) {
+				n++
+			}
+		}
+		m[SymbolFile] = float64(n) / float64(len(goldSymbols))
 		if tokens > 0 {
 			m[Efficiency] = m[SymbolCoverage] * 1000 / float64(tokens)
 		}

@@ -108,18 +108,21 @@ func TestPackMetrics(t *testing.T) {
 		WrongFileRate:  2.0 / 3, // n.py and o.py of m.py, n.py, o.py
 		SymbolRecall:   0.5,
 		SymbolCoverage: 0.5, // Repo.save and Store.load: their lines are in bodies
+		SymbolFile:     1,   // m.py is in the pack
 		Tokens:         2000,
 		PackFileCount:  3,
 		RecallPer1K:    0.25, // 0.5 per 2 thousand tokens
 		Efficiency:     0.25, // likewise with symbol coverage
 	})
+	got = PackMetrics(mItems, 2000, gold, []string{"m.py::Repo.save", "c.py::run"}, defsOf)
+	checkMetrics(t, got, map[string]float64{SymbolCoverage: 0.5, SymbolFile: 0.5}) // c.py is not in the pack
 	got = PackMetrics(mItems[:1], 100, []string{"m.py"}, nil, defsOf)
 	checkMetrics(t, got, map[string]float64{PackRecall: 1, PackAll: 1, WrongFileRate: 0, RecallPer1K: 10})
 	if _, ok := got[SymbolRecall]; ok {
 		t.Error("symbol_recall without gold functions should be left out")
 	}
 	got = PackMetrics(nil, 0, []string{"m.py"}, []string{"m.py::save"}, defsOf)
-	checkMetrics(t, got, map[string]float64{PackRecall: 0, PackAll: 0, SymbolRecall: 0, Tokens: 0})
+	checkMetrics(t, got, map[string]float64{PackRecall: 0, PackAll: 0, SymbolRecall: 0, SymbolFile: 0, Tokens: 0})
 	for _, k := range []string{WrongFileRate, Efficiency, RecallPer1K} {
 		if _, ok := got[k]; ok {
 			t.Errorf("%s of an empty pack should be left out", k)

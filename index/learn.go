@@ -95,8 +95,9 @@ func (r *ranker) tight(files []RankedFile, m *rank.Model) ([]pack.Candidate, []p
 			}
 			c := defCandidate(rec, src, d, q, why)
 			c.Kind, c.Bucket = "definition", "definitions"
-			if j > 0 {
+			if j > 0 { // the file's evidence is said once, with its best definition
 				c.Kind, c.Bucket = "snippet", "snippets"
+				c.Why = []string{fmt.Sprintf("file #%d, beside `%s`", k+1, qualified(defs[scored[0].Index]))}
 			}
 			c.Probability, c.Cap = q, capFor(q)
 			out = append(out, c)

@@ -69,6 +69,33 @@ func TestLearnedPackStopsWithTheEvidence(t *testing.T) {
 	}
 }
 
+// A file's evidence is said once, with its best definition; its next definitions point to that one.
+func TestTightPackSaysAFilesEvidenceOnce(t *testing.T) {
+	ix, _ := shop(t)
+	res, err := ix.Context(context.Background(), Request{Text: "Stock.Reserve and Stock.Available disagree after Stock.Place"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var full, short int
+	for _, it := range res.Pack.Items {
+		if it.Path != "inventory/stock.go" {
+			continue
+		}
+		why := strings.Join(it.Why, "; ")
+		switch {
+		case strings.Contains(why, "BM25"):
+			full++
+		case strings.HasPrefix(why, "file #1, beside `Stock."):
+			short++
+		default:
+			t.Errorf("%s: why %q", it.Symbol, why)
+		}
+	}
+	if full != 1 || short == 0 {
+		t.Errorf("stock.go's evidence said %d times, %d definitions beside it", full, short)
+	}
+}
+
 // Mining and answering describe candidates alike: Features gives the fused order with vectors of the
 // model's width, and the definitions of the files asked for.
 func TestFeaturesDescribeTheFusedRanking(t *testing.T) {
