@@ -5,8 +5,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/mcp"
+	"github.com/ctxmap/ctxmap/session"
 )
 
 // runMCP serves the Model Context Protocol on stdin/stdout; the log goes to stderr.
@@ -23,10 +23,10 @@ func runMCP(args []string, _ io.Reader, _ io.Writer) error {
 	ctx, cancel := interruptible()
 	defer cancel()
 	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "ctxmap mcp: "+format+"\n", args...) }
-	ix, err := index.Open(ctx, index.Options{Root: *dir, Logf: logf})
+	sess, err := session.Open(ctx, session.Options{Root: *dir, Watch: true, Logf: logf})
 	if err != nil {
 		return err
 	}
-	defer ix.Close()
-	return mcp.Serve(ctx, ix, &mcp.Transport{In: os.Stdin, Out: os.Stdout, Logf: logf}, version, logf)
+	defer sess.Close()
+	return mcp.Serve(ctx, sess, &mcp.Transport{In: os.Stdin, Out: os.Stdout, Logf: logf}, version)
 }
