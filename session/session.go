@@ -40,9 +40,9 @@ type Progress interface {
 type Options struct {
 	Root     string
 	Config   *index.Config // nil: the root's .ctxmap.yaml
-	InMemory bool   // keep the index in memory only
-	CacheDir string // "": the index's default cache folder
-	Watch    bool   // follow the disk with a watcher
+	InMemory bool          // keep the index in memory only
+	CacheDir string        // "": the index's default cache folder
+	Watch    bool          // follow the disk with a watcher
 	// Logf is the process's log (stderr).
 	Logf func(format string, args ...any)
 	// Show tells the person using the front end (the editor's log); nil: Logf.
