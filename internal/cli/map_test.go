@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 )
 
 func TestMapCommand(t *testing.T) {
-	ar, err := txtar.ParseFile(filepath.Join("testdata", "shop.txtar"))
+	ar, err := txtar.ParseFile(filepath.Join("..", "..", "testdata", "shop.txtar"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestMapCommand(t *testing.T) {
 	} {
 		stdout.Reset()
 		stderr.Reset()
-		if code := run(c.args, nil, &stdout, &stderr); code != c.code {
+		if code := Run(c.args, nil, &stdout, &stderr); code != c.code {
 			t.Errorf("ctxmap %s: exit %d, want %d; stderr: %s", strings.Join(c.args, " "), code, c.code, stderr.String())
 			continue
 		}
