@@ -14,7 +14,7 @@ import (
 // editor's buffers and reports the session's messages and progress to the client.
 func (s *Server) openSession(ctx context.Context, root string, cfg index.Config) (*session.Session, error) {
 	return session.Open(ctx, session.Options{
-		Root: root, Config: &cfg, InMemory: s.opts.InMemory, CacheDir: s.opts.CacheDir, Watch: !s.opts.NoFileWatch,
+		Root: root, Config: &cfg, InMemory: s.opts.InMemory, CacheDir: s.opts.CacheDir, Watch: !s.opts.NoFileWatch, Listen: true,
 		Logf: s.logf, Show: s.show,
 		Progress: func(title, message string) session.Progress { return s.beginProgress(title, message) },
 	})

@@ -43,6 +43,7 @@ type Options struct {
 	InMemory bool          // keep the index in memory only
 	CacheDir string        // "": the index's default cache folder
 	Watch    bool          // follow the disk with a watcher
+	Listen   bool          // answer one-shot context queries on a socket in the cache folder (see Ask)
 	// Logf is the process's log (stderr).
 	Logf func(format string, args ...any)
 	// Show tells the person using the front end (the editor's log); nil: Logf.
@@ -85,6 +86,8 @@ type Session struct {
 	watchMu sync.Mutex
 	watcher *watch.Watcher
 	feeds   sync.WaitGroup
+
+	listener *listener
 }
 
 // edit is an editor buffer's new content, or its closing (back to the file on disk).
@@ -135,6 +138,9 @@ func (s *Session) Start() {
 	s.mu.Unlock()
 	if s.opts.Watch {
 		s.startWatcher()
+	}
+	if s.opts.Listen && !s.opts.InMemory {
+		s.listen()
 	}
 	go s.loop()
 	s.Rescan()
@@ -419,7 +425,7 @@ func (s *Session) reopenIndex(cfg index.Config) {
 	}
 }
 
-// Close stops the writer and the watcher and closes the index; later calls return the
+// Close stops the writer, the watcher and the socket and closes the index; later calls return the
 // first result.
 func (s *Session) Close() error {
 	s.once.Do(func() {
@@ -433,6 +439,7 @@ func (s *Session) Close() error {
 		if started {
 			<-s.loopDone
 		}
+		s.stopListening()
 		s.stopWatcher()
 		s.ixMu.Lock()
 		if s.ix != nil {

@@ -2,8 +2,11 @@ package session
 
 import (
 	"context"
+	"errors"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,5 +103,34 @@ func TestReopenFailureKeepsAnIndex(t *testing.T) {
 	}
 	if _, err := s.Context(context.Background(), index.Request{Text: "add to basket"}); err != nil {
 		t.Errorf("context after a failed reopen: %v", err)
+	}
+}
+
+// A socket file left by a process that died is replaced; without a session, Ask says none runs.
+func TestStaleSocketIsReplaced(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "shop/cart.go", "package shop\n\n// AddToCart puts an item in the cart.\nfunc AddToCart() {}\n")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	ctx := context.Background()
+	if _, err := Ask(ctx, root, index.Request{Text: "add to cart"}); !errors.Is(err, ErrNoSession) {
+		t.Fatalf("Ask without a session: %v, want ErrNoSession", err)
+	}
+	path, err := SocketPath(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close()
+	open(t, Options{Root: root, Listen: true})
+	raw, err := Ask(ctx, root, index.Request{Text: "add to cart", Format: "json"})
+	if err != nil || !strings.Contains(string(raw), "shop/cart.go") {
+		t.Fatalf("Ask: %v %.200s", err, raw)
 	}
 }

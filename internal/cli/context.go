@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/session"
 )
 
 func runContext(e *env, args []string) error {
@@ -43,6 +47,9 @@ func runContext(e *env, args []string) error {
 	if err := check.Normalize(index.Config{}); err != nil {
 		return usagef("%v", err)
 	}
+	if done, err := e.askRunning(*dir, req); done || err != nil {
+		return err
+	}
 	return e.withIndex(*dir, func(ctx context.Context, ix *index.Index, _ index.Stats) error {
 		ix.WaitVectors() // one query: better complete than early
 		res, err := ix.Context(ctx, req)
@@ -54,4 +61,46 @@ func runContext(e *env, args []string) error {
 			return err
 		})
 	})
+}
+
+// askRunning hands the request to the ctxmap process serving dir, if one runs, and prints its pack;
+// done is false when none answered.
+func (e *env) askRunning(dir string, req index.Request) (done bool, err error) {
+	cfg, err := index.LoadConfig(dir)
+	if err != nil {
+		return false, nil // opening the index reports it
+	}
+	// every default from the workspace's file, as a one-shot process would take them, not from the
+	// editor's settings
+	if err := req.Normalize(cfg); err != nil {
+		return false, nil
+	}
+	ctx, cancel := interruptible()
+	defer cancel()
+	raw, err := session.Ask(ctx, dir, req)
+	switch {
+	case errors.Is(err, session.ErrNoSession):
+		return false, nil
+	case errors.Is(err, index.ErrInvalid):
+		return true, usagef("%v", err)
+	case err != nil:
+		return true, err
+	}
+	if req.Format == "json" {
+		var b bytes.Buffer
+		if err := json.Indent(&b, raw, "", "  "); err != nil {
+			return true, err
+		}
+		b.WriteByte('\n')
+		_, err = e.stdout.Write(b.Bytes())
+		return true, err
+	}
+	var p struct {
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return true, err
+	}
+	_, err = io.WriteString(e.stdout, p.Text)
+	return true, err
 }

@@ -10,7 +10,9 @@ import (
 	"golang.org/x/tools/txtar"
 )
 
-func TestMapCommand(t *testing.T) {
+// shop writes the shop of testdata/shop.txtar to a new folder, with a cache of its own.
+func shop(t *testing.T) string {
+	t.Helper()
 	ar, err := txtar.ParseFile(filepath.Join("..", "..", "testdata", "shop.txtar"))
 	if err != nil {
 		t.Fatal(err)
@@ -26,6 +28,11 @@ func TestMapCommand(t *testing.T) {
 		}
 	}
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	return root
+}
+
+func TestMapCommand(t *testing.T) {
+	root := shop(t)
 	out := t.TempDir()
 
 	var stdout, stderr bytes.Buffer

@@ -34,7 +34,7 @@ func runMCP(e *env, args []string) error {
 	ctx, cancel := interruptible()
 	defer cancel()
 	logf := e.logf("ctxmap mcp: ")
-	sess, err := session.Open(ctx, session.Options{Root: *dir, Watch: true, Logf: logf})
+	sess, err := session.Open(ctx, session.Options{Root: *dir, Watch: true, Listen: true, Logf: logf})
 	if err != nil {
 		return err
 	}
