@@ -194,7 +194,9 @@ func startLSP(ctx context.Context, t *testing.T, root string) *lspClient {
 	ours, theirs := net.Pipe()
 	done := make(chan error, 1)
 	// the server lives until the test's end, past ctx
-	go func() { done <- server.Serve(context.Background(), theirs, server.Options{InMemory: true, Logf: t.Logf}) }()
+	go func() {
+		done <- server.Serve(context.Background(), theirs, server.Options{InMemory: true, Logf: t.Logf})
+	}()
 	c := &lspClient{t: t, conn: jsonrpc2.NewConn(jsonrpc2.NewStream(ours))}
 	c.conn.Go(context.Background(), func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 		return reply(ctx, nil, nil) // progress tokens, registrations, log lines
