@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -524,24 +523,15 @@ func skippedCount(m map[string]int) int {
 	return n
 }
 
+// reasons are the reasons files were skipped, those of unsupported languages aside.
 func reasons(m map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
+	some := make(map[string]int, len(m))
+	for k, n := range m {
 		if k != "unsupported" {
-			keys = append(keys, k)
+			some[k] = n
 		}
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		if m[keys[i]] != m[keys[j]] {
-			return m[keys[i]] > m[keys[j]]
-		}
-		return keys[i] < keys[j]
-	})
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %s", k, Thousands(m[k]))
-	}
-	return strings.Join(parts, ", ")
+	return index.Counts(some, Thousands)
 }
 
 // Thousands writes n with comma separators: 12,345.

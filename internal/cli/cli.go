@@ -100,6 +100,12 @@ func (e *env) flags(name string) *flag.FlagSet {
 	return fs
 }
 
+// workspaceFlags makes the flag set of a command on a workspace, with its -C.
+func (e *env) workspaceFlags(name string) (*flag.FlagSet, *string) {
+	fs := e.flags(name)
+	return fs, fs.String("C", ".", "workspace root")
+}
+
 // parseFlags parses args, accepting flags after positional arguments too.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var rest []string

@@ -14,8 +14,7 @@ import (
 )
 
 func runContext(e *env, args []string) error {
-	fs := e.flags("context")
-	dir := fs.String("C", ".", "workspace root")
+	fs, dir := e.workspaceFlags("context")
 	budget := fs.Int("budget", 0, fmt.Sprintf("token budget (default %d, or the workspace's .ctxmap.yaml)", index.DefaultBudget))
 	format := fs.String("format", "", "markdown, xml or json")
 	intent := fs.String("intent", "", "override the detected intent: bug_fix, implementation, refactor, test_writing, definition_lookup, usage_exploration")

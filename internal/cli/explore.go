@@ -10,8 +10,7 @@ import (
 )
 
 func runExplore(e *env, args []string) error {
-	fs := e.flags("explore")
-	dir := fs.String("C", ".", "workspace root")
+	fs, dir := e.workspaceFlags("explore")
 	limit := fs.Int("limit", index.DefaultExplore, "how many chunks")
 	asJSON := fs.Bool("json", false, "print JSON")
 	rest, err := parseFlags(fs, args)

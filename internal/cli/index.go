@@ -4,15 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ctxmap/ctxmap/index"
 )
 
 func runIndex(e *env, args []string) error {
-	fs := e.flags("index")
-	dir := fs.String("C", ".", "workspace root")
+	fs, dir := e.workspaceFlags("index")
 	asJSON := fs.Bool("json", false, "print the stats as JSON")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
@@ -21,9 +20,9 @@ func runIndex(e *env, args []string) error {
 		return e.write(*asJSON, st, func(w io.Writer) error {
 			fmt.Fprintf(w, "%s: %d files, %d definitions, %d references, %d entities, %d chunks in %.2fs (%d parsed)\n",
 				st.Root, st.Files, st.Definitions, st.References, st.Entities, st.Chunks, st.Seconds, st.Parsed)
-			fmt.Fprintf(w, "languages: %s\n", counts(st.Languages))
+			fmt.Fprintf(w, "languages: %s\n", index.Counts(st.Languages, strconv.Itoa))
 			if len(st.Skipped) > 0 {
-				fmt.Fprintf(w, "skipped: %s\n", counts(st.Skipped))
+				fmt.Fprintf(w, "skipped: %s\n", index.Counts(st.Skipped, strconv.Itoa))
 			}
 			_, err := fmt.Fprintf(w, "history: %s (%d commits)\nvectors: %s\ncache: %s\n", st.History, st.Commits, st.Vectors, st.Cache)
 			return err
@@ -31,27 +30,8 @@ func runIndex(e *env, args []string) error {
 	})
 }
 
-func counts(m map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if m[keys[i]] != m[keys[j]] {
-			return m[keys[i]] > m[keys[j]]
-		}
-		return keys[i] < keys[j]
-	})
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, m[k])
-	}
-	return strings.Join(parts, ", ")
-}
-
 func runEntities(e *env, args []string) error {
-	fs := e.flags("entities")
-	dir := fs.String("C", ".", "workspace root")
+	fs, dir := e.workspaceFlags("entities")
 	top := fs.Int("top", index.DefaultTop, "how many entities")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parseNoArgs(fs, args); err != nil {

@@ -12,8 +12,7 @@ import (
 )
 
 func runMap(e *env, args []string) error {
-	fs := e.flags("map")
-	dir := fs.String("C", ".", "workspace root")
+	fs, dir := e.workspaceFlags("map")
 	name := fs.String("entity", "", "centre the map on this entity and its neighbourhood")
 	top := fs.Int("top", entitymap.DefaultTop, "how many entities")
 	out := fs.String("o", "", "the file to write: .svg or .html (default: SVG on stdout)")

@@ -16,8 +16,7 @@ func runMappings(e *env, args []string) error {
 	if len(args) == 0 || args[0] != "validate" {
 		return usagef("ctxmap mappings validate [-C DIR]")
 	}
-	fs := e.flags("mappings validate")
-	dir := fs.String("C", ".", "workspace root")
+	fs, dir := e.workspaceFlags("mappings validate")
 	if err := parseNoArgs(fs, args[1:]); err != nil {
 		return err
 	}

@@ -26,8 +26,7 @@ func runServe(e *env, args []string) error {
 
 // runMCP serves the Model Context Protocol on stdin/stdout; the log goes to stderr.
 func runMCP(e *env, args []string) error {
-	fs := e.flags("mcp")
-	dir := fs.String("C", ".", "workspace root")
+	fs, dir := e.workspaceFlags("mcp")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
