@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"go.lsp.dev/protocol"
 	"path/filepath"
+
+	"go.lsp.dev/protocol"
 
 	"github.com/ctxmap/ctxmap/index"
 )
