@@ -69,9 +69,10 @@ func SocketPath(root string) (string, error) {
 // listen starts answering on the socket, unless another process already does; a socket file left
 // by a process that died is removed first.
 func (s *Session) listen() {
-	path, err := SocketPath(s.root)
-	if s.opts.CacheDir != "" {
-		path = filepath.Join(s.opts.CacheDir, socketName)
+	path := filepath.Join(s.opts.CacheDir, socketName)
+	var err error
+	if s.opts.CacheDir == "" {
+		path, err = SocketPath(s.root)
 	}
 	if err != nil {
 		s.opts.Logf("no query socket: %v", err)
