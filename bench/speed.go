@@ -20,7 +20,6 @@ import (
 
 	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/index/parse"
-	"github.com/ctxmap/ctxmap/server"
 )
 
 // SpeedOptions configure a speed run on one tree.
@@ -574,7 +573,7 @@ func hoverLatency(snap *index.Snapshot, n int) Latency {
 	for i := 0; i < n; i++ {
 		w := words[(i*7919)%len(words)]
 		start := time.Now()
-		server.DescribeWord(snap, w)
+		snap.Describe(w)
 		ds = append(ds, time.Since(start))
 	}
 	return latencyOf(ds)

@@ -18,7 +18,7 @@ import (
 // Config is what a workspace can set in .ctxmap.yaml at its root (and editors in their initialization
 // options); zero values mean the defaults.
 type Config struct {
-	Budget      int       `yaml:"budget" json:"budget,omitempty"`           // tokens per pack; default 8000
+	Budget      int       `yaml:"budget" json:"budget,omitempty"`           // tokens per pack; default DefaultBudget
 	Tokenizer   string    `yaml:"tokenizer" json:"tokenizer,omitempty"`     // o200k_base (default) or cl100k_base
 	Format      string    `yaml:"format" json:"format,omitempty"`           // markdown (default), xml, json
 	Exclude     []string  `yaml:"exclude" json:"exclude,omitempty"`         // gitignore-style patterns
@@ -71,8 +71,8 @@ func LoadConfig(root string) (Config, error) {
 
 // Validate checks values a person may have mistyped.
 func (c Config) Validate() error {
-	if c.Budget != 0 && c.Budget < 100 {
-		return fmt.Errorf("budget %d is below the minimum of 100 tokens", c.Budget)
+	if c.Budget != 0 && c.Budget < MinBudget {
+		return fmt.Errorf("budget %d is below the minimum of %d tokens", c.Budget, MinBudget)
 	}
 	switch c.Tokenizer {
 	case "", "o200k_base", "cl100k_base":

@@ -24,7 +24,7 @@ import (
 // Request asks for a context pack.
 type Request struct {
 	Text      string
-	Budget    int         // tokens; 0: the configuration's, else 8000
+	Budget    int         // tokens; 0: the configuration's, else DefaultBudget
 	Format    string      // markdown, xml, json; "": the configuration's, else markdown
 	Intent    string      // overrides the detected intent
 	Tokenizer string      // o200k_base, cl100k_base; "": the configuration's
@@ -42,7 +42,7 @@ type Result struct {
 	Took     time.Duration
 }
 
-// ErrInvalid marks a request a person must fix (an empty text, a budget below 100, an unknown format).
+// ErrInvalid marks a request a person must fix (an empty text, a budget below MinBudget, an unknown format).
 var ErrInvalid = errors.New("invalid request")
 
 func invalidf(format string, args ...any) error {
@@ -52,41 +52,11 @@ func invalidf(format string, args ...any) error {
 // Context answers a request from the current snapshot.
 func (ix *Index) Context(ctx context.Context, req Request) (*Result, error) {
 	start := time.Now()
-	if strings.TrimSpace(req.Text) == "" {
-		return nil, invalidf("the text is empty: give an issue, a bug report or a comment")
+	if err := req.Normalize(ix.cfg); err != nil {
+		return nil, err
 	}
-	if req.Budget == 0 {
-		req.Budget = ix.cfg.Budget
-	}
-	if req.Budget == 0 {
-		req.Budget = 8000
-	}
-	if req.Budget < 100 {
-		return nil, invalidf("budget %d is below the minimum of 100 tokens", req.Budget)
-	}
-	if req.Format == "" {
-		req.Format = ix.cfg.Format
-	}
-	switch req.Format {
-	case "", "markdown", "xml", "json":
-	default:
-		return nil, invalidf("format %q is not one of markdown, xml, json", req.Format)
-	}
-	if req.Tokenizer == "" {
-		req.Tokenizer = ix.cfg.Tokenizer
-	}
-	if req.Ranker == "" {
-		req.Ranker = ix.cfg.Ranker
-	}
-	if err := checkRanker(req.Ranker); err != nil {
-		return nil, invalidf("%v", err)
-	}
-	req.Fill = req.Fill || ix.cfg.Fill
 	without := map[string]bool{}
 	for _, w := range req.Without {
-		if !knownSignal(w) {
-			return nil, invalidf("unknown signal %q (known: %s)", w, strings.Join(Signals, ", "))
-		}
 		without[w] = true
 	}
 	tok, err := pack.NewTokenizer(req.Tokenizer)

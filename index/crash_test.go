@@ -161,7 +161,8 @@ func TestTwoProcessesOnOneCache(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	second := exec.Command(bin, "context", "-C", root, "--budget", "400", "cannot activate a rule without a key")
+	// explore opens the index itself (a context query would be answered by the server)
+	second := exec.Command(bin, "explore", "-C", root, "rule")
 	second.Env = env
 	var stderr strings.Builder
 	second.Stderr = &stderr
@@ -179,6 +180,14 @@ func TestTwoProcessesOnOneCache(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "in use by another ctxmap process") {
 		t.Errorf("the second process did not say the cache was taken: %s", stderr.String())
+	}
+	// a context query is the server's to answer: the command does not open the cache
+	asked := exec.Command(bin, "context", "-C", root, "--budget", "400", "cannot activate a rule without a key")
+	asked.Env = env
+	stderr.Reset()
+	asked.Stderr = &stderr
+	if out, err := asked.Output(); err != nil || !strings.Contains(string(out), "rule/rule.go") || stderr.Len() > 0 {
+		t.Errorf("a context query while the server runs: %v\n%s\nstderr: %s", err, out, stderr.String())
 	}
 	stdin.Close()
 	server.Wait()

@@ -35,11 +35,11 @@ type ExploredChunk struct {
 // ErrUnknownEntity is returned for a name the entity map does not hold.
 var ErrUnknownEntity = fmt.Errorf("%w: unknown entity", ErrInvalid)
 
-// Explore lists the chunks about an entity, at most limit (default 20).
+// Explore lists the chunks about an entity, at most limit (0: DefaultExplore).
 func (ix *Index) Explore(name string, limit int) (*Exploration, error) {
 	s := ix.Snapshot()
 	if limit <= 0 {
-		limit = 20
+		limit = DefaultExplore
 	}
 	e := s.Entities.Get(strings.ReplaceAll(strings.TrimSpace(name), " ", "_"))
 	if e == nil {

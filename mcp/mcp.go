@@ -7,14 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
-
-	"github.com/sahilm/fuzzy"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/session"
 )
 
 // ContextInput is what get_context takes.
@@ -24,6 +22,10 @@ type ContextInput struct {
 	Format string `json:"format,omitempty" jsonschema:"markdown (default), xml or json"`
 	Intent string `json:"intent,omitempty" jsonschema:"override the detected intent: bug_fix, implementation, refactor, test_writing, definition_lookup or usage_exploration"`
 	Fill   bool   `json:"fill,omitempty" jsonschema:"fill the budget instead of stopping when the evidence does (default false: only the code likely to change)"`
+	// the rest of the engine's request, as the CLI's flags and the editors' settings have it
+	Tokenizer string   `json:"tokenizer,omitempty" jsonschema:"the tokenizer that counts the budget: o200k_base (default) or cl100k_base"`
+	Ranker    string   `json:"ranker,omitempty" jsonschema:"learned (default) or fusion"`
+	Without   []string `json:"without,omitempty" jsonschema:"signals to switch off, for experiments"`
 }
 
 // ExploreInput is what explore_entity takes.
@@ -38,41 +40,18 @@ type SymbolInput struct {
 	Kind string `json:"kind,omitempty" jsonschema:"only definitions of this kind: function, method, class, struct, interface, type, field, constant, variable..."`
 }
 
-// Definition is one place find_symbol found.
-type Definition struct {
-	Name      string `json:"name"`
-	Qualified string `json:"qualified"`
-	Kind      string `json:"kind"`
-	Path      string `json:"path"`
-	StartLine int    `json:"startLine"`
-	EndLine   int    `json:"endLine"`
-	Signature string `json:"signature,omitempty"`
-	Doc       string `json:"doc,omitempty"`
-	Match     string `json:"match"` // exact, case-insensitive or fuzzy
-}
-
 // Symbols is find_symbol's answer.
 type Symbols struct {
-	Definitions []Definition `json:"definitions"`
+	Definitions []index.Symbol `json:"definitions"`
 }
 
+// maxDefinitions keeps find_symbol's answer short: an agent pays for every line of it.
 const maxDefinitions = 25
 
-// NewServer makes the MCP server of one index. The tools wait for ready to close (the first build);
-// nil means the index is ready.
-func NewServer(ix *index.Index, version string, ready <-chan struct{}) *sdk.Server {
+// NewServer makes the MCP server of a workspace's session. The tools wait for the first build, then
+// for the changes queued before them.
+func NewServer(sess *session.Session, version string) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "ctxmap", Version: version}, nil)
-	wait := func(ctx context.Context) error {
-		if ready == nil {
-			return nil
-		}
-		select {
-		case <-ready:
-			return nil
-		case <-ctx.Done():
-			return fmt.Errorf("the index is still being built: %w", ctx.Err())
-		}
-	}
 	sdk.AddTool(s, &sdk.Tool{
 		Name: "get_context",
 		Description: "Returns a token-budgeted context pack for a piece of text about this codebase (an issue, a bug " +
@@ -83,10 +62,11 @@ func NewServer(ix *index.Index, version string, ready <-chan struct{}) *sdk.Serv
 		if strings.TrimSpace(in.Text) == "" {
 			return nil, nil, errors.New("text is empty: give the issue or comment to find code for")
 		}
-		if err := wait(ctx); err != nil {
+		if err := sess.WaitReady(ctx); err != nil {
 			return nil, nil, err
 		}
-		res, err := ix.Context(ctx, index.Request{Text: in.Text, Budget: in.Budget, Format: in.Format, Intent: in.Intent, Fill: in.Fill})
+		res, err := sess.Context(ctx, index.Request{Text: in.Text, Budget: in.Budget, Format: in.Format, Intent: in.Intent,
+			Fill: in.Fill, Tokenizer: in.Tokenizer, Ranker: in.Ranker, Without: in.Without})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -111,13 +91,13 @@ func NewServer(ix *index.Index, version string, ready <-chan struct{}) *sdk.Serv
 		if strings.TrimSpace(in.Name) == "" {
 			return nil, nil, errors.New("name is empty: give an entity such as the ones get_context lists")
 		}
-		if in.Limit < 0 {
-			return nil, nil, errors.New("limit must be positive")
-		}
-		if err := wait(ctx); err != nil {
+		if err := index.CheckLimit("limit", in.Limit); err != nil {
 			return nil, nil, err
 		}
-		ex, err := ix.Explore(in.Name, in.Limit)
+		if err := sess.WaitReady(ctx); err != nil {
+			return nil, nil, err
+		}
+		ex, err := sess.Explore(ctx, in.Name, in.Limit)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -131,10 +111,10 @@ func NewServer(ix *index.Index, version string, ready <-chan struct{}) *sdk.Serv
 		if strings.TrimSpace(in.Name) == "" {
 			return nil, nil, errors.New("name is empty: give a symbol name such as RuleIndex or search")
 		}
-		if err := wait(ctx); err != nil {
+		if err := sess.WaitReady(ctx); err != nil {
 			return nil, nil, err
 		}
-		defs := findSymbol(ix.Snapshot(), strings.TrimSpace(in.Name), in.Kind)
+		defs := sess.Snapshot(ctx).FindSymbols(in.Name, in.Kind, maxDefinitions)
 		if len(defs) == 0 {
 			return nil, nil, fmt.Errorf("no definition named %q%s in this workspace", in.Name, kindNote(in.Kind))
 		}
@@ -152,64 +132,4 @@ func kindNote(kind string) string {
 		return ""
 	}
 	return " of kind " + kind
-}
-
-// findSymbol looks a name up exactly, then ignoring case, then fuzzily; a dotted name keeps the
-// definitions whose parent matches.
-func findSymbol(s *index.Snapshot, name, kind string) []Definition {
-	parent := ""
-	if i := strings.LastIndexAny(name, ".:#"); i >= 0 {
-		parent, name = strings.Trim(name[:i], ".:#"), name[i+1:]
-		if j := strings.LastIndexAny(parent, ".:#"); j >= 0 {
-			parent = parent[j+1:]
-		}
-	}
-	collect := func(names []string, match string) []Definition {
-		var out []Definition
-		for _, n := range names { // in the order given: the fuzzy ones best first
-			var defs []Definition
-			for _, ref := range s.Symbols[n] {
-				d, ok := s.Definition(ref)
-				if !ok || kind != "" && !strings.EqualFold(d.Kind, kind) || parent != "" && !strings.EqualFold(d.Parent, parent) {
-					continue
-				}
-				q := d.Name
-				if d.Parent != "" {
-					q = d.Parent + "." + d.Name
-				}
-				defs = append(defs, Definition{Name: d.Name, Qualified: q, Kind: d.Kind, Path: ref.Path, StartLine: d.StartLine,
-					EndLine: d.EndLine, Signature: d.Signature, Doc: d.Doc, Match: match})
-			}
-			sort.SliceStable(defs, func(i, j int) bool {
-				if defs[i].Path != defs[j].Path {
-					return defs[i].Path < defs[j].Path
-				}
-				return defs[i].StartLine < defs[j].StartLine
-			})
-			out = append(out, defs...)
-		}
-		return out
-	}
-	if out := collect([]string{name}, "exact"); len(out) > 0 {
-		return head(out)
-	}
-	if out := collect(s.Lower[strings.ToLower(name)], "case-insensitive"); len(out) > 0 {
-		return head(out)
-	}
-	all := s.SymbolNames()
-	var names []string
-	for i, m := range fuzzy.Find(name, all) {
-		if i == 10 {
-			break
-		}
-		names = append(names, m.Str)
-	}
-	return head(collect(names, "fuzzy"))
-}
-
-func head(ds []Definition) []Definition {
-	if len(ds) > maxDefinitions {
-		return ds[:maxDefinitions]
-	}
-	return ds
 }

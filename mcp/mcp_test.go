@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/session"
 )
 
 var workspace = map[string]string{
@@ -67,18 +68,18 @@ func writeWorkspace(t *testing.T) string {
 	return root
 }
 
-// session starts the server on an in-memory transport and connects the SDK's own client to it.
-func session(t *testing.T) (*sdk.ClientSession, string) {
+// connect starts the server on an in-memory transport and connects the SDK's own client to it.
+func connect(t *testing.T) (*sdk.ClientSession, string) {
 	t.Helper()
 	root := writeWorkspace(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	ix, err := index.Open(ctx, index.Options{Root: root, InMemory: true})
+	sess, err := session.Open(ctx, session.Options{Root: root, InMemory: true, Watch: true, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
 	st, ct := sdk.NewInMemoryTransports()
 	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, ix, st, "test", t.Logf) }()
+	go func() { done <- Serve(ctx, sess, st, "test") }()
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +92,7 @@ func session(t *testing.T) (*sdk.ClientSession, string) {
 		case <-time.After(10 * time.Second):
 			t.Error("the server did not stop")
 		}
-		ix.Close()
+		sess.Close()
 	})
 	return cs, root
 }
@@ -112,7 +113,7 @@ func call(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any)
 }
 
 func TestToolsListed(t *testing.T) {
-	cs, _ := session(t)
+	cs, _ := connect(t)
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +136,7 @@ func TestToolsListed(t *testing.T) {
 }
 
 func TestGetContext(t *testing.T) {
-	cs, _ := session(t)
+	cs, _ := connect(t)
 	res, text := call(t, cs, "get_context", map[string]any{"text": "Publishing a release without a tag fails", "budget": 600})
 	if res.IsError {
 		t.Fatalf("tool error: %s", text)
@@ -157,7 +158,7 @@ func TestGetContext(t *testing.T) {
 }
 
 func TestExploreEntity(t *testing.T) {
-	cs, _ := session(t)
+	cs, _ := connect(t)
 	res, text := call(t, cs, "explore_entity", map[string]any{"name": "gist", "limit": 5})
 	if res.IsError {
 		t.Fatalf("tool error: %s", text)
@@ -177,7 +178,7 @@ func TestExploreEntity(t *testing.T) {
 }
 
 func TestFindSymbol(t *testing.T) {
-	cs, _ := session(t)
+	cs, _ := connect(t)
 	for _, tc := range []struct{ name, kind, path, match string }{
 		{"Publish", "", "release/release.go", "exact"},
 		{"GistStore.ListGists", "", "gist/list.go", "exact"},
@@ -200,7 +201,7 @@ func TestFindSymbol(t *testing.T) {
 
 // Bad arguments are tool errors a model can read and act on; the session goes on.
 func TestBadArguments(t *testing.T) {
-	cs, _ := session(t)
+	cs, _ := connect(t)
 	for _, tc := range []struct {
 		tool string
 		args map[string]any
@@ -231,7 +232,7 @@ func TestBadArguments(t *testing.T) {
 
 // A file written after the start is found: the index follows the disk.
 func TestFollowsTheDisk(t *testing.T) {
-	cs, root := session(t)
+	cs, root := connect(t)
 	call(t, cs, "find_symbol", map[string]any{"name": "Publish"}) // the first build is done
 	if err := os.WriteFile(filepath.Join(root, "release", "notes.go"), []byte("package release\n\nfunc RenderNotes() string { return \"\" }\n"), 0o644); err != nil {
 		t.Fatal(err)

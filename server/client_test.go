@@ -19,6 +19,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"github.com/ctxmap/ctxmap/session"
 )
 
 // The tests drive a real server over a real connection with the library's own jsonrpc2 client, on
@@ -265,11 +267,11 @@ func (c *client) command(name string, arg, result any) error {
 }
 
 // waitReady waits until the first index build finished and every queued change is applied.
-func (c *client) waitReady() status {
+func (c *client) waitReady() session.Status {
 	c.t.Helper()
 	deadline := time.Now().Add(testTimeout)
 	for {
-		var st status
+		var st session.Status
 		if err := c.command(cmdStatus, nil, &st); err != nil {
 			c.t.Fatalf("status: %v", err)
 		}

@@ -30,11 +30,7 @@ func (s *Server) codeLens(ctx context.Context, raw json.RawMessage) (any, error)
 		return nil, nil
 	}
 	release(ctx)
-	ws := s.workspace()
-	ws.settle(ctx)
-	ix, done := ws.acquire()
-	rec := ix.Snapshot().Files[rel]
-	done()
+	rec := s.session().Snapshot(ctx).Files[rel]
 	return lenses(uri, rel, rec, newLineIndex(text)), nil
 }
 

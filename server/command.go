@@ -50,7 +50,7 @@ func (s *Server) executeCommand(ctx context.Context, raw json.RawMessage) (any, 
 	case cmdEntities:
 		return s.entitiesCommand(ctx, arg)
 	case cmdStatus:
-		return s.workspace().status(), nil
+		return s.session().Status(), nil
 	case cmdReindex:
 		return s.reindexCommand(ctx)
 	case cmdEntityMap:
@@ -125,26 +125,10 @@ func (s *Server) contextCommand(ctx context.Context, raw json.RawMessage) (any, 
 			return nil, invalidParams("%s: %v", cmdContext, err)
 		}
 	}
-	s.mu.Lock()
-	def := s.defaults
-	s.mu.Unlock()
 	req := index.Request{Text: text, Budget: a.Budget, Format: a.Format, Intent: a.Intent, Tokenizer: a.Tokenizer, Ranker: a.Ranker, Fill: a.Fill}
-	if req.Budget == 0 {
-		req.Budget = def.budget
-	}
-	if req.Format == "" {
-		req.Format = def.format
-	}
-	if req.Tokenizer == "" {
-		req.Tokenizer = def.tokenizer
-	}
 	// a pack takes a while: let hover and edits through meanwhile
 	release(ctx)
-	ws := s.workspace()
-	ws.settle(ctx)
-	ix, done := ws.acquire()
-	defer done()
-	res, err := ix.Context(ctx, req)
+	res, err := s.session().Context(ctx, req)
 	if errors.Is(err, index.ErrInvalid) {
 		return nil, invalidParams("%s: %v", cmdContext, err)
 	}
@@ -184,11 +168,7 @@ func (s *Server) blockAt(ctx context.Context, rel string, doc []byte, pos protoc
 	if rel == "" {
 		return "", fmt.Errorf("line %d: the document is outside the workspace: select the text instead", line)
 	}
-	ws := s.workspace()
-	ws.settle(ctx)
-	ix, done := ws.acquire()
-	rec := ix.Snapshot().Files[rel]
-	done()
+	rec := s.session().Snapshot(ctx).Files[rel]
 	if rec == nil || rec.File == nil {
 		return "", fmt.Errorf("%s is not indexed (unsupported or skipped): select the text instead", rel)
 	}
@@ -230,34 +210,25 @@ func (s *Server) exploreCommand(ctx context.Context, raw json.RawMessage) (any, 
 	if strings.TrimSpace(a.Name) == "" {
 		return nil, invalidParams("%s: give the entity's name, e.g. {\"name\": \"RULE\"}", cmdExplore)
 	}
-	if a.Limit < 0 || a.Limit > maxListed {
-		return nil, invalidParams("%s: limit must be between 1 and %d", cmdExplore, maxListed)
+	if err := index.CheckLimit("limit", a.Limit); err != nil {
+		return nil, invalidParams("%s: %v", cmdExplore, err)
 	}
-	ws := s.workspace()
-	ws.settle(ctx)
-	ix, done := ws.acquire()
-	defer done()
-	ex, err := ix.Explore(a.Name, a.Limit)
+	ex, err := s.session().Explore(ctx, a.Name, a.Limit)
 	if errors.Is(err, index.ErrInvalid) {
 		return nil, invalidParams("%s: %v", cmdExplore, err)
 	}
 	return ex, err
 }
 
-// maxListed bounds the lists commands return.
-const maxListed = 1000
-
-// entitySummary is an entity as ctxmap.entities lists it: its longest lists cut short.
+// entitySummary is an entity as ctxmap.entities lists it: its lists cut short, with the count of
+// its files.
 type entitySummary struct {
-	Name          string   `json:"name"`
-	Terms         []string `json:"terms"`
-	Importance    float64  `json:"importance"`
-	Centrality    string   `json:"centrality"`
-	FileCount     int      `json:"fileCount"`
-	Files         []string `json:"files"`
-	Related       []string `json:"related"`
-	BusinessTerms []string `json:"businessTerms,omitempty"`
+	index.EntitySummary
+	FileCount int `json:"fileCount"`
 }
+
+// summaryListed bounds each list of an entity in ctxmap.entities.
+const summaryListed = 10
 
 func (s *Server) entitiesCommand(ctx context.Context, raw json.RawMessage) (any, error) {
 	var a struct {
@@ -266,47 +237,25 @@ func (s *Server) entitiesCommand(ctx context.Context, raw json.RawMessage) (any,
 	if err := decodeArg(cmdEntities, raw, &a, "{top}"); err != nil {
 		return nil, err
 	}
-	if a.Top == 0 {
-		a.Top = 20
+	if err := index.CheckLimit("top", a.Top); err != nil {
+		return nil, invalidParams("%s: %v", cmdEntities, err)
 	}
-	if a.Top < 1 || a.Top > maxListed {
-		return nil, invalidParams("%s: top must be between 1 and %d", cmdEntities, maxListed)
-	}
-	ws := s.workspace()
-	ws.settle(ctx)
-	ix, done := ws.acquire()
-	snap := ix.Snapshot()
-	done()
 	out := []entitySummary{}
-	if snap.Entities == nil {
-		return out, nil
-	}
-	for i, e := range snap.Entities.Entities {
-		if i == a.Top {
-			break
-		}
-		sum := entitySummary{Name: e.Name, Terms: e.Terms, Importance: e.Importance, Centrality: e.Centrality,
-			FileCount: len(e.Files), Files: head(e.Files, 10), BusinessTerms: head(e.BusinessTerms, 8), Related: []string{}}
-		for j, r := range e.Related {
-			if j == 5 {
-				break
-			}
-			sum.Related = append(sum.Related, r.Name)
-		}
-		out = append(out, sum)
+	for _, e := range s.session().Snapshot(ctx).TopEntities(a.Top) {
+		out = append(out, entitySummary{EntitySummary: e.Shortened(summaryListed), FileCount: len(e.Files)})
 	}
 	return out, nil
 }
 
 // reindexCommand walks the whole workspace again and answers with the counts once done.
 func (s *Server) reindexCommand(ctx context.Context) (any, error) {
-	ws := s.workspace()
-	seq := ws.requestRescan()
+	sess := s.session()
+	seq := sess.Rescan()
 	release(ctx)
-	if !ws.waitApplied(ctx, seq) {
+	if !sess.WaitApplied(ctx, seq) {
 		return nil, protocol.ErrRequestCancelled
 	}
-	st := ws.status()
+	st := sess.Status()
 	if st.Error != "" {
 		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, "ctxmap.reindex: "+st.Error)
 	}

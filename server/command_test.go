@@ -8,6 +8,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"github.com/ctxmap/ctxmap/session"
 )
 
 type testPack struct {
@@ -185,7 +187,7 @@ func TestExploreEntitiesStatusReindex(t *testing.T) {
 	// a file written while nobody watches it would be found by the rescan; here the watcher may find
 	// it first, so the test only asks that reindex answers with counts that include it
 	writeFile(t, root, "rule/extra.go", "package rule\n\nfunc ExtraRule() {}\n")
-	var after status
+	var after session.Status
 	if err := c.command(cmdReindex, nil, &after); err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +204,7 @@ func TestReindexFindsWhatNothingReported(t *testing.T) {
 	if hasSymbol(c.symbols("ExtraRule"), "ExtraRule") {
 		t.Fatal("found without watching or events")
 	}
-	var after status
+	var after session.Status
 	if err := c.command(cmdReindex, nil, &after); err != nil {
 		t.Fatal(err)
 	}

@@ -23,21 +23,21 @@ func (s *Server) entityMapCommand(ctx context.Context, raw json.RawMessage) (any
 	if err := decodeArg(cmdEntityMap, raw, &a, "{entity, top}"); err != nil {
 		return nil, err
 	}
-	if a.Top < 0 || a.Top > maxListed {
-		return nil, invalidParams("%s: top must be between 1 and %d", cmdEntityMap, maxListed)
+	if err := index.CheckLimit("top", a.Top); err != nil {
+		return nil, invalidParams("%s: %v", cmdEntityMap, err)
 	}
-	ws := s.workspace()
-	ws.settle(ctx)
-	ix, done := ws.acquire()
-	defer done()
-	m, err := entitymap.Build(ix, entitymap.Options{Top: a.Top, Entity: a.Entity})
+	var m *entitymap.Map
+	err := s.session().Read(ctx, func(ix *index.Index) (err error) {
+		m, err = entitymap.Build(ix, entitymap.Options{Top: a.Top, Entity: a.Entity})
+		return err
+	})
 	if errors.Is(err, index.ErrInvalid) {
 		return nil, invalidParams("%s: %v", cmdEntityMap, err)
 	}
 	if err != nil {
 		return nil, err
 	}
-	m.Title = "Entities of " + filepath.Base(ix.Root())
+	m.Title = "Entities of " + filepath.Base(s.session().Root())
 	if a.Entity != "" {
 		m.Title += " around " + m.Focus
 	}

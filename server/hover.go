@@ -3,18 +3,10 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"path/filepath"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
-
-	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/index/entity"
-	"github.com/ctxmap/ctxmap/index/parse"
-	"github.com/ctxmap/ctxmap/index/words"
 )
 
 func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -36,12 +28,7 @@ func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
 		return nil, nil
 	}
 	release(ctx)
-	ws := s.workspace()
-	ws.settle(ctx)
-	ix, done := ws.acquire()
-	snap := ix.Snapshot()
-	done()
-	md := DescribeWord(snap, string(text[start:end]))
+	md := s.session().Snapshot(ctx).Describe(string(text[start:end]))
 	if md == "" {
 		return nil, nil
 	}
@@ -80,179 +67,4 @@ func wordAt(text []byte, off int) (start, end int) {
 		end += size
 	}
 	return start, end
-}
-
-// maxHoverSymbols bounds the definitions listed for one name ("String" has hundreds).
-const maxHoverSymbols = 5
-
-// DescribeWord is the hover's Markdown for a word: the entity behind it and the definitions of that
-// name; "" when there are neither.
-func DescribeWord(snap *index.Snapshot, word string) string {
-	var b strings.Builder
-	if e := entityOf(snap.Entities, word); e != nil {
-		writeEntity(&b, snap, e)
-	}
-	refs := snap.Symbols[word]
-	for i, ref := range refs {
-		if i == maxHoverSymbols {
-			fmt.Fprintf(&b, "\n… and %d more definitions of `%s`\n", len(refs)-maxHoverSymbols, word)
-			break
-		}
-		d, ok := snap.Definition(ref)
-		if !ok {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteString("\n---\n\n")
-		}
-		writeDefinition(&b, snap, ref.Path, d)
-	}
-	return b.String()
-}
-
-// entityOf finds the entity a word names: by name ("QualityProfile", "gists"), by its normalised stem
-// among entity terms, and for an identifier made of several words, by the compound or its last word.
-func entityOf(m *entity.Map, word string) *entity.Entity {
-	if m == nil {
-		return nil
-	}
-	if e := m.Get(word); e != nil {
-		return e
-	}
-	if n := words.Normalize(strings.ToLower(word)); n != "" {
-		if es := m.Lookup(n); len(es) > 0 {
-			return es[0]
-		}
-	}
-	terms := words.Terms(word)
-	if len(terms) > 1 {
-		if es := m.Lookup(strings.Join(terms, " ")); len(es) > 0 {
-			return es[0]
-		}
-		for i := len(terms) - 1; i >= 0; i-- {
-			if e := m.Get(terms[i]); e != nil {
-				return e
-			}
-		}
-	}
-	return nil
-}
-
-// maxHoverFiles bounds the files listed for an entity.
-const maxHoverFiles = 5
-
-func writeEntity(b *strings.Builder, snap *index.Snapshot, e *entity.Entity) {
-	fmt.Fprintf(b, "**%s** · entity · importance %.2f", e.Name, e.Importance)
-	if e.Centrality != "" {
-		fmt.Fprintf(b, " · %s", e.Centrality)
-	}
-	fmt.Fprintf(b, " · %d files\n\n", len(e.Files))
-	if len(e.Files) > 0 {
-		b.WriteString("Defined in: ")
-		for i, p := range e.Files {
-			if i == maxHoverFiles {
-				fmt.Fprintf(b, " and %d more", len(e.Files)-maxHoverFiles)
-				break
-			}
-			if i > 0 {
-				b.WriteString(" · ")
-			}
-			b.WriteString(link(snap.Root, p, entityLine(snap.Files[p], e)))
-		}
-		b.WriteString("\n\n")
-	}
-	if len(e.Related) > 0 {
-		names := make([]string, 0, 6)
-		for i, r := range e.Related {
-			if i == 6 {
-				break
-			}
-			names = append(names, r.Name)
-		}
-		fmt.Fprintf(b, "Related: %s\n\n", strings.Join(names, ", "))
-	}
-	if len(e.BusinessTerms) > 0 {
-		fmt.Fprintf(b, "Business terms: %s\n\n", strings.Join(head(e.BusinessTerms, 8), ", "))
-	}
-}
-
-// entityLine is the line of the definition in a file that names the entity best: a type named after
-// it, else any definition whose name holds all its terms, else the file's first line.
-func entityLine(rec *index.Record, e *entity.Entity) int {
-	if rec == nil || rec.File == nil {
-		return 1
-	}
-	best, bestScore := 1, 0
-	for _, d := range rec.File.Definitions {
-		terms := words.Terms(d.Name)
-		if !containsAll(terms, e.Terms) {
-			continue
-		}
-		score := 1
-		if len(terms) == len(e.Terms) {
-			score = 2
-			switch d.Kind {
-			case "type", "struct", "class", "interface", "trait", "enum":
-				score = 3
-			}
-		}
-		if score > bestScore {
-			best, bestScore = d.StartLine, score
-		}
-	}
-	return best
-}
-
-func containsAll(have, want []string) bool {
-	for _, w := range want {
-		found := false
-		for _, h := range have {
-			if h == w {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return len(want) > 0
-}
-
-func writeDefinition(b *strings.Builder, snap *index.Snapshot, path string, d parse.Definition) {
-	fmt.Fprintf(b, "**`%s`** %s", d.Name, d.Kind)
-	if d.Parent != "" {
-		fmt.Fprintf(b, " in `%s`", d.Parent)
-	}
-	fmt.Fprintf(b, " · %s\n", link(snap.Root, path, d.StartLine))
-	if d.Signature != "" {
-		lang := ""
-		if rec := snap.Files[path]; rec != nil {
-			lang = rec.Language
-		}
-		fmt.Fprintf(b, "\n```%s\n%s\n```\n", lang, strings.ReplaceAll(d.Signature, "```", "` ` `"))
-	}
-	if doc := firstParagraph(d.Doc); doc != "" {
-		fmt.Fprintf(b, "\n%s\n", doc)
-	}
-}
-
-// link is a Markdown link to a line of a workspace file: [path:line](file:///abs/path#Lline).
-func link(root, rel string, line int) string {
-	return fmt.Sprintf("[%s:%d](%s#L%d)", rel, line, fileURI(filepath.Join(root, filepath.FromSlash(rel))), line)
-}
-
-func firstParagraph(doc string) string {
-	doc = strings.TrimSpace(doc)
-	if i := strings.Index(doc, "\n\n"); i >= 0 {
-		doc = doc[:i]
-	}
-	return clipText(doc, 400)
-}
-
-func head(s []string, n int) []string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
 }

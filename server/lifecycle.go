@@ -57,13 +57,6 @@ type settings struct {
 	Embedding *index.Embedding `json:"embedding"`
 }
 
-// requestDefaults fill a context request's unset fields.
-type requestDefaults struct {
-	budget    int
-	format    string
-	tokenizer string
-}
-
 // parseSettings decodes editor options; unknown keys are reported, not fatal, since editors share one
 // settings object between versions.
 func parseSettings(raw json.RawMessage, warn func(string)) (settings, error) {
@@ -143,17 +136,6 @@ func (st settings) config(root string) (index.Config, error) {
 	return cfg, nil
 }
 
-func defaultsOf(cfg index.Config) requestDefaults {
-	return requestDefaults{budget: cfg.Budget, format: cfg.Format, tokenizer: cfg.Tokenizer}
-}
-
-// sameIndexConfig says whether two configurations build the same index (request defaults aside).
-func sameIndexConfig(a, b index.Config) bool {
-	a.Budget, a.Format, a.Tokenizer, a.Ranker, a.Fill = 0, "", "", "", false
-	b.Budget, b.Format, b.Tokenizer, b.Ranker, b.Fill = 0, "", "", "", false
-	return reflect.DeepEqual(a, b)
-}
-
 func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p initializeParams
 	if err := decodeParams("initialize", raw, &p); err != nil {
@@ -173,14 +155,13 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	if err != nil {
 		return nil, invalidParams("initializationOptions: %v", err)
 	}
-	ws, err := openWorkspace(ctx, s, root, cfg)
+	sess, err := s.openSession(ctx, root, cfg)
 	if err != nil {
 		return nil, invalidParams("%v", err)
 	}
 	s.mu.Lock()
 	s.phase = running
-	s.ws = ws
-	s.defaults = defaultsOf(cfg)
+	s.sess = sess
 	if w := p.Capabilities.Window; w != nil {
 		s.caps.progress = w.WorkDoneProgress
 	}
@@ -188,7 +169,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		s.caps.watchedFiles = w.DidChangeWatchedFiles.DynamicRegistration
 	}
 	s.mu.Unlock()
-	s.logf("workspace %s", ws.root)
+	s.logf("workspace %s", sess.Root())
 	return &protocol.InitializeResult{
 		Capabilities: protocol.ServerCapabilities{
 			TextDocumentSync: &protocol.TextDocumentSyncOptions{
@@ -242,9 +223,9 @@ func (s *Server) rootOf(p initializeParams) (string, error) {
 
 func (s *Server) initialized(context.Context, json.RawMessage) (any, error) {
 	s.mu.Lock()
-	ws, caps := s.ws, s.caps
+	sess, caps := s.sess, s.caps
 	s.mu.Unlock()
-	ws.start(!s.opts.NoFileWatch)
+	sess.Start()
 	if caps.watchedFiles {
 		// asked on its own goroutine: the client answers through the read loop
 		go s.registerWatchedFiles()
@@ -255,10 +236,10 @@ func (s *Server) initialized(context.Context, json.RawMessage) (any, error) {
 func (s *Server) shutdown(context.Context, json.RawMessage) (any, error) {
 	s.mu.Lock()
 	s.phase = shuttingDown
-	ws := s.ws
+	sess := s.sess
 	s.mu.Unlock()
-	if ws != nil {
-		if err := ws.close(); err != nil {
+	if sess != nil {
+		if err := sess.Close(); err != nil {
 			s.logf("close the index: %v", err)
 		}
 	}
@@ -285,17 +266,13 @@ func (s *Server) didChangeConfiguration(_ context.Context, raw json.RawMessage) 
 	if err != nil {
 		return nil, invalidParams("settings: %v", err)
 	}
-	ws := s.workspace()
-	cfg, err := st.config(ws.root)
+	sess := s.session()
+	cfg, err := st.config(sess.Root())
 	if err != nil {
 		return nil, invalidParams("settings: %v (the previous settings stay in force)", err)
 	}
-	s.mu.Lock()
-	s.defaults = defaultsOf(cfg)
-	s.mu.Unlock()
-	if !sameIndexConfig(cfg, ws.config()) {
+	if sess.Reconfigure(cfg) {
 		s.logMessage(protocol.MessageTypeInfo, "ctxmap settings changed: indexing the workspace again")
-		ws.requestReopen(cfg)
 	}
 	return nil, nil
 }

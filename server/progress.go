@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/ctxmap/ctxmap/session"
 )
 
 // progress reports one piece of work ($/progress begin, report, end) to a client that declared
@@ -53,8 +55,8 @@ func (s *Server) beginProgress(title, message string) *progress {
 	return p
 }
 
-// report is called by the index's workers, concurrently.
-func (p *progress) report(done, total int) {
+// Report is called by the index's workers, concurrently.
+func (p *progress) Report(done, total int) {
 	if p.token == "" || total <= 0 {
 		return
 	}
@@ -67,10 +69,10 @@ func (p *progress) report(done, total int) {
 	p.pct, p.last = pct, time.Now()
 	p.s.notify(protocol.MethodProgress, &progressParams{Token: p.token, Value: &protocol.WorkDoneProgressReport{
 		Kind: protocol.WorkDoneProgressKindReport, Percentage: pct,
-		Message: fmt.Sprintf("%s/%s files", thousands(done), thousands(total))}})
+		Message: fmt.Sprintf("%s/%s files", session.Thousands(done), session.Thousands(total))}})
 }
 
-func (p *progress) end(message string) {
+func (p *progress) End(message string) {
 	if p.token == "" {
 		return
 	}

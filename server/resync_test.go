@@ -11,13 +11,15 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/ctxmap/ctxmap/session"
 )
 
 // answered fails the test unless the process answers a status request within a few seconds.
 func answered(t *testing.T, p *process, after string) {
 	t.Helper()
 	done := make(chan error, 1)
-	var st status
+	var st session.Status
 	go func() { done <- p.command(cmdStatus, nil, &st) }()
 	select {
 	case err := <-done:

@@ -14,6 +14,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"github.com/ctxmap/ctxmap/session"
 )
 
 // Options configure one session.
@@ -51,8 +53,7 @@ type Server struct {
 	phase    phase
 	exited   bool
 	caps     clientCaps
-	defaults requestDefaults
-	ws       *workspace
+	sess     *session.Session
 	progress int // sequence for progress tokens
 
 	docs documents
@@ -77,10 +78,10 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	}
 	cancel()
 	s.mu.Lock()
-	ws, exited, phase := s.ws, s.exited, s.phase
+	sess, exited, phase := s.sess, s.exited, s.phase
 	s.mu.Unlock()
-	if ws != nil {
-		if err := ws.close(); err != nil {
+	if sess != nil {
+		if err := sess.Close(); err != nil {
 			s.logf("close the index: %v", err)
 		}
 	}
@@ -117,11 +118,11 @@ func (s *Server) admit(method string) error {
 	return nil
 }
 
-// workspace returns the session's workspace; nil before initialize.
-func (s *Server) workspace() *workspace {
+// session returns the workspace's session; nil before initialize.
+func (s *Server) session() *session.Session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.ws
+	return s.sess
 }
 
 // clientTimeout bounds a call to the client: an editor that never answers must not stall indexing.

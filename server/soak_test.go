@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxmap/ctxmap/session"
 )
 
 // Soak: the real server process under simulated editing (typing, saves, files created and deleted on
@@ -111,7 +113,7 @@ type sample struct{ rss, heap, goroutines float64 }
 // sample reads the server process's resident size and asks it for its live heap and goroutines.
 func (p *process) sample(t *testing.T) sample {
 	t.Helper()
-	var st status
+	var st session.Status
 	if err := p.command(cmdStatus, nil, &st); err != nil {
 		t.Fatalf("status: %v", err)
 	}

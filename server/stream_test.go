@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/ctxmap/ctxmap/session"
 )
 
 func TestMalformedMessagesGetErrorsAndServingGoesOn(t *testing.T) {
@@ -26,7 +28,7 @@ func TestMalformedMessagesGetErrorsAndServingGoesOn(t *testing.T) {
 		}
 		c.stream.waitFrame(t, tc.want...)
 		// the session survives: a real request still gets its answer
-		var st status
+		var st session.Status
 		if err := c.command(cmdStatus, nil, &st); err != nil || !st.Ready {
 			t.Fatalf("after %s: status %+v, %v", tc.name, st, err)
 		}

@@ -5,19 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
-	"sort"
-	"strings"
 
-	"github.com/sahilm/fuzzy"
 	"go.lsp.dev/protocol"
 
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/index/parse"
 )
-
-// maxWorkspaceSymbols caps workspace/symbol: a client shows a short list and asks again as the user
-// types.
-const maxWorkspaceSymbols = 100
 
 func (s *Server) workspaceSymbol(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p protocol.WorkspaceSymbolParams
@@ -25,50 +17,28 @@ func (s *Server) workspaceSymbol(ctx context.Context, raw json.RawMessage) (any,
 		return nil, err
 	}
 	release(ctx)
-	ws := s.workspace()
-	ws.settle(ctx)
-	ix, done := ws.acquire()
-	snap := ix.Snapshot()
-	done()
-	return findSymbols(snap, p.Query, maxWorkspaceSymbols), nil
-}
-
-// findSymbols matches query fuzzily against the symbol table, best first; nil when nothing matches.
-func findSymbols(snap *index.Snapshot, query string, limit int) []protocol.SymbolInformation {
-	query = strings.TrimSpace(query)
-	if query == "" {
-		return nil
+	sess := s.session()
+	// a client shows a short list and asks again as the user types
+	syms := sess.Snapshot(ctx).FindSymbols(p.Query, "", index.MaxSymbols)
+	if len(syms) == 0 {
+		return nil, nil
 	}
-	names := make([]string, 0, len(snap.Symbols))
-	for name := range snap.Symbols {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	var out []protocol.SymbolInformation
-	for _, m := range fuzzy.Find(query, names) {
-		for _, ref := range snap.Symbols[m.Str] {
-			if len(out) == limit {
-				return out
-			}
-			d, ok := snap.Definition(ref)
-			if !ok {
-				continue
-			}
-			out = append(out, protocol.SymbolInformation{
-				Name:          d.Name,
-				Kind:          symbolKind(d.Kind),
-				ContainerName: d.Parent,
-				Location: protocol.Location{
-					URI: protocol.DocumentURI(fileURI(filepath.Join(snap.Root, filepath.FromSlash(ref.Path)))),
-					Range: protocol.Range{
-						Start: protocol.Position{Line: uint32(d.StartLine - 1)},
-						End:   protocol.Position{Line: uint32(d.EndLine)},
-					},
+	out := make([]protocol.SymbolInformation, len(syms))
+	for i, d := range syms {
+		out[i] = protocol.SymbolInformation{
+			Name:          d.Name,
+			Kind:          symbolKind(d.Kind),
+			ContainerName: d.Parent,
+			Location: protocol.Location{
+				URI: protocol.DocumentURI(index.FileURI(filepath.Join(sess.Root(), filepath.FromSlash(d.Path)))),
+				Range: protocol.Range{
+					Start: protocol.Position{Line: uint32(d.StartLine - 1)},
+					End:   protocol.Position{Line: uint32(d.EndLine)},
 				},
-			})
+			},
 		}
 	}
-	return out
+	return out, nil
 }
 
 func (s *Server) documentSymbol(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -81,11 +51,7 @@ func (s *Server) documentSymbol(ctx context.Context, raw json.RawMessage) (any, 
 		return nil, nil
 	}
 	release(ctx)
-	ws := s.workspace()
-	ws.settle(ctx)
-	ix, done := ws.acquire()
-	rec := ix.Snapshot().Files[rel]
-	done()
+	rec := s.session().Snapshot(ctx).Files[rel]
 	if rec == nil || rec.File == nil {
 		return nil, nil
 	}
@@ -94,7 +60,7 @@ func (s *Server) documentSymbol(ctx context.Context, raw json.RawMessage) (any, 
 
 // outline nests a file's definitions: a definition goes under the closest one before it that is named
 // as its parent (or, for Markdown, is its parent heading) and whose lines hold it.
-func outline(defs []parse.Definition, lines *lineIndex) []protocol.DocumentSymbol {
+func outline(defs []index.Definition, lines *lineIndex) []protocol.DocumentSymbol {
 	type node struct {
 		sym      protocol.DocumentSymbol
 		children []int
@@ -133,7 +99,7 @@ func outline(defs []parse.Definition, lines *lineIndex) []protocol.DocumentSymbo
 	return out
 }
 
-func documentSymbol(d parse.Definition, lines *lineIndex) protocol.DocumentSymbol {
+func documentSymbol(d index.Definition, lines *lineIndex) protocol.DocumentSymbol {
 	start := min(max(d.StartByte, 0), len(lines.text))
 	end := min(max(d.EndByte, start), len(lines.text))
 	r := protocol.Range{Start: lines.position(start), End: lines.position(end)}

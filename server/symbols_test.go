@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/ctxmap/ctxmap/index"
 )
 
 func TestWorkspaceSymbolFuzzy(t *testing.T) {
@@ -43,14 +45,14 @@ func TestWorkspaceSymbolIsCapped(t *testing.T) {
 	root := workspaceCopy(t, "notes")
 	var b strings.Builder
 	b.WriteString("package gist\n\n")
-	for i := 0; i < 3*maxWorkspaceSymbols; i++ {
+	for i := 0; i < 3*index.MaxSymbols; i++ {
 		fmt.Fprintf(&b, "func Generated%03d() {}\n", i)
 	}
 	writeFile(t, root, "gist/many.go", b.String())
 	c := start(t, root, Options{}, nil, nil)
 	c.waitReady()
-	if n := len(c.symbols("Generated")); n != maxWorkspaceSymbols {
-		t.Errorf("%d symbols, want the cap of %d", n, maxWorkspaceSymbols)
+	if n := len(c.symbols("Generated")); n != index.MaxSymbols {
+		t.Errorf("%d symbols, want the cap of %d", n, index.MaxSymbols)
 	}
 }
 

@@ -44,32 +44,18 @@ func (d *documents) remove(uri string) *document {
 	return doc
 }
 
-// overlays are the open buffers of workspace files, by relative path.
-func (d *documents) overlays() map[string][]byte {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	out := map[string][]byte{}
-	for _, doc := range d.open {
-		if doc.rel != "" {
-			out[doc.rel] = doc.text
-		}
-	}
-	return out
-}
-
 func (s *Server) didOpen(_ context.Context, raw json.RawMessage) (any, error) {
 	var p protocol.DidOpenTextDocumentParams
 	if err := decodeParams("textDocument/didOpen", raw, &p); err != nil {
 		return nil, err
 	}
-	ws := s.workspace()
 	doc := &document{uri: string(p.TextDocument.URI), version: p.TextDocument.Version, text: []byte(p.TextDocument.Text)}
-	if rel, err := ws.rel(doc.uri); err == nil {
+	if rel, err := s.rel(doc.uri); err == nil {
 		doc.rel = rel
 	}
 	s.docs.put(doc)
 	if doc.rel != "" {
-		ws.edited(doc.rel, &edit{text: doc.text})
+		s.session().Edited(doc.rel, doc.text)
 	}
 	return nil, nil
 }
@@ -101,7 +87,7 @@ func (s *Server) didChange(_ context.Context, raw json.RawMessage) (any, error) 
 			// the buffer is now unknown: ask for a fresh didOpen by forgetting this one
 			s.docs.remove(uri)
 			if old.rel != "" {
-				s.workspace().edited(old.rel, &edit{closed: true})
+				s.session().BufferClosed(old.rel)
 			}
 			return nil, invalidParams("textDocument/didChange: change %d of %s: %v", i+1, uri, err)
 		}
@@ -109,7 +95,7 @@ func (s *Server) didChange(_ context.Context, raw json.RawMessage) (any, error) 
 	doc := &document{uri: uri, rel: old.rel, version: p.TextDocument.Version, text: text}
 	s.docs.put(doc)
 	if doc.rel != "" {
-		s.workspace().edited(doc.rel, &edit{text: text})
+		s.session().Edited(doc.rel, text)
 	}
 	return nil, nil
 }
@@ -148,7 +134,7 @@ func (s *Server) didClose(_ context.Context, raw json.RawMessage) (any, error) {
 		return nil, err
 	}
 	if doc := s.docs.remove(string(p.TextDocument.URI)); doc != nil && doc.rel != "" {
-		s.workspace().edited(doc.rel, &edit{closed: true})
+		s.session().BufferClosed(doc.rel)
 	}
 	return nil, nil
 }
@@ -162,14 +148,11 @@ func (s *Server) text(uri string) (text []byte, rel string, err error) {
 	if doc := s.docs.get(uri); doc != nil {
 		return doc.text, doc.rel, nil
 	}
-	ws := s.workspace()
-	rel, err = ws.rel(uri)
+	rel, err = s.rel(uri)
 	if err != nil {
 		return nil, "", err
 	}
-	ix, done := ws.acquire()
-	defer done()
-	text, err = ix.ReadFile(rel)
+	text, err = s.session().ReadFile(rel)
 	if err != nil {
 		return nil, "", fmt.Errorf("read %s: %v", rel, err)
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -10,8 +10,10 @@ import (
 	"golang.org/x/tools/txtar"
 )
 
-func TestMapCommand(t *testing.T) {
-	ar, err := txtar.ParseFile(filepath.Join("testdata", "shop.txtar"))
+// shop writes the shop of testdata/shop.txtar to a new folder, with a cache of its own.
+func shop(t *testing.T) string {
+	t.Helper()
+	ar, err := txtar.ParseFile(filepath.Join("..", "..", "testdata", "shop.txtar"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,6 +28,11 @@ func TestMapCommand(t *testing.T) {
 		}
 	}
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	return root
+}
+
+func TestMapCommand(t *testing.T) {
+	root := shop(t)
 	out := t.TempDir()
 
 	var stdout, stderr bytes.Buffer
@@ -44,7 +51,7 @@ func TestMapCommand(t *testing.T) {
 	} {
 		stdout.Reset()
 		stderr.Reset()
-		if code := run(c.args, nil, &stdout, &stderr); code != c.code {
+		if code := Run(c.args, nil, &stdout, &stderr); code != c.code {
 			t.Errorf("ctxmap %s: exit %d, want %d; stderr: %s", strings.Join(c.args, " "), code, c.code, stderr.String())
 			continue
 		}

@@ -1,9 +1,8 @@
-package main
+package cli
 
 import (
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 
 	"github.com/ctxmap/ctxmap/index"
@@ -13,18 +12,13 @@ import (
 var errProblems = errors.New("mapping files have problems")
 
 // runMappings checks the workspace's mapping files: file:line: message for each problem, exit 1 when any.
-func runMappings(args []string, _ io.Reader, stdout io.Writer) error {
+func runMappings(e *env, args []string) error {
 	if len(args) == 0 || args[0] != "validate" {
 		return usagef("ctxmap mappings validate [-C DIR]")
 	}
-	fs := newFlags("mappings validate")
-	dir := fs.String("C", ".", "workspace root")
-	rest, err := parseFlags(fs, args[1:])
-	if err != nil {
+	fs, dir := e.workspaceFlags("mappings validate")
+	if err := parseNoArgs(fs, args[1:]); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usagef("unexpected argument %q", rest[0])
 	}
 	root, err := filepath.Abs(*dir)
 	if err != nil {
@@ -37,11 +31,11 @@ func runMappings(args []string, _ io.Reader, stdout io.Writer) error {
 	entries, _ := mapping.Load(root, cfg.Mappings)
 	problems := mapping.Validate(root, cfg.Mappings)
 	for _, p := range problems {
-		fmt.Fprintln(stdout, p)
+		fmt.Fprintln(e.stdout, p)
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("%w: %d", errProblems, len(problems))
 	}
-	fmt.Fprintf(stdout, "%d mappings, no problems\n", len(entries))
+	fmt.Fprintf(e.stdout, "%d mappings, no problems\n", len(entries))
 	return nil
 }

@@ -1,9 +1,7 @@
-package main
+package cli
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,14 +12,14 @@ import (
 	"github.com/ctxmap/ctxmap/index/rank"
 )
 
-func runBench(args []string, _ io.Reader, stdout io.Writer) error {
+func runBench(e *env, args []string) error {
 	if len(args) > 0 && args[0] == "mine" {
-		return runMine(args[1:], stdout)
+		return runMine(e, args[1:])
 	}
-	fs := newFlags("bench")
+	fs := e.flags("bench")
 	dataset := fs.String("dataset", "", "instances, one JSON object a line (quality mode)")
 	worktrees := fs.String("worktrees", "", "folder of the instances' work trees, <owner>+<name>@<sha12> (quality mode)")
-	budget := fs.Int("budget", 8000, "token budget of every pack")
+	budget := fs.Int("budget", index.DefaultBudget, "token budget of every pack")
 	repos := fs.String("repos", "", "comma-separated owner/name list to keep")
 	limit := fs.Int("limit", 0, "keep at most N instances in all (0: all)")
 	perRepo := fs.Int("per-repo", 0, "keep the first N instances of each repository (0: all)")
@@ -40,17 +38,13 @@ func runBench(args []string, _ io.Reader, stdout io.Writer) error {
 	queries := fs.Int("queries", 30, "context queries to time (speed mode)")
 	runs := fs.Int("runs", 3, "cold, ctags and warm runs, each (speed mode)")
 	asJSON := fs.Bool("json", false, "print one JSON document")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	if len(rest) > 0 {
-		return usagef("unexpected argument %q", rest[0])
+	if *budget < index.MinBudget {
+		return usagef("--budget %d is below the minimum of %d tokens", *budget, index.MinBudget)
 	}
-	if *budget < 100 {
-		return usagef("--budget %d is below the minimum of 100 tokens", *budget)
-	}
-	logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, "ctxmap bench: "+f+"\n", a...) }
+	logf := e.logf("ctxmap bench: ")
 	ctx, cancel := interruptible()
 	defer cancel()
 
@@ -63,9 +57,9 @@ func runBench(args []string, _ io.Reader, stdout io.Writer) error {
 			return err
 		}
 		if *asJSON {
-			return writeJSON(stdout, rep)
+			return writeJSON(e.stdout, rep)
 		}
-		return rep.WriteTable(stdout)
+		return rep.WriteTable(e.stdout)
 	}
 
 	if *dataset == "" || *worktrees == "" {
@@ -123,24 +117,18 @@ func runBench(args []string, _ io.Reader, stdout io.Writer) error {
 		}
 	}
 	if *asJSON {
-		if werr := writeJSON(stdout, rep); werr != nil {
+		if werr := writeJSON(e.stdout, rep); werr != nil {
 			return werr
 		}
-	} else if werr := rep.WriteTable(stdout); werr != nil {
+	} else if werr := rep.WriteTable(e.stdout); werr != nil {
 		return werr
 	}
 	return err
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
 // runMine writes training pairs mined from the histories of the listed repositories.
-func runMine(args []string, stdout io.Writer) error {
-	fs := newFlags("bench mine")
+func runMine(e *env, args []string) error {
+	fs := e.flags("bench mine")
 	repos := fs.String("repos", "", "file of repositories to mine, one owner/name a line (# comments)")
 	mirrors := fs.String("mirrors", "", "folder of bare mirrors, MIRRORS/<owner>+<name>/repo")
 	work := fs.String("work", "", "folder for the work trees and caches")
@@ -149,12 +137,8 @@ func runMine(args []string, stdout io.Writer) error {
 	queries := fs.Int("queries", 100, "commits asked per snapshot")
 	window := fs.Int("window", 300, "first-parent commits after a snapshot that may be asked against it")
 	shard := fs.String("shard", "1/1", "mine the repositories of shard I of N (by line)")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usagef("unexpected argument %q", rest[0])
 	}
 	if *repos == "" || *mirrors == "" || *work == "" {
 		return usagef("give --repos FILE, --mirrors DIR and --work DIR")
@@ -182,7 +166,7 @@ func runMine(args []string, stdout io.Writer) error {
 		}
 		n++
 	}
-	w := stdout
+	w := e.stdout
 	if *out != "" {
 		f, err := os.OpenFile(*out, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -193,7 +177,7 @@ func runMine(args []string, stdout io.Writer) error {
 	}
 	ctx, cancel := interruptible()
 	defer cancel()
-	logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, "ctxmap bench mine: "+f+"\n", a...) }
+	logf := e.logf("ctxmap bench mine: ")
 	pairs, err := bench.Mine(ctx, bench.MineOptions{Repos: mine, Mirrors: *mirrors, Work: *work, Snapshots: *snapshots,
 		Queries: *queries, Window: *window, Out: w, Logf: logf})
 	logf("%d pairs", pairs)

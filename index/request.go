@@ -1,0 +1,72 @@
+package index
+
+import (
+	"strings"
+
+	"github.com/ctxmap/ctxmap/index/pack"
+	"github.com/ctxmap/ctxmap/index/query"
+)
+
+// The defaults and bounds of requests, whatever front end they come from.
+const (
+	DefaultBudget  = pack.DefaultBudget // tokens of a pack when neither the request nor the configuration says
+	MinBudget      = pack.MinBudget     // the smallest pack that holds anything
+	DefaultExplore = 20                 // chunks Explore lists
+	DefaultTop     = 40                 // entities TopEntities lists
+	MaxListed      = 1000               // the most any list request may ask for
+	MaxSymbols     = 100                // definitions FindSymbols returns at most
+)
+
+// Normalize fills a request's unset fields from cfg (the workspace's configuration and the editor's
+// settings), then the defaults, and checks them; the error wraps ErrInvalid.
+func (r *Request) Normalize(cfg Config) error {
+	if strings.TrimSpace(r.Text) == "" {
+		return invalidf("the text is empty: give an issue, a bug report or a comment")
+	}
+	if r.Budget == 0 {
+		r.Budget = cfg.Budget
+	}
+	if r.Budget == 0 {
+		r.Budget = DefaultBudget
+	}
+	if r.Budget < MinBudget {
+		return invalidf("budget %d is below the minimum of %d tokens", r.Budget, MinBudget)
+	}
+	if r.Format == "" {
+		r.Format = cfg.Format
+	}
+	switch r.Format {
+	case "", "markdown", "xml", "json":
+	default:
+		return invalidf("format %q is not one of markdown, xml, json", r.Format)
+	}
+	if r.Tokenizer == "" {
+		r.Tokenizer = cfg.Tokenizer
+	}
+	if r.Ranker == "" {
+		r.Ranker = cfg.Ranker
+	}
+	if err := checkRanker(r.Ranker); err != nil {
+		return invalidf("%v", err)
+	}
+	r.Fill = r.Fill || cfg.Fill
+	for _, w := range r.Without {
+		if !knownSignal(w) {
+			return invalidf("unknown signal %q (known: %s)", w, strings.Join(Signals, ", "))
+		}
+	}
+	if r.Intent != "" {
+		if _, err := query.ParseIntent(r.Intent); err != nil {
+			return invalidf("%v", err)
+		}
+	}
+	return nil
+}
+
+// CheckLimit checks a list request's size: 0 means the default, else 1 to MaxListed.
+func CheckLimit(name string, n int) error {
+	if n < 0 || n > MaxListed {
+		return invalidf("%s must be between 1 and %d", name, MaxListed)
+	}
+	return nil
+}

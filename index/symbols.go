@@ -1,0 +1,94 @@
+package index
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/sahilm/fuzzy"
+
+	"github.com/ctxmap/ctxmap/index/parse"
+)
+
+// Symbol is a definition found by name.
+type Symbol struct {
+	Name      string `json:"name"`
+	Qualified string `json:"qualified"` // Parent.Name, or Name
+	Parent    string `json:"-"`         // in Qualified already
+	Kind      string `json:"kind"`
+	Path      string `json:"path"`
+	StartLine int    `json:"startLine"`
+	EndLine   int    `json:"endLine"`
+	Signature string `json:"signature,omitempty"`
+	Doc       string `json:"doc,omitempty"`
+	Match     string `json:"match"` // exact, case-insensitive or fuzzy
+}
+
+// FindSymbols finds the definitions of a name: those named exactly so first, then those whose name
+// differs in case, then fuzzy matches, best first; at most limit (0: MaxSymbols). A dotted name
+// (RuleIndex.search, Gist::summary) keeps the definitions whose parent matches; kind, when given,
+// keeps those of that kind.
+func (s *Snapshot) FindSymbols(name, kind string, limit int) []Symbol {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return nil
+	}
+	if limit <= 0 {
+		limit = MaxSymbols
+	}
+	parent := ""
+	if i := strings.LastIndexAny(name, ".:#"); i >= 0 {
+		parent, name = strings.Trim(name[:i], ".:#"), name[i+1:]
+		if j := strings.LastIndexAny(parent, ".:#"); j >= 0 {
+			parent = parent[j+1:]
+		}
+	}
+	var out []Symbol
+	seen := map[string]bool{}
+	// add appends the definitions of names, in the order given; false once the limit is reached
+	add := func(names []string, match string) bool {
+		for _, n := range names {
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			var defs []Symbol
+			for _, ref := range s.Symbols[n] {
+				d, ok := s.Definition(ref)
+				if !ok || kind != "" && !strings.EqualFold(d.Kind, kind) || parent != "" && !strings.EqualFold(d.Parent, parent) {
+					continue
+				}
+				q := d.Name
+				if d.Parent != "" {
+					q = d.Parent + "." + d.Name
+				}
+				defs = append(defs, Symbol{Name: d.Name, Qualified: q, Parent: d.Parent, Kind: d.Kind, Path: ref.Path,
+					StartLine: d.StartLine, EndLine: d.EndLine, Signature: d.Signature, Doc: d.Doc, Match: match})
+			}
+			sort.SliceStable(defs, func(i, j int) bool {
+				if defs[i].Path != defs[j].Path {
+					return defs[i].Path < defs[j].Path
+				}
+				return defs[i].StartLine < defs[j].StartLine
+			})
+			for _, d := range defs {
+				if len(out) == limit {
+					return false
+				}
+				out = append(out, d)
+			}
+		}
+		return true
+	}
+	if !add([]string{name}, "exact") || !add(s.Lower[strings.ToLower(name)], "case-insensitive") {
+		return out
+	}
+	for _, m := range fuzzy.Find(name, s.SymbolNames()) {
+		if !add([]string{m.Str}, "fuzzy") {
+			break
+		}
+	}
+	return out
+}
+
+// Definition is one definition of a parsed file, as the front ends outline it.
+type Definition = parse.Definition

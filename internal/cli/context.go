@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/session"
+)
+
+func runContext(e *env, args []string) error {
+	fs, dir := e.workspaceFlags("context")
+	budget := fs.Int("budget", 0, fmt.Sprintf("token budget (default %d, or the workspace's .ctxmap.yaml)", index.DefaultBudget))
+	format := fs.String("format", "", "markdown, xml or json")
+	intent := fs.String("intent", "", "override the detected intent: bug_fix, implementation, refactor, test_writing, definition_lookup, usage_exploration")
+	tokenizer := fs.String("tokenizer", "", "o200k_base or cl100k_base")
+	ranker := fs.String("ranker", "", "learned (default) or fusion")
+	fill := fs.Bool("fill", false, "fill the budget instead of stopping when the evidence does")
+	without := fs.String("without", "", "comma-separated signals to switch off: "+strings.Join(index.Signals, ","))
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	text := strings.Join(rest, " ")
+	if len(rest) == 1 && rest[0] == "-" {
+		b, err := io.ReadAll(e.stdin)
+		if err != nil {
+			return fmt.Errorf("read stdin: %w", err)
+		}
+		text = string(b)
+	}
+	if strings.TrimSpace(text) == "" {
+		return usagef("give the issue text as arguments, or - to read it from stdin")
+	}
+	req := index.Request{Text: text, Budget: *budget, Format: *format, Intent: *intent, Tokenizer: *tokenizer, Ranker: *ranker, Fill: *fill}
+	if *without != "" {
+		req.Without = strings.Split(*without, ",")
+	}
+	// the request's own mistakes before the index is opened; the workspace's defaults come after
+	check := req
+	if err := check.Normalize(index.Config{}); err != nil {
+		return usagef("%v", err)
+	}
+	if done, err := e.askRunning(*dir, req); done || err != nil {
+		return err
+	}
+	return e.withIndex(*dir, func(ctx context.Context, ix *index.Index, _ index.Stats) error {
+		ix.WaitVectors() // one query: better complete than early
+		res, err := ix.Context(ctx, req)
+		if err != nil {
+			return err
+		}
+		return e.write(*format == "json" || (*format == "" && ix.Config().Format == "json"), res.Pack, func(w io.Writer) error {
+			_, err := io.WriteString(w, res.Pack.Text)
+			return err
+		})
+	})
+}
+
+// askRunning hands the request to the ctxmap process serving dir, if one runs, and prints its pack;
+// done is false when none answered.
+func (e *env) askRunning(dir string, req index.Request) (done bool, err error) {
+	cfg, err := index.LoadConfig(dir)
+	if err != nil {
+		return false, nil // opening the index reports it
+	}
+	// every default from the workspace's file, as a one-shot process would take them, not from the
+	// editor's settings
+	if err := req.Normalize(cfg); err != nil {
+		return false, nil
+	}
+	ctx, cancel := interruptible()
+	defer cancel()
+	raw, err := session.Ask(ctx, dir, req)
+	switch {
+	case errors.Is(err, session.ErrNoSession):
+		return false, nil
+	case errors.Is(err, index.ErrInvalid):
+		return true, usagef("%v", err)
+	case err != nil:
+		return true, err
+	}
+	if req.Format == "json" {
+		var b bytes.Buffer
+		if err := json.Indent(&b, raw, "", "  "); err != nil {
+			return true, err
+		}
+		b.WriteByte('\n')
+		_, err = e.stdout.Write(b.Bytes())
+		return true, err
+	}
+	var p struct {
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return true, err
+	}
+	_, err = io.WriteString(e.stdout, p.Text)
+	return true, err
+}

@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ctxmap/ctxmap/index"
+)
+
+func runExplore(e *env, args []string) error {
+	fs, dir := e.workspaceFlags("explore")
+	limit := fs.Int("limit", index.DefaultExplore, "how many chunks")
+	asJSON := fs.Bool("json", false, "print JSON")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usagef("give one entity name, e.g. ctxmap explore RULE")
+	}
+	if *limit < 1 {
+		return usagef("--limit must be at least 1")
+	}
+	return e.withIndex(*dir, func(_ context.Context, ix *index.Index, _ index.Stats) error {
+		ex, err := ix.Explore(rest[0], *limit)
+		if err != nil {
+			return err
+		}
+		return e.write(*asJSON, ex, func(w io.Writer) error { return writeExploration(w, ex) })
+	})
+}
+
+func writeExploration(w io.Writer, ex *index.Exploration) error {
+	e := ex.Entity
+	fmt.Fprintf(w, "%s  importance %.2f, %s, %d files\n", e.Name, e.Importance, e.Centrality, len(e.Files))
+	var rel []string
+	for _, r := range e.Related {
+		rel = append(rel, r.Name)
+	}
+	if len(rel) > 0 {
+		fmt.Fprintf(w, "related: %s\n", strings.Join(head(rel, 8), ", "))
+	}
+	if len(e.BusinessTerms) > 0 {
+		fmt.Fprintf(w, "history terms: %s\n", strings.Join(head(e.BusinessTerms, 8), ", "))
+	}
+	for _, c := range ex.Chunks {
+		name := c.Symbol
+		if name == "" {
+			name = "(file)"
+		}
+		if _, err := fmt.Fprintf(w, "%s:%d\t%s\t%d mentions\t%s\n", c.Path, c.StartLine, name, c.Mentions, c.Changed.Format("2006-01-02")); err != nil {
+			return err
+		}
+	}
+	return nil
+}

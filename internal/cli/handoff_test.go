@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxmap/ctxmap/session"
+)
+
+// ctxmap context answers the same pack whether a running process of the workspace answers it or the
+// command opens the index itself.
+func TestContextFromARunningSession(t *testing.T) {
+	root := shop(t)
+	ask := func(args ...string) (string, string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if code := Run(append([]string{"context", "-C", root}, args...), nil, &stdout, &stderr); code != 0 {
+			t.Fatalf("ctxmap context %s: exit %d: %s", strings.Join(args, " "), code, stderr.String())
+		}
+		return stdout.String(), stderr.String()
+	}
+	questions := [][]string{
+		{"checkout fails when the cart is empty"},
+		{"--format", "json", "--budget", "600", "stock reservation"},
+		{"--format", "xml", "--fill", "--ranker", "fusion", "price rounding"},
+	}
+
+	sess, err := session.Open(context.Background(), session.Options{Root: root, Listen: true, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	sess.Start()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := sess.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sock, err := session.SocketPath(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(sock); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the socket: %v, %v; want it for its owner only", fi, err)
+	}
+	var served []string
+	for _, q := range questions {
+		out, log := ask(q...)
+		// opening the index while the session owns the cache would have said so
+		if log != "" {
+			t.Errorf("%s: the command opened the index itself: %s", q, log)
+		}
+		served = append(served, out)
+	}
+	// a bad request is the command line's mistake either way
+	var stderr bytes.Buffer
+	if code := Run([]string{"context", "-C", root, "--intent", "nope", "x"}, nil, &bytes.Buffer{}, &stderr); code != 2 {
+		t.Errorf("a bad intent through the session: exit %d, want 2: %s", code, stderr.String())
+	}
+
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(sock); !os.IsNotExist(err) {
+		t.Errorf("the socket outlived the session: %v", err)
+	}
+	for i, q := range questions {
+		if out, _ := ask(q...); out != served[i] {
+			t.Errorf("%s: the running session's pack differs from the command's own:\n%s\n---\n%s", q, served[i], out)
+		}
+	}
+}

@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/ctxmap/ctxmap/index"
+)
+
+func runIndex(e *env, args []string) error {
+	fs, dir := e.workspaceFlags("index")
+	asJSON := fs.Bool("json", false, "print the stats as JSON")
+	if err := parseNoArgs(fs, args); err != nil {
+		return err
+	}
+	return e.withIndex(*dir, func(_ context.Context, _ *index.Index, st index.Stats) error {
+		return e.write(*asJSON, st, func(w io.Writer) error {
+			fmt.Fprintf(w, "%s: %d files, %d definitions, %d references, %d entities, %d chunks in %.2fs (%d parsed)\n",
+				st.Root, st.Files, st.Definitions, st.References, st.Entities, st.Chunks, st.Seconds, st.Parsed)
+			fmt.Fprintf(w, "languages: %s\n", index.Counts(st.Languages, strconv.Itoa))
+			if len(st.Skipped) > 0 {
+				fmt.Fprintf(w, "skipped: %s\n", index.Counts(st.Skipped, strconv.Itoa))
+			}
+			_, err := fmt.Fprintf(w, "history: %s (%d commits)\nvectors: %s\ncache: %s\n", st.History, st.Commits, st.Vectors, st.Cache)
+			return err
+		})
+	})
+}
+
+func runEntities(e *env, args []string) error {
+	fs, dir := e.workspaceFlags("entities")
+	top := fs.Int("top", index.DefaultTop, "how many entities")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parseNoArgs(fs, args); err != nil {
+		return err
+	}
+	if *top < 1 {
+		return usagef("--top must be at least 1")
+	}
+	return e.withIndex(*dir, func(_ context.Context, ix *index.Index, _ index.Stats) error {
+		es := ix.Snapshot().TopEntities(*top)
+		return e.write(*asJSON, es, func(w io.Writer) error {
+			for _, s := range es {
+				if _, err := fmt.Fprintf(w, "%-28s %.2f %-14s %4d files  related: %s\n", s.Name, s.Importance, s.Centrality, len(s.Files), strings.Join(head(s.Related, 5), ", ")); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+}

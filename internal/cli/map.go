@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctxmap/ctxmap/entitymap"
+	"github.com/ctxmap/ctxmap/index"
+)
+
+func runMap(e *env, args []string) error {
+	fs, dir := e.workspaceFlags("map")
+	name := fs.String("entity", "", "centre the map on this entity and its neighbourhood")
+	top := fs.Int("top", entitymap.DefaultTop, "how many entities")
+	out := fs.String("o", "", "the file to write: .svg or .html (default: SVG on stdout)")
+	if err := parseNoArgs(fs, args); err != nil {
+		return err
+	}
+	if *top < 1 {
+		return usagef("--top must be at least 1")
+	}
+	ext := strings.ToLower(filepath.Ext(*out))
+	if *out != "" && ext != ".svg" && ext != ".html" && ext != ".htm" {
+		return usagef("-o must name a .svg or .html file, got %q", *out)
+	}
+	return e.withIndex(*dir, func(_ context.Context, ix *index.Index, _ index.Stats) error {
+		m, err := entitymap.Build(ix, entitymap.Options{Top: *top, Entity: *name})
+		if err != nil {
+			return err
+		}
+		m.Title = "Entities of " + filepath.Base(ix.Root())
+		if *name != "" {
+			m.Title += " around " + m.Focus
+		}
+		if *out == "" {
+			return m.WriteSVG(e.stdout)
+		}
+		f, err := os.Create(*out)
+		if err != nil {
+			return err
+		}
+		if ext == ".svg" {
+			err = m.WriteSVG(f)
+		} else {
+			err = m.WriteHTML(f)
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("write %s: %w", *out, err)
+		}
+		fmt.Fprintf(e.stderr, "ctxmap: wrote %s (%d entities, %d relations)\n", *out, len(m.Nodes), len(m.Edges))
+		return nil
+	})
+}

@@ -1,0 +1,61 @@
+package session
+
+import (
+	"context"
+
+	"github.com/ctxmap/ctxmap/index"
+)
+
+// Snapshot is the index as it stands once the changes queued so far are in (or settleWait passed);
+// an empty one when there is no index.
+func (s *Session) Snapshot(ctx context.Context) *index.Snapshot {
+	s.Settle(ctx)
+	ix, done := s.acquire()
+	defer done()
+	if ix == nil {
+		return &index.Snapshot{Root: s.root}
+	}
+	return ix.Snapshot()
+}
+
+// Read settles, then calls f with the index, which stays open until f returns.
+func (s *Session) Read(ctx context.Context, f func(ix *index.Index) error) error {
+	s.Settle(ctx)
+	ix, done := s.acquire()
+	defer done()
+	if ix == nil {
+		return ErrNoIndex
+	}
+	return f(ix)
+}
+
+// Context answers a request with the session's configuration as its defaults.
+func (s *Session) Context(ctx context.Context, req index.Request) (res *index.Result, err error) {
+	if err := req.Normalize(s.Config()); err != nil {
+		return nil, err
+	}
+	err = s.Read(ctx, func(ix *index.Index) error {
+		res, err = ix.Context(ctx, req)
+		return err
+	})
+	return res, err
+}
+
+// Explore lists the chunks about an entity.
+func (s *Session) Explore(ctx context.Context, name string, limit int) (ex *index.Exploration, err error) {
+	err = s.Read(ctx, func(ix *index.Index) error {
+		ex, err = ix.Explore(name, limit)
+		return err
+	})
+	return ex, err
+}
+
+// ReadFile is a workspace file's content on disk, without waiting for the writer.
+func (s *Session) ReadFile(rel string) ([]byte, error) {
+	ix, done := s.acquire()
+	defer done()
+	if ix == nil {
+		return nil, ErrNoIndex
+	}
+	return ix.ReadFile(rel)
+}

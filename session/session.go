@@ -1,0 +1,547 @@
+// Package session owns a workspace's index while a process serves it (the language server, the MCP
+// server): the disk watcher's feed, the queue of changes, the one writer that applies them in order,
+// and the sequence numbers that let a query wait until the changes sent before it are in. Front ends
+// queue changes and ask questions; they never touch the index's writer.
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"runtime/metrics"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/watch"
+)
+
+// Level says how a message to the user matters.
+type Level int
+
+const (
+	Info Level = iota
+	Warning
+	Error
+)
+
+// Progress follows one full build.
+type Progress interface {
+	Report(done, total int) // called by the index's workers, concurrently
+	End(message string)
+}
+
+// Options configure a session.
+type Options struct {
+	Root     string
+	Config   *index.Config // nil: the root's .ctxmap.yaml
+	InMemory bool          // keep the index in memory only
+	CacheDir string        // "": the index's default cache folder
+	Watch    bool          // follow the disk with a watcher
+	Listen   bool          // answer one-shot context queries on a socket in the cache folder (see Ask)
+	// Logf is the process's log (stderr).
+	Logf func(format string, args ...any)
+	// Show tells the person using the front end (the editor's log); nil: Logf.
+	Show func(level Level, message string)
+	// Progress starts the report of a full build; nil: none.
+	Progress func(title, message string) Progress
+}
+
+// Session is one open workspace.
+type Session struct {
+	opts  Options
+	root  string // the index's root, symlinks resolved
+	named string // the root as the front end named it
+
+	ixMu sync.RWMutex // held for writing only while the index is reopened
+	ix   *index.Index // nil only when no index could be opened again (see reopenIndex)
+	cfg  index.Config
+
+	mu       sync.Mutex
+	pending  map[string]*edit // workspace-relative path -> what to apply; nil: re-read from disk
+	buffers  map[string][]byte
+	rescan   bool
+	reopen   *index.Config
+	queued   uint64        // sequence number of the latest queued change
+	applied  uint64        // every change up to this one is in the snapshot
+	advanced chan struct{} // closed and replaced whenever applied moves
+	ready    bool          // the first build finished
+	indexing bool
+	lastErr  error
+
+	ctx      context.Context
+	cancel   context.CancelFunc
+	wake     chan struct{}
+	loopDone chan struct{}
+	started  bool
+	closed   bool
+	once     sync.Once
+	closeErr error
+
+	watchMu sync.Mutex
+	watcher *watch.Watcher
+	feeds   sync.WaitGroup
+
+	listener *listener
+}
+
+// edit is an editor buffer's new content, or its closing (back to the file on disk).
+type edit struct {
+	text   []byte
+	closed bool
+}
+
+// ErrNoIndex is the answer of a session whose index could not be opened again.
+var ErrNoIndex = errors.New("the index could not be opened: see the log")
+
+// Open opens the index of a workspace; Start builds it and follows the disk.
+func Open(ctx context.Context, opts Options) (*Session, error) {
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	if opts.Show == nil {
+		logf := opts.Logf
+		opts.Show = func(_ Level, msg string) { logf("%s", msg) }
+	}
+	s := &Session{opts: opts, named: opts.Root, pending: map[string]*edit{}, buffers: map[string][]byte{},
+		advanced: make(chan struct{}), wake: make(chan struct{}, 1), loopDone: make(chan struct{})}
+	ix, err := index.Open(ctx, index.Options{Root: opts.Root, Config: opts.Config, InMemory: opts.InMemory, CacheDir: opts.CacheDir, Logf: opts.Logf})
+	if err != nil {
+		return nil, err
+	}
+	s.ix, s.root, s.cfg = ix, ix.Root(), ix.Config()
+	// the session outlives the request that opened it
+	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	return s, nil
+}
+
+func (s *Session) indexOptions(cfg index.Config, inMemory bool) index.Options {
+	return index.Options{Root: s.named, Config: &cfg, InMemory: inMemory, CacheDir: s.opts.CacheDir, Logf: s.opts.Logf}
+}
+
+// Root is the workspace's folder, symlinks resolved.
+func (s *Session) Root() string { return s.root }
+
+// Start builds the index in the background and follows the disk.
+func (s *Session) Start() {
+	s.mu.Lock()
+	if s.started || s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.started = true
+	s.mu.Unlock()
+	if s.opts.Watch {
+		s.startWatcher()
+	}
+	if s.opts.Listen && !s.opts.InMemory {
+		s.listen()
+	}
+	go s.loop()
+	s.Rescan()
+}
+
+// acquire returns the index for a read; call done when finished with it. ix is nil when no index
+// could be opened again.
+func (s *Session) acquire() (ix *index.Index, done func()) {
+	s.ixMu.RLock()
+	return s.ix, s.ixMu.RUnlock
+}
+
+// Config is the configuration in force: the index's, and the request defaults.
+func (s *Session) Config() index.Config {
+	s.ixMu.RLock()
+	defer s.ixMu.RUnlock()
+	return s.cfg
+}
+
+// Changed queues paths that changed on disk.
+func (s *Session) Changed(paths []string) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range paths {
+		if _, ok := s.pending[p]; !ok {
+			s.pending[p] = nil
+		}
+	}
+	return s.signalLocked()
+}
+
+// Edited queues an editor buffer's content: it overlays the file on disk until BufferClosed.
+func (s *Session) Edited(rel string, text []byte) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pending[rel] = &edit{text: text}
+	s.buffers[rel] = text
+	return s.signalLocked()
+}
+
+// BufferClosed queues a buffer's closing: the file on disk counts again.
+func (s *Session) BufferClosed(rel string) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pending[rel] = &edit{closed: true}
+	delete(s.buffers, rel)
+	return s.signalLocked()
+}
+
+// Rescan queues a walk of the whole workspace.
+func (s *Session) Rescan() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rescan = true
+	return s.signalLocked()
+}
+
+// Reconfigure applies a new configuration: request defaults at once; a change to what the index
+// holds reopens and rebuilds it (reindexing is then true).
+func (s *Session) Reconfigure(cfg index.Config) (reindexing bool) {
+	s.ixMu.Lock()
+	same := sameIndexConfig(cfg, s.cfg)
+	if same {
+		s.cfg = cfg
+	}
+	s.ixMu.Unlock()
+	if same {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reopen = &cfg
+	s.signalLocked()
+	return true
+}
+
+// sameIndexConfig says whether two configurations build the same index (request defaults aside).
+func sameIndexConfig(a, b index.Config) bool {
+	a.Budget, a.Format, a.Tokenizer, a.Ranker, a.Fill = 0, "", "", "", false
+	b.Budget, b.Format, b.Tokenizer, b.Ranker, b.Fill = 0, "", "", "", false
+	return reflect.DeepEqual(a, b)
+}
+
+func (s *Session) signalLocked() uint64 {
+	s.queued++
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	return s.queued
+}
+
+// settleWait bounds how long a read waits for the writer: past it, it answers from what is there.
+const settleWait = 3 * time.Second
+
+// Settle waits until the first build finished and every change queued so far is applied, or until
+// settleWait passed.
+func (s *Session) Settle(ctx context.Context) {
+	s.mu.Lock()
+	seq := s.queued
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, settleWait)
+	defer cancel()
+	s.WaitApplied(ctx, seq)
+}
+
+// WaitReady waits, as long as ctx allows, for the first build.
+func (s *Session) WaitReady(ctx context.Context) error {
+	if !s.WaitApplied(ctx, 0) {
+		return fmt.Errorf("the index is still being built: %w", ctx.Err())
+	}
+	return nil
+}
+
+// WaitApplied waits until changes up to seq are applied and the first build finished; false when
+// ctx ended first.
+func (s *Session) WaitApplied(ctx context.Context, seq uint64) bool {
+	for {
+		s.mu.Lock()
+		done := s.applied >= seq && s.ready || s.closed
+		ch := s.advanced
+		s.mu.Unlock()
+		if done {
+			return true
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+func (s *Session) loop() {
+	defer close(s.loopDone)
+	for {
+		select {
+		case <-s.wake:
+		case <-s.ctx.Done():
+			return
+		}
+		for s.ctx.Err() == nil && s.step() {
+		}
+	}
+}
+
+// step applies what is queued; false when nothing was.
+func (s *Session) step() bool {
+	s.mu.Lock()
+	if len(s.pending) == 0 && !s.rescan && s.reopen == nil {
+		s.mu.Unlock()
+		return false
+	}
+	edits, rescan, reopen, seq := s.pending, s.rescan, s.reopen, s.queued
+	s.pending, s.rescan, s.reopen = map[string]*edit{}, false, nil
+	s.indexing = rescan || reopen != nil
+	s.mu.Unlock()
+
+	if reopen != nil {
+		s.reopenIndex(*reopen)
+		rescan = true
+	}
+	ix := s.ix // only this goroutine replaces it
+	var err error
+	switch {
+	case ix == nil:
+		err = ErrNoIndex
+	case rescan:
+		s.overlay(ix, edits)
+		err = s.build(ix)
+	default:
+		err = ix.Update(s.ctx, s.overlay(ix, edits))
+		s.report(ix.Warnings())
+	}
+	if err != nil && s.ctx.Err() == nil {
+		s.opts.Logf("index: %v", err)
+		s.opts.Show(Error, fmt.Sprintf("ctxmap: %v", err))
+	}
+	s.mu.Lock()
+	s.applied = seq
+	s.indexing = false
+	if rescan {
+		s.ready = true
+		s.lastErr = err
+	}
+	close(s.advanced)
+	s.advanced = make(chan struct{})
+	s.mu.Unlock()
+	return true
+}
+
+// overlay hands the buffers' edits to the index and returns every changed path, sorted.
+func (s *Session) overlay(ix *index.Index, edits map[string]*edit) []string {
+	paths := make([]string, 0, len(edits))
+	for rel, e := range edits {
+		paths = append(paths, rel)
+		switch {
+		case e == nil:
+		case e.closed:
+			ix.ClearOverlay(rel)
+		default:
+			ix.SetOverlay(rel, e.text)
+		}
+	}
+	sort.Strings(paths)
+	return paths
+}
+
+// build walks the whole workspace, with progress shown.
+func (s *Session) build(ix *index.Index) error {
+	var report index.Progress
+	end := func(string) {}
+	if s.opts.Progress != nil {
+		p := s.opts.Progress("ctxmap", "indexing "+filepath.Base(s.root))
+		report, end = p.Report, p.End
+	}
+	st, err := ix.Build(s.ctx, report)
+	if err != nil {
+		end("indexing failed")
+		return err
+	}
+	msg := fmt.Sprintf("%s files, %s definitions, %s entities in %.1fs", Thousands(st.Files), Thousands(st.Definitions), Thousands(st.Entities), st.Seconds)
+	end(msg)
+	s.opts.Show(Info, "ctxmap indexed "+s.root+": "+msg)
+	if n := skippedCount(st.Skipped); n > 0 {
+		s.opts.Show(Info, fmt.Sprintf("ctxmap skipped %s files (%s)", Thousands(n), reasons(st.Skipped)))
+	}
+	s.report(st.Warnings)
+	return nil
+}
+
+// report shows the index's warnings, a bounded number of them.
+func (s *Session) report(warnings []string) {
+	const most = 20
+	for i, msg := range warnings {
+		if i == most {
+			s.opts.Show(Warning, fmt.Sprintf("ctxmap: %d more warnings", len(warnings)-most))
+			break
+		}
+		s.opts.Show(Warning, "ctxmap: "+msg)
+	}
+}
+
+// reopenIndex opens the index again with a new configuration; requests wait meanwhile. When neither
+// the new nor the old configuration opens (the cache taken by another process meanwhile, a full
+// disk), the old one is served from memory, so that the session never holds a closed index.
+func (s *Session) reopenIndex(cfg index.Config) {
+	s.stopWatcher()
+	s.ixMu.Lock()
+	if s.ix != nil {
+		if err := s.ix.Close(); err != nil {
+			s.opts.Logf("close the index: %v", err)
+		}
+	}
+	ix, err := index.Open(s.ctx, s.indexOptions(cfg, s.opts.InMemory))
+	if err != nil {
+		s.opts.Show(Error, fmt.Sprintf("ctxmap: the new settings cannot be applied: %v", err))
+		cfg = s.cfg
+		ix, err = index.Open(s.ctx, s.indexOptions(cfg, s.opts.InMemory))
+	}
+	if err != nil && !s.opts.InMemory {
+		s.opts.Show(Error, fmt.Sprintf("ctxmap: the index cannot be opened (%v): it is kept in memory until the next start", err))
+		ix, err = index.Open(s.ctx, s.indexOptions(cfg, true))
+	}
+	if err != nil {
+		s.opts.Show(Error, fmt.Sprintf("ctxmap: no index: %v", err))
+		ix = nil
+	}
+	s.ix, s.cfg = ix, cfg
+	s.ixMu.Unlock()
+	if ix == nil {
+		return
+	}
+	// the new index starts without the editor's buffers
+	s.mu.Lock()
+	for rel, text := range s.buffers {
+		ix.SetOverlay(rel, text)
+	}
+	s.mu.Unlock()
+	if s.opts.Watch {
+		s.startWatcher()
+	}
+}
+
+// Close stops the writer, the watcher and the socket and closes the index; later calls return the
+// first result.
+func (s *Session) Close() error {
+	s.once.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		started := s.started
+		close(s.advanced)
+		s.advanced = make(chan struct{})
+		s.mu.Unlock()
+		s.cancel()
+		if started {
+			<-s.loopDone
+		}
+		s.stopListening()
+		s.stopWatcher()
+		s.ixMu.Lock()
+		if s.ix != nil {
+			s.closeErr = s.ix.Close()
+		}
+		s.ixMu.Unlock()
+	})
+	return s.closeErr
+}
+
+// Status is the state of the session, as ctxmap.status reports it.
+type Status struct {
+	Ready       bool      `json:"ready"`
+	Indexing    bool      `json:"indexing"`
+	Files       int       `json:"files"`
+	Definitions int       `json:"definitions"`
+	Entities    int       `json:"entities"`
+	LastUpdate  time.Time `json:"lastUpdate"`
+	Root        string    `json:"root"`
+	Pending     int       `json:"pending"`         // changes queued, not yet applied
+	Error       string    `json:"error,omitempty"` // why the last full index failed
+	Vectors     string    `json:"vectors"`         // the embedding model, or "off: " and why
+	// the process, for a user who wonders what the server costs: the heap live after the last
+	// collection, and the goroutines
+	LiveHeap   uint64 `json:"liveHeap"`
+	Goroutines int    `json:"goroutines"`
+}
+
+// Status reports the session without waiting for the writer.
+func (s *Session) Status() Status {
+	s.mu.Lock()
+	st := Status{Ready: s.ready, Indexing: s.indexing, Root: s.root, Pending: int(s.queued - s.applied)}
+	if s.lastErr != nil {
+		st.Error = s.lastErr.Error()
+	}
+	s.mu.Unlock()
+	ix, done := s.acquire()
+	if ix == nil {
+		done()
+		st.Error, st.Vectors = ErrNoIndex.Error(), "off: no index"
+		return st
+	}
+	snap := ix.Snapshot()
+	st.Vectors = ix.VectorStatus()
+	done()
+	for _, p := range snap.Paths {
+		st.Files++
+		st.Definitions += len(snap.Files[p].File.Definitions)
+	}
+	if snap.Entities != nil {
+		st.Entities = len(snap.Entities.Entities)
+	}
+	st.LastUpdate = snap.Updated.UTC().Truncate(time.Millisecond)
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
+	if live[0].Value.Kind() == metrics.KindUint64 {
+		st.LiveHeap = live[0].Value.Uint64()
+	}
+	st.Goroutines = runtime.NumGoroutine()
+	return st
+}
+
+// RelPath turns an absolute path into a workspace-relative one; ok is false outside the workspace
+// (and for the root itself).
+func (s *Session) RelPath(abs string) (string, bool) {
+	ix, done := s.acquire()
+	defer done()
+	if ix == nil {
+		return "", false
+	}
+	rel, ok := ix.RelPath(abs)
+	return rel, ok && rel != "."
+}
+
+func skippedCount(m map[string]int) int {
+	n := 0
+	for reason, c := range m {
+		if reason != "unsupported" {
+			n += c
+		}
+	}
+	return n
+}
+
+// reasons are the reasons files were skipped, those of unsupported languages aside.
+func reasons(m map[string]int) string {
+	some := make(map[string]int, len(m))
+	for k, n := range m {
+		if k != "unsupported" {
+			some[k] = n
+		}
+	}
+	return index.Counts(some, Thousands)
+}
+
+// Thousands writes n with comma separators: 12,345.
+func Thousands(n int) string {
+	if n < 0 {
+		return "-" + Thousands(-n)
+	}
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
