@@ -1,16 +1,20 @@
 // Package vector keeps chunk embeddings in a chromem-go collection and finds the chunks nearest to a
-// text. A persistent store lives in memory and is written to one file (chromem's export format) on Save
-// and Close: loading one file of 20,000 chunks is an order of magnitude faster than chromem's own
-// one-file-per-document persistence.
+// text. A persistent store lives in memory and is written to one file, a stream of vectors, on Save and
+// Close: loading one file of 20,000 chunks is an order of magnitude faster than chromem's own
+// one-file-per-document persistence, and a stream, unlike chromem's export, is never held whole.
 package vector
 
 import (
 	"bufio"
 	"cmp"
 	"context"
+	"encoding/binary"
+	"encoding/gob"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"hash/fnv"
+	"io"
 	"maps"
 	"math"
 	"os"
@@ -82,7 +86,8 @@ func Open(dir string, e embed.Embedder) (*Store, error) {
 	if e == nil || e.Dim() <= 0 {
 		return nil, errors.New("open vector store: no embedder, or one without dimensions")
 	}
-	s := &Store{e: e, db: chromem.NewDB(), name: collectionName(e), dir: dir}
+	// chromem deletes by metadata by looking at every document: a file's IDs are kept to delete by ID.
+	s := &Store{e: e, db: chromem.NewDB(), name: collectionName(e), dir: dir, ids: map[string]map[string]string{}, owner: map[string]string{}}
 	_, s.keepSums = e.(embed.BatchEmbedder)
 	if dir != "" {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -102,15 +107,6 @@ func Open(dir string, e embed.Embedder) (*Store, error) {
 		return nil, fmt.Errorf("open vector store: %w", err)
 	}
 	s.col = col
-	// chromem deletes by metadata by looking at every document: a file's IDs are kept to delete by ID.
-	docs, err := all(col, e.Dim())
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	s.ids, s.owner = map[string]map[string]string{}, map[string]string{}
-	for _, d := range docs {
-		s.remember(d.Metadata[pathKey], d.ID, d.Metadata[sumKey])
-	}
 	return s, nil
 }
 
@@ -164,8 +160,23 @@ func (s *Store) embedFunc(ctx context.Context, text string) ([]float32, error) {
 	return s.e.Embed(ctx, text)
 }
 
-// load imports the store file, if any, and checks every vector. stale reports a file that held
-// no collection for the current model.
+// fileHeader opens the store file; Count documents follow, one gob message each, then the CRC-32C of
+// everything before. One message per document keeps a load from holding the whole file at once.
+type fileHeader struct {
+	Name  string // collectionName of the model the vectors come from
+	Dim   int
+	Count int
+}
+
+type fileDoc struct {
+	ID, Path, Sum string
+	Vec           []float32
+}
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// load reads the store file, if any, into the collection, checking every vector. stale reports a file
+// that held the vectors of another model.
 func (s *Store) load() (stale bool, err error) {
 	file := filepath.Join(s.dir, fileName)
 	f, err := os.Open(file)
@@ -181,18 +192,58 @@ func (s *Store) load() (stale bool, err error) {
 			err = fmt.Errorf("%w: %s: %v", ErrCorrupt, file, r)
 		}
 	}()
-	if err := s.db.ImportFromReader(f, "", s.name); err != nil {
-		return false, fmt.Errorf("%w: %s: %v", ErrCorrupt, file, err)
+	corrupt := func(what any) error { return fmt.Errorf("%w: %s: %v", ErrCorrupt, file, what) }
+	fi, err := f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("open vector store: %w", err)
 	}
-	col := s.db.GetCollection(s.name, s.embedFunc)
-	if col == nil {
+	if fi.Size() < 4 {
+		return false, corrupt("too short")
+	}
+	sum := crc32.New(crcTable)
+	body := bufio.NewReaderSize(io.TeeReader(io.LimitReader(f, fi.Size()-4), sum), 1<<16)
+	dec := gob.NewDecoder(body)
+	var h fileHeader
+	if err := dec.Decode(&h); err != nil {
+		return false, corrupt(err)
+	}
+	if h.Name != s.name {
 		return true, nil
 	}
-	// A query compares the probe with every vector: one of another dimension fails it.
-	if col.Count() > 0 {
-		if _, err := col.QueryEmbedding(context.Background(), probe(s.e.Dim()), 1, nil, nil); err != nil {
-			return false, fmt.Errorf("%w: %s: %v", ErrCorrupt, file, err)
+	if h.Dim != s.e.Dim() || h.Count < 0 {
+		return false, corrupt(fmt.Sprintf("%d vectors of %d components, want %d", h.Count, h.Dim, s.e.Dim()))
+	}
+	docs := make([]chromem.Document, 0, min(h.Count, 1<<20))
+	for range h.Count {
+		var d fileDoc
+		if err := dec.Decode(&d); err != nil {
+			return false, corrupt(err)
 		}
+		if d.ID == "" || len(d.Vec) != h.Dim {
+			return false, corrupt(fmt.Sprintf("bad vector %q", d.ID))
+		}
+		meta := map[string]string{pathKey: d.Path}
+		if d.Sum != "" {
+			meta[sumKey] = d.Sum
+		}
+		docs = append(docs, chromem.Document{ID: d.ID, Metadata: meta, Embedding: d.Vec})
+	}
+	if _, err := io.Copy(io.Discard, body); err != nil {
+		return false, corrupt(err)
+	}
+	var tail [4]byte
+	if _, err := io.ReadFull(f, tail[:]); err != nil || binary.BigEndian.Uint32(tail[:]) != sum.Sum32() {
+		return false, corrupt("checksum mismatch")
+	}
+	col, err := s.db.GetOrCreateCollection(s.name, nil, s.embedFunc)
+	if err != nil {
+		return false, fmt.Errorf("open vector store: %w", err)
+	}
+	for _, d := range docs {
+		if err := col.AddDocument(context.Background(), d); err != nil {
+			return false, corrupt(err)
+		}
+		s.remember(d.Metadata[pathKey], d.ID, d.Metadata[sumKey])
 	}
 	return false, nil
 }
@@ -446,27 +497,31 @@ func (s *Store) saveLocked() error {
 	return nil
 }
 
-// write exports docs as a one-collection chromem database, the format Open imports.
+// write stores docs in the format load reads.
 func (s *Store) write(docs []chromem.Result) error {
-	snap := chromem.NewDB()
-	col, err := snap.CreateCollection(s.name, nil, s.embedFunc)
-	if err != nil {
-		return err
-	}
-	for _, d := range docs {
-		if err := col.AddDocument(context.Background(), chromem.Document{ID: d.ID, Metadata: d.Metadata, Embedding: d.Embedding}); err != nil {
-			return err
-		}
-	}
 	tmp, err := os.CreateTemp(s.dir, fileName+".*.tmp")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename there is nothing left to remove
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	err = snap.ExportToWriter(w, false, "", s.name)
+	sum := crc32.New(crcTable)
+	w := bufio.NewWriterSize(io.MultiWriter(tmp, sum), 1<<20)
+	enc := gob.NewEncoder(w)
+	err = enc.Encode(fileHeader{Name: s.name, Dim: s.e.Dim(), Count: len(docs)})
+	slices.SortFunc(docs, func(a, b chromem.Result) int { return cmp.Compare(a.ID, b.ID) })
+	for _, d := range docs {
+		if err != nil {
+			break
+		}
+		err = enc.Encode(fileDoc{ID: d.ID, Path: d.Metadata[pathKey], Sum: d.Metadata[sumKey], Vec: d.Embedding})
+	}
 	if err == nil {
 		err = w.Flush()
+	}
+	if err == nil {
+		var tail [4]byte
+		binary.BigEndian.PutUint32(tail[:], sum.Sum32())
+		_, err = tmp.Write(tail[:])
 	}
 	if err == nil {
 		err = tmp.Sync()
