@@ -15,9 +15,7 @@ import (
 
 // openIndex opens and refreshes the index of dir for a CLI command; progress goes to stderr.
 func openIndex(ctx context.Context, dir string) (*index.Index, index.Stats, error) {
-	ix, err := index.Open(ctx, index.Options{Root: dir, Logf: func(f string, a ...any) {
-		fmt.Fprintf(os.Stderr, "ctxmap: "+f+"\n", a...)
-	}})
+	ix, err := index.Open(ctx, index.Options{Root: dir, Logf: logStderr})
 	if err != nil {
 		return nil, index.Stats{}, err
 	}
@@ -29,6 +27,8 @@ func openIndex(ctx context.Context, dir string) (*index.Index, index.Stats, erro
 	return ix, st, nil
 }
 
+func logStderr(f string, a ...any) { fmt.Fprintf(os.Stderr, "ctxmap: "+f+"\n", a...) }
+
 func interruptible() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt)
 }
@@ -37,6 +37,8 @@ func runIndex(args []string, _ io.Reader, stdout io.Writer) error {
 	fs := newFlags("index")
 	dir := fs.String("C", ".", "workspace root")
 	asJSON := fs.Bool("json", false, "print the stats as JSON")
+	export := fs.String("export", "", "write the index of this commit to FILE, for others to import")
+	imp := fs.String("import", "", "start from the index exported to FILE (of the same commit), then refresh it")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -44,8 +46,26 @@ func runIndex(args []string, _ io.Reader, stdout io.Writer) error {
 	if len(rest) > 0 {
 		return usagef("unexpected argument %q", rest[0])
 	}
+	if *export != "" && *imp != "" {
+		return usagef("--export and --import do not go together")
+	}
 	ctx, cancel := interruptible()
 	defer cancel()
+	if *export != "" {
+		id, err := index.Export(ctx, index.Options{Root: *dir, Logf: logStderr}, *export)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "exported %s (%s)\n", *export, id)
+		return nil
+	}
+	if *imp != "" {
+		id, err := index.Import(ctx, index.Options{Root: *dir, Logf: logStderr}, *imp)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "ctxmap: imported %s (%s)\n", *imp, id)
+	}
 	ix, st, err := openIndex(ctx, *dir)
 	if err != nil {
 		return err
