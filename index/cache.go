@@ -14,14 +14,15 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/ctxmap/ctxmap/index/history"
 )
 
 // cacheVersion changes whenever what a Record holds, or how it is derived, changes, or an older build
 // could have left the stores short (7: a save without changes lost its chunks; 9: text in sections, long
-// functions in windows; 10: chunks count their terms; 11: the state is a stream of records with a
-// checksum): an old cache is then rebuilt rather than trusted.
+// functions in windows; 10: chunks count their terms; 11: the state is in sections, each a stream of
+// records with a checksum): an old cache is then rebuilt rather than trusted.
 const cacheVersion = 11
 
 const cacheMagic = "ctxmap-cache"
@@ -37,18 +38,21 @@ type cacheState struct {
 	History    *history.Log
 }
 
-// stateHeader opens the state file; Count records follow it, one gob message each, so that neither a
-// save nor a load ever holds the whole state as one message. The file ends with the CRC-32C of
-// everything before it.
+// The state file is sections, each a gob stream with its own CRC-32C: the header first, then the
+// records in path order cut into stateSections streams, which a load decodes on every core at once.
+// A table at the end gives each section's length and checksum, then the number of sections. No
+// section is ever one message: neither a save nor a load holds the whole state as one.
 type stateHeader struct {
 	Magic      string
 	Version    int
 	Root       string
 	Generation uint64
-	Count      int
+	Counts     []int // records in each section after the header
 	Skipped    map[string]string
 	History    *history.Log
 }
+
+const stateSections = 8
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
@@ -72,11 +76,6 @@ func statePath(dir string) string { return filepath.Join(dir, "files.gob") }
 // loadState reads the persisted state; a missing file is (nil, nil), anything unreadable, from another
 // version or another root is an error that the caller reports before rebuilding.
 func loadState(dir, root string) (st *cacheState, err error) {
-	defer func() {
-		if r := recover(); r != nil { // gob trusts lengths it reads: a damaged file must not end the process
-			st, err = nil, damagedState{fmt.Errorf("cache %s is corrupt: %v", statePath(dir), r)}
-		}
-	}()
 	f, err := os.Open(statePath(dir))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -85,54 +84,129 @@ func loadState(dir, root string) (st *cacheState, err error) {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	corrupt := func(what any) error {
+		return damagedState{fmt.Errorf("cache %s is corrupt: %v", statePath(dir), what)}
+	}
+	sections, err := stateTable(f)
 	if err != nil {
-		return nil, err
+		return nil, corrupt(err)
 	}
-	corrupt := func(format string, args ...any) error {
-		return damagedState{fmt.Errorf("cache %s is corrupt: %s", statePath(dir), fmt.Sprintf(format, args...))}
-	}
-	if fi.Size() < 4 {
-		return nil, corrupt("too short")
-	}
-	sum := crc32.New(crcTable)
-	body := bufio.NewReaderSize(io.TeeReader(io.LimitReader(f, fi.Size()-4), sum), 1<<16)
-	dec := gob.NewDecoder(body)
 	var h stateHeader
-	if err := dec.Decode(&h); err != nil {
-		return nil, corrupt("%v", err)
+	if err := readSection(sections[0], func(dec *gob.Decoder) error { return dec.Decode(&h) }); err != nil {
+		return nil, corrupt(err)
 	}
 	switch {
 	case h.Magic != cacheMagic:
 		return nil, damagedState{fmt.Errorf("cache %s is not a ctxmap cache", statePath(dir))}
 	case h.Version != cacheVersion:
 		return nil, fmt.Errorf("cache %s has version %d, this build reads %d", statePath(dir), h.Version, cacheVersion)
-	case h.Count < 0:
-		return nil, corrupt("%d records", h.Count)
+	case len(h.Counts) != len(sections)-1:
+		return nil, corrupt("the header does not match the sections")
+	}
+	parts := make([][]*Record, len(h.Counts))
+	errs := make([]error, len(h.Counts))
+	var wg sync.WaitGroup
+	for i, n := range h.Counts {
+		wg.Go(func() {
+			if n < 0 || n > 1<<24 {
+				errs[i] = fmt.Errorf("%d records", n)
+				return
+			}
+			errs[i] = readSection(sections[i+1], func(dec *gob.Decoder) error {
+				for range n {
+					r := &Record{}
+					if err := dec.Decode(r); err != nil {
+						return err
+					}
+					parts[i] = append(parts[i], r)
+				}
+				return nil
+			})
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, corrupt(err)
 	}
 	// A cache made for another root (a second work tree of the same repository, given the same cache
 	// folder) is still sound: records are keyed by relative path and content hash, and every file is
 	// checked again by the build.
-	st = &cacheState{Magic: h.Magic, Version: h.Version, Root: root, Generation: h.Generation,
-		Records: make(map[string]*Record, min(h.Count, 1<<20)), Skipped: h.Skipped, History: h.History}
-	for range h.Count {
-		r := &Record{}
-		if err := dec.Decode(r); err != nil {
-			return nil, corrupt("%v", err)
+	st = &cacheState{Magic: h.Magic, Version: h.Version, Root: root, Generation: h.Generation, Records: map[string]*Record{}, Skipped: h.Skipped, History: h.History}
+	for _, part := range parts {
+		for _, r := range part {
+			if r.Path == "" || st.Records[r.Path] != nil {
+				return nil, corrupt(fmt.Sprintf("bad record for %q", r.Path))
+			}
+			st.Records[r.Path] = r
 		}
-		if r.Path == "" || st.Records[r.Path] != nil {
-			return nil, corrupt("bad record for %q", r.Path)
-		}
-		st.Records[r.Path] = r
-	}
-	if _, err := io.Copy(io.Discard, body); err != nil {
-		return nil, corrupt("%v", err)
-	}
-	var tail [4]byte
-	if _, err := io.ReadFull(f, tail[:]); err != nil || binary.BigEndian.Uint32(tail[:]) != sum.Sum32() {
-		return nil, corrupt("checksum mismatch")
 	}
 	return st, nil
+}
+
+// stateSection is one gob stream of the state file and its checksum.
+type stateSection struct {
+	r   *io.SectionReader
+	crc uint32
+}
+
+// stateTable reads the table at the end of the state file.
+func stateTable(f *os.File) ([]stateSection, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := fi.Size()
+	var tail [4]byte
+	if size < 4 {
+		return nil, errors.New("too short")
+	}
+	if _, err := f.ReadAt(tail[:], size-4); err != nil {
+		return nil, err
+	}
+	n := int64(binary.BigEndian.Uint32(tail[:]))
+	if n < 1 || n > 1024 || 4+12*n > size {
+		return nil, errors.New("no table of sections")
+	}
+	table := make([]byte, 12*n)
+	if _, err := f.ReadAt(table, size-4-12*n); err != nil {
+		return nil, err
+	}
+	var out []stateSection
+	var at int64
+	for i := range n {
+		length, crc := int64(binary.BigEndian.Uint64(table[12*i:])), binary.BigEndian.Uint32(table[12*i+8:])
+		if length < 0 || at+length > size-4-12*n {
+			return nil, errors.New("a section runs past the table")
+		}
+		out = append(out, stateSection{r: io.NewSectionReader(f, at, length), crc: crc})
+		at += length
+	}
+	if at != size-4-12*n {
+		return nil, errors.New("the sections do not fill the file")
+	}
+	return out, nil
+}
+
+// readSection runs read on a decoder of the section, then checks that it read the whole section and
+// that the section matches its checksum.
+func readSection(s stateSection, read func(*gob.Decoder) error) (err error) {
+	defer func() {
+		if r := recover(); r != nil { // gob trusts lengths it reads: a damaged file must not end the process
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	sum := crc32.New(crcTable)
+	br := bufio.NewReaderSize(io.TeeReader(s.r, sum), 1<<16)
+	if err := read(gob.NewDecoder(br)); err != nil {
+		return err
+	}
+	if n, err := io.Copy(io.Discard, br); err != nil || n > 0 {
+		return errors.New("a section holds more than its records")
+	}
+	if sum.Sum32() != s.crc {
+		return errors.New("checksum mismatch")
+	}
+	return nil
 }
 
 // saveState writes the state atomically: a reader sees the old file or the new one, never half of one.
@@ -157,28 +231,61 @@ func saveState(dir string, st *cacheState) error {
 	return nil
 }
 
-// writeState writes the header, the records in path order and the checksum.
+// writeState writes the header, the records in path order and the table of sections.
 func writeState(f io.Writer, st *cacheState) error {
-	sum := crc32.New(crcTable)
-	w := bufio.NewWriterSize(io.MultiWriter(f, sum), 1<<16)
-	enc := gob.NewEncoder(w)
-	h := stateHeader{Magic: cacheMagic, Version: cacheVersion, Root: st.Root, Generation: st.Generation,
-		Count: len(st.Records), Skipped: st.Skipped, History: st.History}
-	if err := enc.Encode(&h); err != nil {
+	paths := slices.Sorted(maps.Keys(st.Records))
+	h := stateHeader{Magic: cacheMagic, Version: cacheVersion, Root: st.Root, Generation: st.Generation, Skipped: st.Skipped, History: st.History}
+	var cuts [][]string
+	for i := range stateSections {
+		part := paths[i*len(paths)/stateSections : (i+1)*len(paths)/stateSections]
+		cuts = append(cuts, part)
+		h.Counts = append(h.Counts, len(part))
+	}
+	var table []byte
+	section := func(write func(*gob.Encoder) error) error {
+		sum := crc32.New(crcTable)
+		w := &countWriter{w: io.MultiWriter(f, sum)}
+		bw := bufio.NewWriterSize(w, 1<<16)
+		if err := write(gob.NewEncoder(bw)); err != nil {
+			return err
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		table = binary.BigEndian.AppendUint64(table, uint64(w.n))
+		table = binary.BigEndian.AppendUint32(table, sum.Sum32())
+		return nil
+	}
+	if err := section(func(enc *gob.Encoder) error { return enc.Encode(&h) }); err != nil {
 		return err
 	}
-	for _, p := range slices.Sorted(maps.Keys(st.Records)) {
-		if err := enc.Encode(st.Records[p]); err != nil {
+	for _, part := range cuts {
+		err := section(func(enc *gob.Encoder) error {
+			for _, p := range part {
+				if err := enc.Encode(st.Records[p]); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
 			return err
 		}
 	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	var tail [4]byte
-	binary.BigEndian.PutUint32(tail[:], sum.Sum32())
-	_, err := f.Write(tail[:])
+	table = binary.BigEndian.AppendUint32(table, uint32(len(cuts)+1))
+	_, err := f.Write(table)
 	return err
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
 }
 
 // damagedDir is where files of the cache that could not be read are kept for a post-mortem; the
