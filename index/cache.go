@@ -62,8 +62,13 @@ func DefaultCacheDir(root string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("find the user cache folder: %w", err)
 	}
+	return CacheDirUnder(filepath.Join(base, "ctxmap"), root), nil
+}
+
+// CacheDirUnder is the cache folder of root under base: <name>-<hash of the root>.
+func CacheDirUnder(base, root string) string {
 	sum := sha256.Sum256([]byte(root))
-	return filepath.Join(base, "ctxmap", filepath.Base(root)+"-"+hex.EncodeToString(sum[:6])), nil
+	return filepath.Join(base, filepath.Base(root)+"-"+hex.EncodeToString(sum[:6]))
 }
 
 // damagedState is a state file that cannot be read back, as opposed to one from another version.
