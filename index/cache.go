@@ -21,9 +21,9 @@ import (
 
 // cacheVersion changes whenever what a Record holds, or how it is derived, changes, or an older build
 // could have left the stores short (7: a save without changes lost its chunks; 9: text in sections, long
-// functions in windows; 10: chunks count their terms; 11: the state is in sections, each a stream of
-// records with a checksum): an old cache is then rebuilt rather than trusted.
-const cacheVersion = 11
+// functions in windows; 10: chunks count their terms; 11: the state is in sections, each with a
+// checksum; 12: records written by codec.go): an old cache is then rebuilt rather than trusted.
+const cacheVersion = 12
 
 const cacheMagic = "ctxmap-cache"
 
@@ -38,8 +38,9 @@ type cacheState struct {
 	History    *history.Log
 }
 
-// The state file is sections, each a gob stream with its own CRC-32C: the header first, then the
-// records in path order cut into stateSections streams, which a load decodes on every core at once.
+// The state file is sections, each with its own CRC-32C: the header first, a gob stream, then the
+// records in path order cut into stateSections sections (see codec.go), which a load decodes on every
+// core at once.
 // A table at the end gives each section's length and checksum, then the number of sections. No
 // section is ever one message: neither a save nor a load holds the whole state as one.
 type stateHeader struct {
@@ -117,16 +118,7 @@ func loadState(dir, root string) (st *cacheState, err error) {
 				errs[i] = fmt.Errorf("%d records", n)
 				return
 			}
-			errs[i] = readSection(sections[i+1], func(dec *gob.Decoder) error {
-				for range n {
-					r := &Record{}
-					if err := dec.Decode(r); err != nil {
-						return err
-					}
-					parts[i] = append(parts[i], r)
-				}
-				return nil
-			})
+			errs[i] = readRecords(sections[i+1], n, &parts[i])
 		})
 	}
 	wg.Wait()
@@ -190,6 +182,29 @@ func stateTable(f *os.File) ([]stateSection, error) {
 		return nil, errors.New("the sections do not fill the file")
 	}
 	return out, nil
+}
+
+// readRecords reads a section of n records.
+func readRecords(s stateSection, n int, out *[]*Record) error {
+	b := make([]byte, s.r.Size())
+	if _, err := io.ReadFull(s.r, b); err != nil {
+		return err
+	}
+	if crc32.Checksum(b, crcTable) != s.crc {
+		return errors.New("checksum mismatch")
+	}
+	r := recordReader{b: b, words: map[string]string{}}
+	for range n {
+		rec, err := r.record()
+		if err != nil {
+			return err
+		}
+		*out = append(*out, rec)
+	}
+	if len(r.b) > 0 {
+		return errors.New("a section holds more than its records")
+	}
+	return nil
 }
 
 // readSection runs read on a decoder of the section, then checks that it read the whole section and
@@ -265,17 +280,15 @@ func writeState(f io.Writer, st *cacheState) error {
 		return err
 	}
 	for _, part := range cuts {
-		err := section(func(enc *gob.Encoder) error {
-			for _, p := range part {
-				if err := enc.Encode(st.Records[p]); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
+		var w recordWriter
+		for _, p := range part {
+			w.record(st.Records[p])
+		}
+		if _, err := f.Write(w.b); err != nil {
 			return err
 		}
+		table = binary.BigEndian.AppendUint64(table, uint64(len(w.b)))
+		table = binary.BigEndian.AppendUint32(table, crc32.Checksum(w.b, crcTable))
 	}
 	table = binary.BigEndian.AppendUint32(table, uint32(len(cuts)+1))
 	_, err := f.Write(table)
