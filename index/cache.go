@@ -95,6 +95,9 @@ func loadState(dir, root string) (st *cacheState, err error) {
 	}
 	sections, err := stateTable(f)
 	if err != nil {
+		if v, ok := olderVersion(f); ok {
+			return nil, fmt.Errorf("cache %s has version %d, this build reads %d", statePath(dir), v, cacheVersion)
+		}
 		return nil, corrupt(err)
 	}
 	var h stateHeader
@@ -138,6 +141,26 @@ func loadState(dir, root string) (st *cacheState, err error) {
 		}
 	}
 	return st, nil
+}
+
+// olderVersion reads the version of a state file written before version 11, one gob message.
+func olderVersion(f *os.File) (v int, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return 0, false
+	}
+	var h struct {
+		Magic   string
+		Version int
+	}
+	if err := gob.NewDecoder(bufio.NewReader(f)).Decode(&h); err != nil || h.Magic != cacheMagic || h.Version >= 11 {
+		return 0, false
+	}
+	return h.Version, true
 }
 
 // stateSection is one gob stream of the state file and its checksum.
