@@ -1,11 +1,12 @@
 package vector
 
 import (
-	"bytes"
+	"bufio"
 	"cmp"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -130,13 +131,17 @@ func (r *reader) str() string {
 // leaves either the old or the new store.
 func writeSegment(file, name string, dim int, docs []fileDoc) error {
 	slices.SortFunc(docs, func(a, b fileDoc) int { return cmp.Compare(a.id, b.id) })
-	var buf bytes.Buffer
-	num := func(v int) { buf.Write(binary.LittleEndian.AppendUint32(nil, uint32(v))) }
-	str := func(s string) { num(len(s)); buf.WriteString(s) }
-	buf.WriteString(fileMagic)
-	str(name)
-	num(dim)
-	num(len(docs))
+	tmp, err := os.CreateTemp(filepath.Dir(file), fileName+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename there is nothing left to remove
+	sum := crc32.New(crcTable)
+	w := &fileWriter{w: bufio.NewWriterSize(io.MultiWriter(tmp, sum), 1<<20)}
+	w.bytes([]byte(fileMagic))
+	w.str(name)
+	w.num(dim)
+	w.num(len(docs))
 	pathN := map[string]int{}
 	var paths []string
 	for _, d := range docs {
@@ -145,34 +150,31 @@ func writeSegment(file, name string, dim int, docs []fileDoc) error {
 			paths = append(paths, d.path)
 		}
 	}
-	num(len(paths))
+	w.num(len(paths))
 	for _, p := range paths {
-		str(p)
+		w.str(p)
 	}
 	for _, d := range docs {
-		num(pathN[d.path])
-		str(d.id)
-		str(d.sum)
+		w.num(pathN[d.path])
+		w.str(d.id)
+		w.str(d.sum)
 	}
-	for buf.Len()%4 != 0 {
-		buf.WriteByte(0)
-	}
-	buf.Grow(len(docs)*dim*4 + 4)
+	w.bytes(make([]byte, (4-w.n%4)%4))
 	for _, d := range docs {
 		if len(d.vec) != dim {
 			return fmt.Errorf("vector %s has %d components, want %d", d.id, len(d.vec), dim)
 		}
 		for _, x := range d.vec {
-			buf.Write(binary.LittleEndian.AppendUint32(nil, math.Float32bits(x)))
+			w.bytes(binary.LittleEndian.AppendUint32(w.scratch[:0], math.Float32bits(x)))
 		}
 	}
-	buf.Write(binary.LittleEndian.AppendUint32(nil, crc32.Checksum(buf.Bytes(), crcTable)))
-	tmp, err := os.CreateTemp(filepath.Dir(file), fileName+".*.tmp")
-	if err != nil {
-		return err
+	if w.err == nil {
+		w.err = w.w.Flush()
 	}
-	defer os.Remove(tmp.Name()) // after a successful rename there is nothing left to remove
-	_, err = tmp.Write(buf.Bytes())
+	if w.err == nil {
+		_, w.err = tmp.Write(binary.LittleEndian.AppendUint32(nil, sum.Sum32()))
+	}
+	err = w.err
 	if err == nil {
 		err = tmp.Sync()
 	}
@@ -183,6 +185,31 @@ func writeSegment(file, name string, dim int, docs []fileDoc) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), file)
+}
+
+// fileWriter writes a store file's parts, counting bytes and keeping the first error.
+type fileWriter struct {
+	w       *bufio.Writer
+	n       int
+	err     error
+	scratch [4]byte
+}
+
+func (w *fileWriter) bytes(b []byte) {
+	if w.err == nil {
+		_, w.err = w.w.Write(b)
+		w.n += len(b)
+	}
+}
+
+func (w *fileWriter) num(v int) { w.bytes(binary.LittleEndian.AppendUint32(w.scratch[:0], uint32(v))) }
+
+func (w *fileWriter) str(s string) {
+	w.num(len(s))
+	if w.err == nil {
+		_, w.err = w.w.WriteString(s)
+		w.n += len(s)
+	}
 }
 
 // dot is the cosine similarity of two unit vectors, summed in one fixed order so that a score never
