@@ -25,10 +25,11 @@ import (
 // SpeedOptions configure a speed run on one tree.
 type SpeedOptions struct {
 	Dir     string
-	Edits   int // one-file changes timed; 0: 100
-	Queries int // context queries timed; 0: 30
-	Runs    int // cold and warm runs, each; 0: 3
-	Budget  int // tokens per query; 0: 8000
+	Edits   int    // one-file changes timed; 0: 100
+	Queries int    // context queries timed; 0: 30
+	Runs    int    // cold and warm runs, each; 0: 3
+	Budget  int    // tokens per query; 0: 8000
+	Binary  string // the ctxmap binary whose one-shot processes are timed; "": none
 	Logf    func(format string, args ...any)
 }
 
@@ -48,6 +49,7 @@ type SpeedReport struct {
 	Query       Latency      `json:"query"`
 	Hover       Latency      `json:"hover"` // a word's entity and definitions as Markdown, as textDocument/hover answers
 	QueryBudget int          `json:"query_budget"`
+	OneShot     *OneShot     `json:"one_shot,omitempty"`
 	PeakRSS     uint64       `json:"peak_rss_bytes"`  // VmHWM of the process
 	PeakHeap    uint64       `json:"peak_heap_bytes"` // live Go heap objects, sampled
 	Notes       []string     `json:"notes,omitempty"`
@@ -245,6 +247,14 @@ func Speed(ctx context.Context, opts SpeedOptions) (*SpeedReport, error) {
 	}
 	rep.PeakHeap = heap.stop()
 	rep.PeakRSS = peakRSS()
+	if opts.Binary != "" && len(texts) > 0 {
+		one, err := oneShot(ctx, opts.Binary, root, lastCache, texts, opts.Budget, opts.Runs)
+		if err != nil {
+			return nil, fmt.Errorf("one-shot processes: %w", err)
+		}
+		rep.OneShot = one
+		logf("one-shot: open %.2fs, context %.2fs, peak %.0f MiB", one.Open.Median, one.Context.Median, float64(one.PeakRSS)/(1<<20))
+	}
 	return rep, nil
 }
 
@@ -547,6 +557,12 @@ func (r *SpeedReport) WriteTable(w io.Writer) error {
 	line(fmt.Sprintf("context query p95 (%d tokens)", r.QueryBudget), fmt.Sprintf("%.1f ms", r.Query.P95), "")
 	line("hover p50", fmt.Sprintf("%.2f ms", r.Hover.P50), fmt.Sprintf("%d words: entities and symbols, max %.1f ms", r.Hover.N, r.Hover.Max))
 	line("hover p95", fmt.Sprintf("%.2f ms", r.Hover.P95), "")
+	if o := r.OneShot; o != nil {
+		line("one-shot open (median)", fmt.Sprintf("%.2f s", o.Open.Median), runs(o.Open)+": a ctxmap index process, nothing to do")
+		line("one-shot context (median)", fmt.Sprintf("%.2f s", o.Context.Median), runs(o.Context)+": a ctxmap context process")
+		line("one-shot first query (median)", fmt.Sprintf("%.2f s", o.Query.Median), "context minus open, run by run")
+		line("one-shot context peak RSS", fmt.Sprintf("%.0f MiB", float64(o.PeakRSS)/(1<<20)), "the largest of the context processes")
+	}
 	line("peak RSS (VmHWM)", fmt.Sprintf("%.0f MiB", float64(r.PeakRSS)/(1<<20)), "")
 	line("peak Go heap (live objects)", fmt.Sprintf("%.0f MiB", float64(r.PeakHeap)/(1<<20)), "")
 	for _, n := range r.Notes {

@@ -176,8 +176,14 @@ func newSnapshot(root string, gen uint64, files map[string]*Record, skipped map[
 			s.Symbols[d.Name] = append(s.Symbols[d.Name], SymbolRef{Path: p, Def: i})
 		}
 	}
-	s.Entities = entity.Aggregate(contribs, hist)
+	// the entities and the graph read the records and the symbols, not each other: derived side by side
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.Entities = entity.Aggregate(contribs, hist)
+	}()
 	s.Graph = buildGraph(s)
+	<-done
 	return s
 }
 

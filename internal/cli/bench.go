@@ -52,7 +52,11 @@ func runBench(e *env, args []string) error {
 		if *edits < 1 || *queries < 1 || *runs < 1 {
 			return usagef("--edits, --queries and --runs must be at least 1")
 		}
-		rep, err := bench.Speed(ctx, bench.SpeedOptions{Dir: *dir, Edits: *edits, Queries: *queries, Runs: *runs, Budget: *budget, Logf: logf})
+		bin, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("find this binary for the one-shot figures: %w", err)
+		}
+		rep, err := bench.Speed(ctx, bench.SpeedOptions{Dir: *dir, Edits: *edits, Queries: *queries, Runs: *runs, Budget: *budget, Binary: bin, Logf: logf})
 		if err != nil {
 			return err
 		}

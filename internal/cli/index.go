@@ -13,8 +13,31 @@ import (
 func runIndex(e *env, args []string) error {
 	fs, dir := e.workspaceFlags("index")
 	asJSON := fs.Bool("json", false, "print the stats as JSON")
+	export := fs.String("export", "", "write the index of this commit to FILE, for others to import")
+	imp := fs.String("import", "", "start from the index exported to FILE (of the same commit), then refresh it")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
+	}
+	if *export != "" && *imp != "" {
+		return usagef("--export and --import do not go together")
+	}
+	if *export != "" || *imp != "" {
+		ctx, cancel := interruptible()
+		defer cancel()
+		opts := index.Options{Root: *dir, Logf: e.logf("ctxmap: ")}
+		if *export != "" {
+			id, err := index.Export(ctx, opts, *export)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(e.stdout, "exported %s (%s)\n", *export, id)
+			return err
+		}
+		id, err := index.Import(ctx, opts, *imp)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "ctxmap: imported %s (%s)\n", *imp, id)
 	}
 	return e.withIndex(*dir, func(_ context.Context, _ *index.Index, st index.Stats) error {
 		return e.write(*asJSON, st, func(w io.Writer) error {

@@ -1,0 +1,358 @@
+package index
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// An export is a tar file: exportHeader as its first entry, the cache's files, then exportSums, the
+// SHA-256 of every entry before it. The export's ID is the SHA-256 of exportSums: the same index of
+// the same commit has the same ID.
+const (
+	exportHeader = "ctxmap.json"
+	exportSums   = "SHA256SUMS"
+	exportFormat = "ctxmap-index"
+)
+
+// exportMeta says what an export holds: an index of which commit, by which cache version.
+type exportMeta struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	Commit  string `json:"commit"`
+}
+
+// shared are the cache's files that make an index: the state, the lexical index and the vectors.
+// The owner lock and anything moved aside stay behind.
+var shared = []string{"files.gob", "lexical.bleve", "vectors", "vectors.gen"}
+
+// ErrExport marks an export that cannot be imported: another commit, another version, damaged.
+var ErrExport = errors.New("cannot import")
+
+// Export brings the index of opts.Root up to date, vectors included, and writes it to dst. The work
+// tree must be a git checkout without changes to tracked files: the export is keyed by its commit.
+// It returns the export's ID.
+func Export(ctx context.Context, opts Options, dst string) (string, error) {
+	if opts.InMemory {
+		return "", errors.New("export: an index kept in memory has nothing to export")
+	}
+	root, err := workspaceRoot(opts.Root)
+	if err != nil {
+		return "", err
+	}
+	commit, err := cleanCommit(ctx, root)
+	if err != nil {
+		return "", err
+	}
+	ix, err := Open(ctx, opts)
+	if err != nil {
+		return "", err
+	}
+	if ix.cache == "" {
+		ix.Close()
+		return "", fmt.Errorf("export: the cache is not available: %s", strings.Join(ix.Warnings(), "; "))
+	}
+	if _, err := ix.Build(ctx, nil); err != nil {
+		ix.Close()
+		return "", err
+	}
+	ix.WaitVectors()
+	// the stores are closed so that their files are complete, the cache kept locked while they are read
+	lock := ix.lock
+	ix.lock = nil
+	defer lock.release()
+	if err := ix.Close(); err != nil {
+		return "", err
+	}
+	return writeExport(ix.cache, dst, commit)
+}
+
+func writeExport(cache, dst, commit string) (id string, err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(dst), filepath.Base(dst)+".*.tmp")
+	if err != nil {
+		return "", fmt.Errorf("export: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	w := bufio.NewWriterSize(tmp, 1<<20)
+	tw := tar.NewWriter(w)
+	var sums bytes.Buffer
+	add := func(name string, size int64, r io.Reader) error {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o600, Size: size, Typeflag: tar.TypeReg, Format: tar.FormatPAX}); err != nil {
+			return err
+		}
+		h := sha256.New()
+		if _, err := io.Copy(tw, io.TeeReader(r, h)); err != nil {
+			return err
+		}
+		fmt.Fprintf(&sums, "%x  %s\n", h.Sum(nil), name)
+		return nil
+	}
+	meta, _ := json.Marshal(exportMeta{Format: exportFormat, Version: cacheVersion, Commit: commit})
+	if err := add(exportHeader, int64(len(meta)), bytes.NewReader(meta)); err != nil {
+		return "", fmt.Errorf("export: %w", err)
+	}
+	var names []string
+	for _, top := range shared {
+		filepath.WalkDir(filepath.Join(cache, top), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() && !strings.HasSuffix(p, ".tmp") {
+				rel, _ := filepath.Rel(cache, p)
+				names = append(names, filepath.ToSlash(rel))
+			}
+			return nil
+		})
+	}
+	slices.Sort(names)
+	if !slices.Contains(names, "files.gob") {
+		return "", errors.New("export: the cache holds no index")
+	}
+	for _, name := range names {
+		f, err := os.Open(filepath.Join(cache, filepath.FromSlash(name)))
+		if err != nil {
+			return "", fmt.Errorf("export: %w", err)
+		}
+		fi, err := f.Stat()
+		if err == nil {
+			err = add(name, fi.Size(), f)
+		}
+		f.Close()
+		if err != nil {
+			return "", fmt.Errorf("export %s: %w", name, err)
+		}
+	}
+	id = fmt.Sprintf("%x", sha256.Sum256(sums.Bytes()))
+	sumText := sums.Bytes()
+	if err := tw.WriteHeader(&tar.Header{Name: exportSums, Mode: 0o600, Size: int64(len(sumText)), Typeflag: tar.TypeReg, Format: tar.FormatPAX}); err != nil {
+		return "", fmt.Errorf("export: %w", err)
+	}
+	if _, err := tw.Write(sumText); err != nil {
+		return "", fmt.Errorf("export: %w", err)
+	}
+	if err := tw.Close(); err != nil {
+		return "", fmt.Errorf("export: %w", err)
+	}
+	if err := w.Flush(); err != nil {
+		return "", fmt.Errorf("export: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return "", fmt.Errorf("export: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), dst); err != nil {
+		return "", fmt.Errorf("export: %w", err)
+	}
+	return id, nil
+}
+
+// Import replaces the index of opts.Root by the export in src, once every entry of it is checked, and
+// then brings it up to date: files that differ from the exported ones are parsed again, the others
+// only read. An export of another commit, of another cache version or a damaged one is refused with
+// an error wrapping ErrExport, and the index there before is left as it was.
+func Import(ctx context.Context, opts Options, src string) (string, error) {
+	if opts.InMemory {
+		return "", errors.New("import: an index kept in memory cannot be imported into")
+	}
+	root, err := workspaceRoot(opts.Root)
+	if err != nil {
+		return "", err
+	}
+	commit := gitHead(ctx, root)
+	if commit == "" {
+		return "", fmt.Errorf("import: %s is not a git checkout: an export is keyed by its commit", root)
+	}
+	cache := opts.CacheDir
+	if cache == "" {
+		if cache, err = DefaultCacheDir(root); err != nil {
+			return "", err
+		}
+	}
+	if inside(root, cache) {
+		return "", fmt.Errorf("cache folder %s is inside the workspace %s", cache, root)
+	}
+	if err := os.MkdirAll(cache, 0o700); err != nil {
+		return "", fmt.Errorf("create cache folder: %w", err)
+	}
+	lock, err := lockCache(cache)
+	if errors.Is(err, errCacheBusy) {
+		return "", fmt.Errorf("import: the cache %s is in use by another ctxmap process (an editor?); close it and import again", cache)
+	} else if err != nil {
+		return "", fmt.Errorf("import: %w", err)
+	}
+	defer lock.release()
+	tmp, err := os.MkdirTemp(cache, "import-*")
+	if err != nil {
+		return "", fmt.Errorf("import: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	id, err := readExport(src, tmp, commit)
+	if err != nil {
+		return "", err
+	}
+	for _, top := range shared {
+		if err := os.RemoveAll(filepath.Join(cache, top)); err != nil {
+			return "", fmt.Errorf("import: %w", err)
+		}
+		// a half-replaced cache is caught at the next open: the state and the lexical index carry the
+		// same generation, the vectors theirs
+		if err := os.Rename(filepath.Join(tmp, top), filepath.Join(cache, top)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("import: %w", err)
+		}
+	}
+	return id, nil
+}
+
+// readExport unpacks src into dir, checking its header against commit and every entry against its sum.
+func readExport(src, dir, commit string) (string, error) {
+	f, err := os.Open(src)
+	if err != nil {
+		return "", fmt.Errorf("import: %w", err)
+	}
+	defer f.Close()
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w %s: %s", ErrExport, src, fmt.Sprintf(format, args...))
+	}
+	tr := tar.NewReader(bufio.NewReaderSize(f, 1<<20))
+	got := map[string]string{} // entry -> its SHA-256
+	var order []string
+	var sums []byte
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", bad("damaged: %v", err)
+		}
+		name := h.Name
+		if sums != nil {
+			return "", bad("damaged: %s after the checksums", name)
+		}
+		if len(order) == 0 && name != exportHeader {
+			return "", bad("not a ctxmap index export")
+		}
+		if _, dup := got[name]; dup || h.Typeflag != tar.TypeReg || h.Size < 0 {
+			return "", bad("damaged: unexpected entry %s", name)
+		}
+		sum := sha256.New()
+		switch {
+		case name == exportHeader || name == exportSums:
+			b, err := io.ReadAll(io.LimitReader(tr, 1<<20))
+			if err != nil {
+				return "", bad("damaged: %v", err)
+			}
+			if name == exportSums {
+				sums = b
+				continue
+			}
+			sum.Write(b)
+			var m exportMeta
+			if err := json.Unmarshal(b, &m); err != nil || m.Format != exportFormat {
+				return "", bad("not a ctxmap index export")
+			}
+			if m.Version != cacheVersion {
+				return "", bad("made by a ctxmap whose index has version %d, this one reads %d", m.Version, cacheVersion)
+			}
+			if m.Commit != commit {
+				return "", bad("it is the index of commit %s, the work tree is at %s", m.Commit, commit)
+			}
+		case !sharedName(name):
+			return "", bad("damaged: unexpected entry %s", name)
+		default:
+			dst := filepath.Join(dir, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+				return "", fmt.Errorf("import: %w", err)
+			}
+			out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+			if err != nil {
+				return "", fmt.Errorf("import: %w", err)
+			}
+			_, err = io.Copy(out, io.TeeReader(tr, sum))
+			if cerr := out.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return "", bad("damaged: %s: %v", name, err)
+			}
+		}
+		got[name] = hex.EncodeToString(sum.Sum(nil))
+		order = append(order, name)
+	}
+	if sums == nil {
+		return "", bad("damaged: the checksums are missing (a file cut short?)")
+	}
+	want := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(sums)), "\n") {
+		hash, name, ok := strings.Cut(line, "  ")
+		if !ok {
+			return "", bad("damaged: bad checksum line %q", line)
+		}
+		want[name] = hash
+	}
+	if len(want) != len(got) {
+		return "", bad("damaged: %d entries, the checksums list %d", len(got), len(want))
+	}
+	for _, name := range order {
+		if want[name] != got[name] {
+			return "", bad("damaged: %s does not match its checksum", name)
+		}
+	}
+	if _, ok := got["files.gob"]; !ok {
+		return "", bad("damaged: it holds no index state")
+	}
+	return fmt.Sprintf("%x", sha256.Sum256(sums)), nil
+}
+
+// sharedName tells whether an entry's name is one of the cache files an export carries, and safe to
+// unpack: relative, without "..".
+func sharedName(name string) bool {
+	if name == "" || path.IsAbs(name) || path.Clean(name) != name || strings.HasPrefix(name, "../") || name == ".." {
+		return false
+	}
+	top, _, _ := strings.Cut(name, "/")
+	return slices.Contains(shared, top)
+}
+
+// cleanCommit is the commit HEAD of root, refused when tracked files differ from it.
+func cleanCommit(ctx context.Context, root string) (string, error) {
+	commit := gitHead(ctx, root)
+	if commit == "" {
+		return "", fmt.Errorf("export: %s is not a git checkout: an export is keyed by its commit", root)
+	}
+	out, err := exec.CommandContext(ctx, "git", "-C", root, "status", "--porcelain", "--untracked-files=no").Output()
+	if err != nil {
+		return "", fmt.Errorf("export: git status: %w", err)
+	}
+	if len(bytes.TrimSpace(out)) > 0 {
+		return "", fmt.Errorf("export: %s has changes not in commit %s; export a clean checkout", root, commit[:min(12, len(commit))])
+	}
+	return commit, nil
+}
+
+// workspaceRoot is root as Open resolves it.
+func workspaceRoot(root string) (string, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", fmt.Errorf("workspace %s: %w", root, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	return abs, nil
+}
