@@ -1,14 +1,20 @@
-// Package vector keeps chunk embeddings and finds the chunks nearest to a text by comparing it with
-// every one (a few milliseconds per 10,000 chunks). A persistent store is one file, read whole at Open
-// and searched where it lies; vectors put since are kept beside it, and Save and Close write the two
-// together as the next file. Opening a store of 200,000 chunks costs reading the file, nothing more.
+// Package vector keeps chunk embeddings in a chromem-go collection and finds the chunks nearest to a
+// text. A persistent store lives in memory and is written to one file, a stream of vectors, on Save and
+// Close: loading one file of 20,000 chunks is an order of magnitude faster than chromem's own
+// one-file-per-document persistence, and a stream, unlike chromem's export, is never held whole.
 package vector
 
 import (
+	"bufio"
+	"cmp"
 	"context"
+	"encoding/binary"
+	"encoding/gob"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"hash/fnv"
+	"io"
 	"maps"
 	"math"
 	"os"
@@ -18,6 +24,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	chromem "github.com/philippgille/chromem-go"
 
 	"github.com/ctxmap/ctxmap/index/embed"
 )
@@ -39,38 +47,32 @@ var ErrCorrupt = errors.New("vector store is corrupt")
 
 var errClosed = errors.New("vector store is closed")
 
-const fileName = "vectors.bin"
+const (
+	fileName = "vectors.gob"
+	pathKey  = "path"
+	sumKey   = "sum" // textSum of the text a vector was made from
+)
 
 type Store struct {
-	e        embed.Embedder
-	name     string
-	dir      string // "" for a store in memory
-	keepSums bool   // see Open
+	e    embed.Embedder
+	db   *chromem.DB
+	col  *chromem.Collection
+	name string
+	dir  string // "" for a store in memory
 
-	// Writers (Put, DeletePath, Close) take mu exclusively, briefly; Search and Save's snapshot share it.
+	// Writers (Put's insert, DeletePath, Close) take mu exclusively, briefly; Search and Save's
+	// snapshot share it.
 	mu     sync.RWMutex
 	closed bool
-	gen    uint64           // changes since Open, under mu
-	file   *segment         // the vectors of the store file; empty for a new store
-	gone   []bool           // file entries replaced or deleted since Open
-	live   int              // file entries not gone
-	added  map[string]entry // ID -> vectors put since Open
-
-	// The IDs by path, and where each ID is in the file, are needed only to change or compare the
-	// store: built at the first such call, so that a process that only searches never pays for them.
-	indexed bool
-	ids     map[string]map[string]string // path -> ID of each of its documents -> textSum of its text
-	owner   map[string]string            // ID -> path
-	at      map[string]int               // ID -> its entry in file
+	gen    uint64                       // changes since Open, under mu
+	ids    map[string]map[string]string // path -> ID of each of its documents -> textSum of its text, under mu
+	// keepSums: a model that embeds in batches is a remote one, whose vectors are worth keeping across an
+	// interrupted start; the offline model embeds a workspace again faster than the sums would load.
+	keepSums bool
+	owner    map[string]string // ID -> path, under mu
 
 	saveMu sync.Mutex
 	saved  uint64 // gen last written, under saveMu
-}
-
-// entry is one vector put since Open.
-type entry struct {
-	path, sum string
-	vec       []float32
 }
 
 // collectionName carries the model and dimension, so vectors of another model are never mixed in.
@@ -84,51 +86,28 @@ func Open(dir string, e embed.Embedder) (*Store, error) {
 	if e == nil || e.Dim() <= 0 {
 		return nil, errors.New("open vector store: no embedder, or one without dimensions")
 	}
-	s := &Store{e: e, name: collectionName(e), dir: dir, file: &segment{}, added: map[string]entry{}}
-	// keepSums: a model that embeds in batches is a remote one, whose vectors are worth keeping across an
-	// interrupted start; the offline model embeds a workspace again faster than the sums would load.
+	// chromem deletes by metadata by looking at every document: a file's IDs are kept to delete by ID.
+	s := &Store{e: e, db: chromem.NewDB(), name: collectionName(e), dir: dir, ids: map[string]map[string]string{}, owner: map[string]string{}}
 	_, s.keepSums = e.(embed.BatchEmbedder)
 	if dir != "" {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("open vector store: %w", err)
 		}
-		os.Remove(filepath.Join(dir, "vectors.gob")) // the file of older builds: its vectors are made again
-		file := filepath.Join(dir, fileName)
-		seg, err := readSegment(file)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-		case err != nil:
+		stale, err := s.load()
+		if err != nil {
 			return nil, err
-		case seg.name != s.name:
+		}
+		if stale {
 			s.gen = 1 // rewrite the file without the old model's vectors
-		case seg.dim != e.Dim():
-			return nil, fmt.Errorf("%w: %s: vectors of %d components, want %d", ErrCorrupt, file, seg.dim, e.Dim())
-		default:
-			s.file = seg
 		}
 	}
-	s.gone = make([]bool, s.file.len())
-	s.live = s.file.len()
+	// Always pass our function: a nil one makes chromem call a remote service.
+	col, err := s.db.GetOrCreateCollection(s.name, nil, s.embedFunc)
+	if err != nil {
+		return nil, fmt.Errorf("open vector store: %w", err)
+	}
+	s.col = col
 	return s, nil
-}
-
-// index builds the IDs by path and the places of the file's IDs; called with mu held exclusively.
-func (s *Store) index() {
-	if s.indexed {
-		return
-	}
-	s.indexed = true
-	s.ids, s.owner, s.at = map[string]map[string]string{}, map[string]string{}, make(map[string]int, s.file.len())
-	for i := range s.file.len() {
-		if !s.gone[i] {
-			id := s.file.ids[i]
-			s.at[id] = i
-			s.remember(s.file.path(i), id, s.file.sums[i])
-		}
-	}
-	for id, en := range s.added {
-		s.remember(en.path, id, en.sum)
-	}
 }
 
 // remember files id under path, and no longer under a path it had before.
@@ -156,9 +135,8 @@ func textSum(text string) string {
 // Holds reports whether the store has exactly docs for path: the same IDs, made from the same texts.
 // A store that keeps no sums holds nothing.
 func (s *Store) Holds(path string, docs []Doc) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.index()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	have := s.ids[path]
 	if len(have) != len(docs) {
 		return false
@@ -173,10 +151,116 @@ func (s *Store) Holds(path string, docs []Doc) bool {
 
 // Paths are the files the store has vectors for, sorted.
 func (s *Store) Paths() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.index()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	return slices.Sorted(maps.Keys(s.ids))
+}
+
+func (s *Store) embedFunc(ctx context.Context, text string) ([]float32, error) {
+	return s.e.Embed(ctx, text)
+}
+
+// fileHeader opens the store file; Count documents follow, one gob message each, then the CRC-32C of
+// everything before. One message per document keeps a load from holding the whole file at once.
+type fileHeader struct {
+	Name  string // collectionName of the model the vectors come from
+	Dim   int
+	Count int
+}
+
+type fileDoc struct {
+	ID, Path, Sum string
+	Vec           []float32
+}
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// load reads the store file, if any, into the collection, checking every vector. stale reports a file
+// that held the vectors of another model.
+func (s *Store) load() (stale bool, err error) {
+	file := filepath.Join(s.dir, fileName)
+	f, err := os.Open(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("open vector store: %w", err)
+	}
+	defer f.Close()
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %s: %v", ErrCorrupt, file, r)
+		}
+	}()
+	corrupt := func(what any) error { return fmt.Errorf("%w: %s: %v", ErrCorrupt, file, what) }
+	fi, err := f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("open vector store: %w", err)
+	}
+	if fi.Size() < 4 {
+		return false, corrupt("too short")
+	}
+	sum := crc32.New(crcTable)
+	body := bufio.NewReaderSize(io.TeeReader(io.LimitReader(f, fi.Size()-4), sum), 1<<16)
+	dec := gob.NewDecoder(body)
+	var h fileHeader
+	if err := dec.Decode(&h); err != nil {
+		return false, corrupt(err)
+	}
+	if h.Name != s.name {
+		return true, nil
+	}
+	if h.Dim != s.e.Dim() || h.Count < 0 {
+		return false, corrupt(fmt.Sprintf("%d vectors of %d components, want %d", h.Count, h.Dim, s.e.Dim()))
+	}
+	docs := make([]chromem.Document, 0, min(h.Count, 1<<20))
+	for range h.Count {
+		var d fileDoc
+		if err := dec.Decode(&d); err != nil {
+			return false, corrupt(err)
+		}
+		if d.ID == "" || len(d.Vec) != h.Dim {
+			return false, corrupt(fmt.Sprintf("bad vector %q", d.ID))
+		}
+		meta := map[string]string{pathKey: d.Path}
+		if d.Sum != "" {
+			meta[sumKey] = d.Sum
+		}
+		docs = append(docs, chromem.Document{ID: d.ID, Metadata: meta, Embedding: d.Vec})
+	}
+	if _, err := io.Copy(io.Discard, body); err != nil {
+		return false, corrupt(err)
+	}
+	var tail [4]byte
+	if _, err := io.ReadFull(f, tail[:]); err != nil || binary.BigEndian.Uint32(tail[:]) != sum.Sum32() {
+		return false, corrupt("checksum mismatch")
+	}
+	col, err := s.db.GetOrCreateCollection(s.name, nil, s.embedFunc)
+	if err != nil {
+		return false, fmt.Errorf("open vector store: %w", err)
+	}
+	for _, d := range docs {
+		if err := col.AddDocument(context.Background(), d); err != nil {
+			return false, corrupt(err)
+		}
+		s.remember(d.Metadata[pathKey], d.ID, d.Metadata[sumKey])
+	}
+	return false, nil
+}
+
+func probe(dim int) []float32 {
+	v := make([]float32, dim)
+	v[0] = 1
+	return v
+}
+
+// all returns every document of col; the embeddings are shared, not copied.
+func all(col *chromem.Collection, dim int) ([]chromem.Result, error) {
+	n := col.Count()
+	if n == 0 {
+		return nil, nil
+	}
+	return col.QueryEmbedding(context.Background(), probe(dim), n, nil, nil)
 }
 
 // Put embeds docs (concurrently, one worker per core; in batches when the embedder takes them) and adds them, replacing documents with the same
@@ -202,14 +286,17 @@ func (s *Store) Put(ctx context.Context, docs []Doc) error {
 	if s.closed {
 		return errClosed
 	}
-	s.index()
 	for i, d := range docs {
-		sum := ""
+		meta, sum := map[string]string{pathKey: d.Path}, ""
 		if s.keepSums {
 			sum = textSum(d.Text)
+			meta[sumKey] = sum
 		}
-		s.drop(d.ID)
-		s.added[d.ID] = entry{path: d.Path, sum: sum, vec: unit(vecs[i])}
+		doc := chromem.Document{ID: d.ID, Metadata: meta, Embedding: vecs[i]}
+		if err := s.col.AddDocument(ctx, doc); err != nil {
+			// Unreachable with an ID and an embedding; reported rather than trusted.
+			return fmt.Errorf("put vectors: %s: %w", d.ID, err)
+		}
 		s.remember(d.Path, d.ID, sum)
 	}
 	s.gen++
@@ -308,36 +395,30 @@ func (s *Store) check(v []float32) error {
 	return nil
 }
 
-// drop forgets the vector of id, in the file or put since; called with mu held and the index built.
-func (s *Store) drop(id string) {
-	delete(s.added, id)
-	if i, ok := s.at[id]; ok && !s.gone[i] {
-		s.gone[i] = true
-		s.live--
-		delete(s.at, id)
-	}
-}
-
 // DeletePath removes every document of the file at path.
-func (s *Store) DeletePath(_ context.Context, path string) error {
+func (s *Store) DeletePath(ctx context.Context, path string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return errClosed
 	}
-	s.index()
 	ids := slices.Sorted(maps.Keys(s.ids[path]))
 	if len(ids) == 0 {
 		return nil
 	}
+	if err := s.col.Delete(ctx, nil, nil, ids...); err != nil {
+		return fmt.Errorf("delete vectors of %s: %w", path, err)
+	}
 	for _, id := range ids {
-		s.drop(id)
 		delete(s.owner, id)
 	}
 	delete(s.ids, path)
 	s.gen++
 	return nil
 }
+
+// tieMargin is how many more results than asked Search takes from chromem, to settle ties at the cut.
+const tieMargin = 20
 
 // Search returns up to k documents most similar to text, best first (ties by ID).
 func (s *Store) Search(ctx context.Context, text string, k int) ([]Hit, error) {
@@ -348,49 +429,30 @@ func (s *Store) Search(ctx context.Context, text string, k int) ([]Hit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("search vectors: %w", err)
 	}
-	q = unit(q)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.closed {
 		return nil, errClosed
 	}
-	best := s.searchFile(q, k)
-	for id, en := range s.added {
-		best.offer(Hit{ID: id, Path: en.path, Score: dot(q, en.vec)})
+	// chromem refuses more results than documents, also for an empty collection. Of documents with
+	// equal scores at its cut it keeps any; asking for more and cutting after sorting by score and ID
+	// keeps the same ones every time (unless the ties run past the margin).
+	n := min(k+tieMargin, s.col.Count())
+	if n == 0 {
+		return nil, nil
 	}
-	return best.sorted(), nil
-}
-
-// searchFile compares q with every vector of the file still in the store, a share of the file on
-// each core, and keeps the best k.
-func (s *Store) searchFile(q []float32, k int) *topK {
-	n := s.file.len()
-	parts := max(1, min(runtime.GOMAXPROCS(0), n/4096))
-	tops := make([]*topK, parts)
-	var wg sync.WaitGroup
-	for p := range parts {
-		tops[p] = &topK{k: k}
-		wg.Go(func() {
-			t := tops[p]
-			for i := p * n / parts; i < (p+1)*n/parts; i++ {
-				if s.gone[i] {
-					continue
-				}
-				score := dot(q, s.file.vec(i))
-				if t.full() && score < t.min() {
-					continue // the common case, decided without reading the ID
-				}
-				t.offer(Hit{ID: s.file.ids[i], Path: s.file.path(i), Score: score})
-			}
-		})
+	res, err := s.col.QueryEmbedding(ctx, q, n, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("search vectors: %w", err)
 	}
-	wg.Wait()
-	for _, t := range tops[1:] {
-		for _, h := range t.hits {
-			tops[0].offer(h)
-		}
+	hits := make([]Hit, len(res))
+	for i, r := range res {
+		hits[i] = Hit{ID: r.ID, Path: r.Metadata[pathKey], Score: r.Similarity}
 	}
-	return tops[0]
+	slices.SortFunc(hits, func(a, b Hit) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
+	})
+	return hits[:min(k, len(hits))], nil
 }
 
 // Embedder is the model the store's vectors come from.
@@ -399,7 +461,7 @@ func (s *Store) Embedder() embed.Embedder { return s.e }
 func (s *Store) Count() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.live + len(s.added)
+	return s.col.Count()
 }
 
 // Save writes a persistent store to its file if it changed since the last save: a temporary file
@@ -423,21 +485,54 @@ func (s *Store) saveLocked() error {
 		s.mu.RUnlock()
 		return nil
 	}
-	docs := make([]fileDoc, 0, s.live+len(s.added))
-	for i := range s.file.len() {
-		if !s.gone[i] {
-			docs = append(docs, fileDoc{id: s.file.ids[i], path: s.file.path(i), sum: s.file.sums[i], vec: s.file.vec(i)})
-		}
+	docs, err := all(s.col, s.e.Dim())
+	s.mu.RUnlock()
+	if err != nil {
+		return fmt.Errorf("save vector store: %w", err)
 	}
-	for id, en := range s.added {
-		docs = append(docs, fileDoc{id: id, path: en.path, sum: en.sum, vec: en.vec})
-	}
-	s.mu.RUnlock() // the vectors are never changed in place: a Put replaces them
-	if err := writeSegment(filepath.Join(s.dir, fileName), s.name, s.e.Dim(), docs); err != nil {
+	if err := s.write(docs); err != nil {
 		return fmt.Errorf("save vector store %s: %w", s.dir, err)
 	}
 	s.saved = gen
 	return nil
+}
+
+// write stores docs in the format load reads.
+func (s *Store) write(docs []chromem.Result) error {
+	tmp, err := os.CreateTemp(s.dir, fileName+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename there is nothing left to remove
+	sum := crc32.New(crcTable)
+	w := bufio.NewWriterSize(io.MultiWriter(tmp, sum), 1<<20)
+	enc := gob.NewEncoder(w)
+	err = enc.Encode(fileHeader{Name: s.name, Dim: s.e.Dim(), Count: len(docs)})
+	slices.SortFunc(docs, func(a, b chromem.Result) int { return cmp.Compare(a.ID, b.ID) })
+	for _, d := range docs {
+		if err != nil {
+			break
+		}
+		err = enc.Encode(fileDoc{ID: d.ID, Path: d.Metadata[pathKey], Sum: d.Metadata[sumKey], Vec: d.Embedding})
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		var tail [4]byte
+		binary.BigEndian.PutUint32(tail[:], sum.Sum32())
+		_, err = tmp.Write(tail[:])
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(s.dir, fileName))
 }
 
 // Close saves a persistent store and releases it; later calls fail, a second Close does nothing. If
