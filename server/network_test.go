@@ -16,8 +16,8 @@ import (
 )
 
 // No network at run time: the real server, through a whole session (index, hover, context, symbols,
-// an edit), opens no socket but the unix one it answers the command line on in its cache folder, and
-// never reaches the proxy every HTTP client would use.
+// an edit), holds no TCP or UDP socket (the unix one it answers the command line on in its cache folder
+// is not network), and never reaches the proxy every HTTP client would use.
 func TestNoNetwork(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
@@ -60,9 +60,9 @@ func TestNoNetwork(t *testing.T) {
 			case <-time.After(2 * time.Millisecond):
 			}
 			entries, _ := os.ReadDir(fds)
-			local := querySockets(p.cmd.Process.Pid)
+			inet := inetSockets(p.cmd.Process.Pid)
 			for _, e := range entries {
-				if link, err := os.Readlink(filepath.Join(fds, e.Name())); err == nil && strings.HasPrefix(link, "socket:") && !local[link] {
+				if link, err := os.Readlink(filepath.Join(fds, e.Name())); err == nil && inet[link] {
 					mu.Lock()
 					sockets = append(sockets, link)
 					mu.Unlock()
@@ -87,15 +87,15 @@ func TestNoNetwork(t *testing.T) {
 	}
 }
 
-// querySockets are the process's unix sockets bound to the query socket of a session, as
-// socket:[inode].
-func querySockets(pid int) map[string]bool {
-	b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "net", "unix"))
+// inetSockets are the TCP and UDP sockets the process's network namespace lists, as socket:[inode].
+func inetSockets(pid int) map[string]bool {
 	out := map[string]bool{}
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line) // Num RefCount Protocol Flags Type St Inode Path
-		if len(f) == 8 && strings.HasSuffix(f[7], string(filepath.Separator)+"query.sock") {
-			out["socket:["+f[6]+"]"] = true
+	for _, table := range []string{"tcp", "tcp6", "udp", "udp6"} {
+		b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "net", table))
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			if f := strings.Fields(line); len(f) > 9 { // sl local rem st queues tr retrnsmt uid timeout inode
+				out["socket:["+f[9]+"]"] = true
+			}
 		}
 	}
 	return out
