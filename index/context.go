@@ -32,6 +32,8 @@ type Request struct {
 	Ranker    string      // learned, fusion; "": the configuration's, else learned
 	Fill      bool        // fill the budget (as the fusion ranker always did) instead of stopping with the evidence
 	Model     *rank.Model // the learned ranker's model; nil: the one shipped in the binary
+
+	normalized bool // by a front end, against settings newer than the index's own configuration
 }
 
 // Result is a pack with the ranking it came from.

@@ -96,6 +96,29 @@ func TestTightPackSaysAFilesEvidenceOnce(t *testing.T) {
 	}
 }
 
+// The index's own configuration fills a request's unset fields; a request a front end normalized
+// against newer settings (fill switched off in the editor) keeps them.
+func TestNormalizedRequestKeepsItsFill(t *testing.T) {
+	ix, marks := shop(t)
+	ix.cfg.Fill = true // as opened, before the editor's setting changed
+	text := fill(t, goldenCases[0].text, marks)
+	filled, err := ix.Context(context.Background(), Request{Text: text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := Request{Text: text}
+	if err := req.Normalize(Config{}); err != nil {
+		t.Fatal(err)
+	}
+	tight, err := ix.Context(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tight.Pack.Tokens >= filled.Pack.Tokens {
+		t.Errorf("fill off gave %d tokens, the configuration's fill %d", tight.Pack.Tokens, filled.Pack.Tokens)
+	}
+}
+
 // Mining and answering describe candidates alike: Features gives the fused order with vectors of the
 // model's width, and the definitions of the files asked for.
 func TestFeaturesDescribeTheFusedRanking(t *testing.T) {

@@ -19,7 +19,11 @@ const (
 
 // Normalize fills a request's unset fields from cfg (the workspace's configuration and the editor's
 // settings), then the defaults, and checks them; the error wraps ErrInvalid.
+// A request normalized once keeps what it was given: Fill, unlike the others, cannot say "unset".
 func (r *Request) Normalize(cfg Config) error {
+	if r.normalized {
+		return nil
+	}
 	if strings.TrimSpace(r.Text) == "" {
 		return invalidf("the text is empty: give an issue, a bug report or a comment")
 	}
@@ -60,6 +64,7 @@ func (r *Request) Normalize(cfg Config) error {
 			return invalidf("%v", err)
 		}
 	}
+	r.normalized = true
 	return nil
 }
 
