@@ -48,7 +48,8 @@ var ErrCorrupt = errors.New("vector store is corrupt")
 var errClosed = errors.New("vector store is closed")
 
 const (
-	fileName = "vectors.gob"
+	fileName = "vectors.rec"
+	oldFile  = "vectors.gob" // chromem's export, as builds before the record stream wrote it
 	pathKey  = "path"
 	sumKey   = "sum" // textSum of the text a vector was made from
 )
@@ -93,6 +94,8 @@ func Open(dir string, e embed.Embedder) (*Store, error) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("open vector store: %w", err)
 		}
+		// another format, not a damaged file: the state's version changed with it, so all is re-embedded
+		_ = os.Remove(filepath.Join(dir, oldFile))
 		stale, err := s.load()
 		if err != nil {
 			return nil, err

@@ -292,6 +292,36 @@ func TestCorruptStore(t *testing.T) {
 	}
 }
 
+// The file of a build before the record stream (chromem's export) is another format, not damage: it is
+// removed and the store opens empty, for the caller to re-embed.
+func TestOldFormatIsDropped(t *testing.T) {
+	dir := t.TempDir()
+	db := chromem.NewDB()
+	col, err := db.CreateCollection(collectionName(embed.Default()), nil, func(context.Context, string) ([]float32, error) {
+		return nil, errors.New("not used: every document comes with its embedding")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vec := make([]float32, embed.Default().Dim())
+	vec[0] = 1
+	if err := col.AddDocument(context.Background(), chromem.Document{ID: "a#1", Metadata: map[string]string{"path": "a"}, Embedding: vec}); err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(dir, oldFile)
+	if err := db.ExportToFile(old, false, ""); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, dir, embed.Default())
+	defer s.Close()
+	if s.Count() != 0 {
+		t.Errorf("Count = %d after an old file", s.Count())
+	}
+	if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the old file is still there: %v", err)
+	}
+}
+
 func TestBadInputLosesNothing(t *testing.T) {
 	ctx := context.Background()
 	s := open(t, "", embed.Default())
