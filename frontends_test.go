@@ -21,6 +21,7 @@ import (
 
 	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/internal/cli"
+	"github.com/ctxmap/ctxmap/internal/shoptest"
 	"github.com/ctxmap/ctxmap/mcp"
 	"github.com/ctxmap/ctxmap/server"
 	"github.com/ctxmap/ctxmap/session"
@@ -159,21 +160,7 @@ func TestFrontEndsAnswerAlike(t *testing.T) {
 // before the background embeddings are done, the command waits for them.
 func shopRepository(t *testing.T) string {
 	t.Helper()
-	ar, err := txtar.ParseFile(filepath.Join("testdata", "shop.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := t.TempDir()
-	ar.Files = append(ar.Files, txtar.File{Name: ".ctxmap.yaml", Data: []byte("vectors: false\n")})
-	for _, f := range ar.Files {
-		abs := filepath.Join(root, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(abs, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root := shoptest.Write(t, append(shoptest.Files(t), txtar.File{Name: ".ctxmap.yaml", Data: []byte("vectors: false\n")}))
 	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"commit", "-q", "-m", "Shop: carts, orders, stock and prices"}} {
 		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.name=Test", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
 		if out, err := cmd.CombinedOutput(); err != nil {

@@ -13,28 +13,14 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/internal/shoptest"
 )
 
 // shop indexes testdata/shop.txtar in a temporary workspace.
 func shop(t *testing.T) *index.Index {
 	t.Helper()
-	ar, err := txtar.ParseFile(filepath.Join("..", "testdata", "shop.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := t.TempDir()
-	for _, f := range ar.Files {
-		abs := filepath.Join(root, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(abs, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root := shoptest.Write(t, shoptest.Files(t))
 	ix, err := index.Open(context.Background(), index.Options{Root: root, InMemory: true, Config: &index.Config{}})
 	if err != nil {
 		t.Fatal(err)

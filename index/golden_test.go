@@ -14,10 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/ctxmap/ctxmap/index/pack"
 	"github.com/ctxmap/ctxmap/index/query"
+	"github.com/ctxmap/ctxmap/internal/shoptest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden packs under ../testdata/golden")
@@ -26,21 +25,11 @@ var update = flag.Bool("update", false, "rewrite the golden packs under ../testd
 // line of every "@name" marker.
 func shop(t *testing.T) (*Index, map[string]int) {
 	t.Helper()
-	ar, err := txtar.ParseFile(filepath.Join("..", "testdata", "shop.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := t.TempDir()
+	files := shoptest.Files(t)
+	root := shoptest.Write(t, files)
 	marks := map[string]int{}
 	marker := regexp.MustCompile(`@([a-z_]+)`)
-	for _, f := range ar.Files {
-		abs := filepath.Join(root, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(abs, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	for _, f := range files {
 		for i, line := range strings.Split(string(f.Data), "\n") {
 			if m := marker.FindStringSubmatch(line); m != nil && (strings.Contains(line, "# @") || strings.Contains(line, "// @")) {
 				marks[m[1]] = i + 1

@@ -7,26 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
+	"github.com/ctxmap/ctxmap/internal/shoptest"
 )
 
 // shop writes the shop of testdata/shop.txtar to a new folder, with a cache of its own.
 func shop(t *testing.T) string {
 	t.Helper()
-	ar, err := txtar.ParseFile(filepath.Join("..", "..", "testdata", "shop.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := t.TempDir()
-	for _, f := range ar.Files {
-		abs := filepath.Join(root, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(abs, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root := shoptest.Write(t, shoptest.Files(t))
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	return root
 }
