@@ -57,11 +57,7 @@ func (s *Snapshot) FindSymbols(name, kind string, limit int) []Symbol {
 				if !ok || kind != "" && !strings.EqualFold(d.Kind, kind) || parent != "" && !strings.EqualFold(d.Parent, parent) {
 					continue
 				}
-				q := d.Name
-				if d.Parent != "" {
-					q = d.Parent + "." + d.Name
-				}
-				defs = append(defs, Symbol{Name: d.Name, Qualified: q, Parent: d.Parent, Kind: d.Kind, Path: ref.Path,
+				defs = append(defs, Symbol{Name: d.Name, Qualified: qualified(d), Parent: d.Parent, Kind: d.Kind, Path: ref.Path,
 					StartLine: d.StartLine, EndLine: d.EndLine, Signature: d.Signature, Doc: d.Doc, Match: match})
 			}
 			sort.SliceStable(defs, func(i, j int) bool {
