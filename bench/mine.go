@@ -214,7 +214,7 @@ func minePair(ctx context.Context, ix *index.Index, wt, c string) (*Pair, bool, 
 			continue
 		}
 		source++
-		if rec := snap.Files[p]; rec != nil && rec.File != nil {
+		if rec := snap.Record(p); rec != nil && rec.File != nil {
 			gold = append(gold, p)
 		}
 	}

@@ -259,12 +259,12 @@ func runInstance(ctx context.Context, in Instance, opts Options, cache string, i
 
 	snap := ix.Snapshot()
 	for _, g := range distinct(in.GoldFiles) {
-		if rec := snap.Files[g]; rec == nil || rec.File == nil {
+		if rec := snap.Record(g); rec == nil || rec.File == nil {
 			res.GoldNotIndexed = append(res.GoldNotIndexed, g)
 		}
 	}
 	defs := func(p string) []parse.Definition {
-		if rec := snap.Files[p]; rec != nil && rec.File != nil {
+		if rec := snap.Record(p); rec != nil && rec.File != nil {
 			return rec.File.Definitions
 		}
 		return nil

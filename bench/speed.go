@@ -400,7 +400,7 @@ func appendedFunction(lang string, i int) (code, name string) {
 func editTargets(s *index.Snapshot, n int) []string {
 	var all []string
 	for _, p := range s.Paths {
-		if code, _ := appendedFunction(parse.LanguageOf(p), 0); code != "" && s.Files[p].Skip == "" && !strings.Contains(strings.ToLower(p), "test") {
+		if code, _ := appendedFunction(parse.LanguageOf(p), 0); code != "" && s.Record(p).Skip == "" && !strings.Contains(strings.ToLower(p), "test") {
 			all = append(all, p)
 		}
 	}
@@ -431,7 +431,7 @@ func IssueTexts(s *index.Snapshot, n int) []string {
 	symbol := func() string {
 		e := ents[rng.IntN(len(ents))]
 		for _, f := range e.Files {
-			rec := s.Files[f]
+			rec := s.Record(f)
 			if rec == nil || rec.File == nil {
 				continue
 			}

@@ -2,6 +2,7 @@ package index
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/gob"
@@ -10,11 +11,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
-	"sync"
 
 	"github.com/ctxmap/ctxmap/index/history"
 )
@@ -33,27 +31,32 @@ type cacheState struct {
 	Version    int
 	Root       string
 	Generation uint64
-	Records    map[string]*Record
+	Records    *fileSet
 	Skipped    map[string]string
 	History    *history.Log
+	// Derived is the snapshot the records derive, written so that the next start need not read them
+	// all; nil for a partial state, whose next start derives it.
+	Derived *Snapshot
+	derived *savedDerived // as read back
 }
 
-// The state file is sections, each with its own CRC-32C: the header first, a gob stream, then the
-// records in path order cut into stateSections sections (see codec.go), which a load decodes on every
-// core at once.
-// A table at the end gives each section's length and checksum, then the number of sections. No
-// section is ever one message: neither a save nor a load holds the whole state as one.
+// The state file is sections, each with its own CRC-32C: the header (a gob stream), the records one
+// after the other, the table of records (path, what a build compares, where the record is and its
+// own checksum), then, for a complete state, what the records derive and the code's string literals.
+// A table at the end gives each section's length and checksum, then the number of sections. A load
+// reads the header, the table and the derived part; a record is read when first asked for, checked
+// against its own checksum (see files.go).
 type stateHeader struct {
 	Magic      string
 	Version    int
 	Root       string
 	Generation uint64
-	Counts     []int // records in each section after the header
+	Files      int
+	Derived    bool
 	Skipped    map[string]string
 	History    *history.Log
 }
 
-const stateSections = 8
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
@@ -89,7 +92,13 @@ func loadState(dir, root string) (st *cacheState, err error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	// the file stays open while the records are read from it, and is closed with the last of them
+	keep := false
+	defer func() {
+		if !keep {
+			f.Close()
+		}
+	}()
 	corrupt := func(what any) error {
 		return damagedState{fmt.Errorf("cache %s is corrupt: %v", statePath(dir), what)}
 	}
@@ -109,35 +118,21 @@ func loadState(dir, root string) (st *cacheState, err error) {
 		return nil, damagedState{fmt.Errorf("cache %s is not a ctxmap cache", statePath(dir))}
 	case h.Version != cacheVersion:
 		return nil, fmt.Errorf("cache %s has version %d, this build reads %d", statePath(dir), h.Version, cacheVersion)
-	case len(h.Counts) != len(sections)-1:
+	case h.Files < 0 || h.Files > 1<<24 || len(sections) != map[bool]int{false: 3, true: 5}[h.Derived]:
 		return nil, corrupt("the header does not match the sections")
 	}
-	parts := make([][]*Record, len(h.Counts))
-	errs := make([]error, len(h.Counts))
-	var wg sync.WaitGroup
-	for i, n := range h.Counts {
-		wg.Go(func() {
-			if n < 0 || n > 1<<24 {
-				errs[i] = fmt.Errorf("%d records", n)
-				return
-			}
-			errs[i] = readRecords(sections[i+1], n, &parts[i])
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	recs, err := readTable(sections[2], sections[1], h.Files, &stateFile{r: f, words: map[string]string{}})
+	if err != nil {
 		return nil, corrupt(err)
 	}
+	keep = true
 	// A cache made for another root (a second work tree of the same repository, given the same cache
 	// folder) is still sound: records are keyed by relative path and content hash, and every file is
 	// checked again by the build.
-	st = &cacheState{Magic: h.Magic, Version: h.Version, Root: root, Generation: h.Generation, Records: map[string]*Record{}, Skipped: h.Skipped, History: h.History}
-	for _, part := range parts {
-		for _, r := range part {
-			if r.Path == "" || st.Records[r.Path] != nil {
-				return nil, corrupt(fmt.Sprintf("bad record for %q", r.Path))
-			}
-			st.Records[r.Path] = r
+	st = &cacheState{Magic: h.Magic, Version: h.Version, Root: root, Generation: h.Generation, Records: recs, Skipped: h.Skipped, History: h.History}
+	if h.Derived {
+		if st.derived, err = readDerived(sections[3], sections[4], recs); err != nil {
+			return nil, corrupt(err)
 		}
 	}
 	return st, nil
@@ -166,6 +161,7 @@ func olderVersion(f *os.File) (v int, ok bool) {
 // stateSection is one gob stream of the state file and its checksum.
 type stateSection struct {
 	r   *io.SectionReader
+	at  int64 // where it starts in the file
 	crc uint32
 }
 
@@ -198,36 +194,13 @@ func stateTable(f *os.File) ([]stateSection, error) {
 		if length < 0 || at+length > size-4-12*n {
 			return nil, errors.New("a section runs past the table")
 		}
-		out = append(out, stateSection{r: io.NewSectionReader(f, at, length), crc: crc})
+		out = append(out, stateSection{r: io.NewSectionReader(f, at, length), at: at, crc: crc})
 		at += length
 	}
 	if at != size-4-12*n {
 		return nil, errors.New("the sections do not fill the file")
 	}
 	return out, nil
-}
-
-// readRecords reads a section of n records.
-func readRecords(s stateSection, n int, out *[]*Record) error {
-	b := make([]byte, s.r.Size())
-	if _, err := io.ReadFull(s.r, b); err != nil {
-		return err
-	}
-	if crc32.Checksum(b, crcTable) != s.crc {
-		return errors.New("checksum mismatch")
-	}
-	r := recordReader{b: b, words: map[string]string{}}
-	for range n {
-		rec, err := r.record()
-		if err != nil {
-			return err
-		}
-		*out = append(*out, rec)
-	}
-	if len(r.b) > 0 {
-		return errors.New("a section holds more than its records")
-	}
-	return nil
 }
 
 // readSection runs read on a decoder of the section, then checks that it read the whole section and
@@ -274,59 +247,75 @@ func saveState(dir string, st *cacheState) error {
 	return nil
 }
 
-// writeState writes the header, the records in path order and the table of sections.
+// writeState writes the header, the records in path order, their table, what they derive and the
+// table of sections. A record not read since the last load is copied as it was, not decoded.
 func writeState(f io.Writer, st *cacheState) error {
-	paths := slices.Sorted(maps.Keys(st.Records))
-	h := stateHeader{Magic: cacheMagic, Version: cacheVersion, Root: st.Root, Generation: st.Generation, Skipped: st.Skipped, History: st.History}
-	var cuts [][]string
-	for i := range stateSections {
-		part := paths[i*len(paths)/stateSections : (i+1)*len(paths)/stateSections]
-		cuts = append(cuts, part)
-		h.Counts = append(h.Counts, len(part))
+	paths := st.Records.sorted()
+	h := stateHeader{Magic: cacheMagic, Version: cacheVersion, Root: st.Root, Generation: st.Generation, Files: len(paths), Derived: st.Derived != nil, Skipped: st.Skipped, History: st.History}
+	var sections []byte
+	add := func(n int64, crc uint32) {
+		sections = binary.BigEndian.AppendUint64(sections, uint64(n))
+		sections = binary.BigEndian.AppendUint32(sections, crc)
 	}
-	var table []byte
-	section := func(write func(*gob.Encoder) error) error {
-		sum := crc32.New(crcTable)
-		w := &countWriter{w: io.MultiWriter(f, sum)}
-		bw := bufio.NewWriterSize(w, 1<<16)
-		if err := write(gob.NewEncoder(bw)); err != nil {
-			return err
-		}
-		if err := bw.Flush(); err != nil {
-			return err
-		}
-		table = binary.BigEndian.AppendUint64(table, uint64(w.n))
-		table = binary.BigEndian.AppendUint32(table, sum.Sum32())
-		return nil
-	}
-	if err := section(func(enc *gob.Encoder) error { return enc.Encode(&h) }); err != nil {
+	write := func(b []byte) error {
+		_, err := f.Write(b)
+		add(int64(len(b)), crc32.Checksum(b, crcTable))
 		return err
 	}
-	for _, part := range cuts {
-		var w recordWriter
-		for _, p := range part {
-			w.record(st.Records[p])
+	var hb bytes.Buffer
+	if err := gob.NewEncoder(&hb).Encode(&h); err != nil {
+		return err
+	}
+	if err := write(hb.Bytes()); err != nil {
+		return err
+	}
+	// the records, a buffer at a time, noting each one's length and checksum for the table
+	var table recordWriter
+	var body recordWriter
+	bodySum := crc32.New(crcTable)
+	var bodyLen int64
+	flush := func() error {
+		bodySum.Write(body.b)
+		bodyLen += int64(len(body.b))
+		_, err := f.Write(body.b)
+		body.b = body.b[:0]
+		return err
+	}
+	for _, p := range paths {
+		e := st.Records.m[p]
+		from := len(body.b)
+		if raw := e.raw(); raw != nil {
+			body.b = append(body.b, raw...)
+		} else {
+			body.record(e.record(p))
 		}
-		if _, err := f.Write(w.b); err != nil {
+		table.head(p, e.savedHead(), body.b[from:])
+		if len(body.b) >= 1<<20 {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	add(bodyLen, bodySum.Sum32())
+	if err := write(table.b); err != nil {
+		return err
+	}
+	if st.Derived != nil {
+		d, lits := encodeDerived(st.Derived, paths)
+		if err := write(d); err != nil {
 			return err
 		}
-		table = binary.BigEndian.AppendUint64(table, uint64(len(w.b)))
-		table = binary.BigEndian.AppendUint32(table, crc32.Checksum(w.b, crcTable))
+		if err := write(lits); err != nil {
+			return err
+		}
 	}
-	table = binary.BigEndian.AppendUint32(table, uint32(len(cuts)+1))
-	_, err := f.Write(table)
+	n := len(sections) / 12
+	sections = binary.BigEndian.AppendUint32(sections, uint32(n))
+	_, err := f.Write(sections)
 	return err
-}
-
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(b []byte) (int, error) {
-	n, err := c.w.Write(b)
-	c.n += int64(n)
-	return n, err
 }
 
 // damagedDir is where files of the cache that could not be read are kept for a post-mortem; the

@@ -253,7 +253,7 @@ func (r *ranker) candidates(files []RankedFile) []pack.Candidate {
 		if rank >= packFiles || f.Prob == 0 && f.Score < minScoreShare*top {
 			break // (a learned order is not by Score: its probabilities decide in tight packs)
 		}
-		rec := r.s.Files[f.Path]
+		rec := r.s.Record(f.Path)
 		if rec == nil || rec.File == nil {
 			continue
 		}
@@ -518,7 +518,7 @@ func (r *ranker) related(prims []primary, files []RankedFile, top float64, sourc
 	var callers, tests []hit
 	seen := map[string]bool{}
 	for _, p := range r.referrers(names, prims) {
-		rec := r.s.Files[p]
+		rec := r.s.Record(p)
 		for _, ref := range rec.File.References {
 			pi, ok := names[ref.Name]
 			if !ok || ref.Enclosing < 0 || (p == prims[pi].path) {
@@ -560,7 +560,7 @@ func (r *ranker) related(prims []primary, files []RankedFile, top float64, sourc
 			if i >= limit {
 				break
 			}
-			rec := r.s.Files[h.path]
+			rec := r.s.Record(h.path)
 			d := rec.File.Definitions[h.def]
 			why := []string{fmt.Sprintf("%s `%s`", verb, qualified(prims[h.prim].def))}
 			c := defCandidate(rec, source(h.path), d, top*0.2/(1+float64(i)), why)

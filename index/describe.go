@@ -86,7 +86,7 @@ func describeEntity(b *strings.Builder, snap *Snapshot, e *entity.Entity) {
 			if i > 0 {
 				b.WriteString(" · ")
 			}
-			b.WriteString(link(snap.Root, p, entityLine(snap.Files[p], e)))
+			b.WriteString(link(snap.Root, p, entityLine(snap.Record(p), e)))
 		}
 		b.WriteString("\n\n")
 	}
@@ -156,7 +156,7 @@ func describeDefinition(b *strings.Builder, snap *Snapshot, path string, d parse
 	fmt.Fprintf(b, " · %s\n", link(snap.Root, path, d.StartLine))
 	if d.Signature != "" {
 		lang := ""
-		if rec := snap.Files[path]; rec != nil {
+		if rec := snap.Record(path); rec != nil {
 			lang = rec.Language
 		}
 		fmt.Fprintf(b, "\n```%s\n%s\n```\n", lang, strings.ReplaceAll(d.Signature, "```", "` ` `"))

@@ -310,7 +310,7 @@ func TestVectorsLostToAFailureAreMadeAtTheNextStart(t *testing.T) {
 		t.Errorf("next start: %d vectors for %d chunks", n, chunks)
 	}
 	// only the file whose vectors were lost is embedded again, after the probe
-	if got, want := srv.Texts("m")-before, 1+len(ix.Snapshot().Files["rule/rule.go"].Chunks); got != want {
+	if got, want := srv.Texts("m")-before, 1+len(ix.Snapshot().Record("rule/rule.go").Chunks); got != want {
 		t.Errorf("next start embedded %d texts, want %d (the probe and rule/rule.go's chunks)", got, want)
 	}
 }

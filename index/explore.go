@@ -66,7 +66,7 @@ func (ix *Index) Explore(name string, limit int) (*Exploration, error) {
 	changed := lastChanged(s)
 	var out []ExploredChunk
 	for _, p := range e.Files {
-		rec := s.Files[p]
+		rec := s.Record(p)
 		if rec == nil || rec.File == nil {
 			continue
 		}

@@ -124,7 +124,7 @@ func (r *ranker) fileFeatures(files []RankedFile, n int) [][]float64 {
 		set("is_declaration", boolf(isDeclaration(p)))
 		set("is_aux", boolf(isAux(p)))
 		set("is_code", boolf(lang != "" && lang != "text" && lang != "markdown"))
-		if rec := r.s.Files[p]; rec != nil {
+		if rec := r.s.Record(p); rec != nil {
 			set("log_lines", math.Log1p(float64(rec.Lines)))
 			if rec.File != nil {
 				set("log_defs", math.Log1p(float64(len(rec.File.Definitions))))
@@ -229,7 +229,7 @@ func isAux(p string) bool {
 
 // defFeatures describes the definitions of one candidate file (fused rank i) for the learned ranker.
 func (r *ranker) defFeatures(f RankedFile, i int, top float64, qw map[string]bool) [][]float64 {
-	rec := r.s.Files[f.Path]
+	rec := r.s.Record(f.Path)
 	if rec == nil || rec.File == nil {
 		return nil
 	}
@@ -380,7 +380,7 @@ func (ix *Index) Features(ctx context.Context, text string, n int, withDefs func
 		if withDefs == nil || !withDefs(f.Path, i) {
 			continue
 		}
-		defs := r.s.Files[f.Path].File.Definitions
+		defs := r.s.Record(f.Path).File.Definitions
 		for k, dx := range r.defFeatures(f, i, files[0].Score, qw) {
 			d := defs[k]
 			out[i].Defs = append(out[i].Defs, DefVector{Symbol: qualified(d), StartLine: d.StartLine, EndLine: d.EndLine, X: dx})

@@ -290,7 +290,7 @@ func checkGolden(t *testing.T, name string, p *pack.Pack) {
 func findItem(ix *Index, p *pack.Pack, pathSymbol string) *pack.Item {
 	path, sym, _ := strings.Cut(pathSymbol, "::")
 	start, end := -1, -1
-	if rec := ix.Snapshot().Files[path]; rec != nil && rec.File != nil {
+	if rec := ix.Snapshot().Record(path); rec != nil && rec.File != nil {
 		for _, d := range rec.File.Definitions {
 			if qualified(d) == sym {
 				start, end = d.StartLine, d.EndLine

@@ -45,7 +45,7 @@ func buildGraph(s *Snapshot) *Graph {
 	links := make([][]GraphEdge, n)
 	last := make([]int, len(definers)) // the node whose references last named each name, plus one
 	for i, p := range s.Paths {
-		for _, ref := range s.Files[p].File.References {
+		for _, ref := range s.Record(p).File.References {
 			id, ok := ids[ref.Name]
 			if !ok || last[id] == i+1 {
 				continue

@@ -123,12 +123,12 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	// the tokenizer takes a quarter of a second to load: it loads while the index opens and builds
 	go pack.NewTokenizer(ix.cfg.Tokenizer) // a bad name is reported by the request
 	state := ix.openStores(ctx)
-	files, skipped := map[string]*Record{}, map[string]string{}
-	var hist *history.Log
 	if state != nil {
-		files, skipped, hist, ix.gen = state.Records, state.Skipped, state.History, state.Generation
+		ix.gen = state.Generation
+		ix.snap.Store(state.snapshot(root))
+	} else {
+		ix.snap.Store(newSnapshot(root, 0, filesOf(nil), map[string]string{}, nil))
 	}
-	ix.snap.Store(newSnapshot(root, ix.gen, files, skipped, hist))
 	return ix, nil
 }
 
@@ -207,7 +207,7 @@ func (ix *Index) openStores(ctx context.Context) *cacheState {
 		vs, off = ix.openVectors(ctx)
 	}
 	ix.vectors = newVectorFiller(ix, vs, off)
-	if state != nil && (!ix.vectors.upToDate(state.Generation) || vs != nil && vs.Count() == 0 && len(state.Records) > 0) {
+	if state != nil && (!ix.vectors.upToDate(state.Generation) || vs != nil && vs.Count() == 0 && state.Records.len() > 0) {
 		ix.vectors.refillAll = true
 	}
 	return state
@@ -329,7 +329,7 @@ func (ix *Index) Update(ctx context.Context, paths []string) error {
 		delete(skipped, p)
 		changes = append(changes, ix.statPath(p, skipped)...)
 		// a folder that disappeared takes its files with it
-		for q := range old.Files {
+		for q := range old.files.m {
 			if strings.HasPrefix(q, p+"/") && !seen[q] {
 				seen[q] = true
 				changes = append(changes, ix.statPath(q, skipped)...)
@@ -386,11 +386,9 @@ type fileStat struct {
 // full set, files not in the list are removed (a full build); otherwise the list is a set of changes.
 func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped map[string]string, hist *history.Log, progress Progress) (Stats, error) {
 	old := ix.Snapshot()
-	files := make(map[string]*Record, len(old.Files)+len(list))
+	files := make(map[string]*fileEntry, old.files.len()+len(list))
 	if !full {
-		for p, r := range old.Files {
-			files[p] = r
-		}
+		maps.Copy(files, old.files.m)
 	}
 	var work []fileStat
 	for _, f := range list {
@@ -408,8 +406,8 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 			delete(files, f.path)
 			continue
 		}
-		if r := old.Files[f.path]; r != nil && r.Size == f.size && r.ModTime == f.mod && !ix.fromBuffer(f.path) {
-			files[f.path] = r
+		if e := old.files.m[f.path]; e != nil && e.unchanged(f.size, f.mod) && !ix.fromBuffer(f.path) {
+			files[f.path] = e
 			continue
 		}
 		work = append(work, f)
@@ -452,7 +450,7 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 		for _, res := range results {
 			switch {
 			case res.reused:
-				files[res.path] = res.rec
+				files[res.path] = entryOf(res.rec)
 				continue
 			case res.err != nil:
 				// deleted mid-index, unreadable: it is simply not there
@@ -463,7 +461,7 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 				delete(files, res.path)
 			default:
 				ix.lastParsed++
-				files[res.path] = res.rec
+				files[res.path] = entryOf(res.rec)
 				delete(skipped, res.path)
 				if res.rec.Skip != "" {
 					skipped[res.path] = res.rec.Skip
@@ -475,8 +473,8 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 				ix.vectors.put(res.path, res.chunks)
 			}
 			// new content or none: the old chunks go
-			read[res.path] = files[res.path]
-			if r := old.Files[res.path]; r != nil {
+			read[res.path] = res.rec
+			if r := old.Record(res.path); r != nil {
 				del = append(del, chunkIDs(r)...)
 				if files[res.path] == nil {
 					ix.vectors.remove(res.path)
@@ -498,18 +496,19 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 	}
 	// what left the index without being read loses its chunks
 	var removedIDs []string
-	for p, r := range old.Files {
+	for p, e := range old.files.m {
 		if _, done := read[p]; done {
 			continue
 		}
-		if nr := files[p]; nr == r || nr != nil && nr.Hash == r.Hash {
+		if ne := files[p]; ne == e || ne != nil && ne.head.Hash == e.head.Hash {
 			continue
 		}
-		removedIDs = append(removedIDs, chunkIDs(r)...)
+		removedIDs = append(removedIDs, chunkIDs(e.record(p))...)
 		ix.vectors.remove(p)
 	}
 	// new or removed chunks always derive anew; otherwise every record is compared
-	same := ix.lastParsed == 0 && !wrote && len(removedIDs) == 0 && old.derivesFrom(files, hist)
+	next := &fileSet{m: files}
+	same := ix.lastParsed == 0 && !wrote && len(removedIDs) == 0 && old.derivesFrom(next, hist)
 	if !same {
 		if len(removedIDs) > 0 {
 			if err := write(removedIDs, nil); err != nil {
@@ -528,7 +527,7 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 			if reason == "unsupported" || reason == "unreadable" || reason == walk.ReasonSecret || walkReason(reason) {
 				continue
 			}
-			if files[p] == nil || files[p].Skip == "" {
+			if files[p] == nil || files[p].head.Skip == "" {
 				delete(skipped, p)
 			}
 		}
@@ -536,10 +535,10 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 	var snap *Snapshot
 	if same {
 		// nothing to derive again (a warm start, a save without changes): only read times or skips moved
-		snap = old.withRecords(files, skipped)
-		ix.dirty = ix.dirty || !maps.Equal(old.Files, files) || !maps.Equal(old.Skipped, skipped)
+		snap = old.withRecords(next, skipped)
+		ix.dirty = ix.dirty || !maps.Equal(old.files.m, files) || !maps.Equal(old.Skipped, skipped)
 	} else {
-		snap = newSnapshot(ix.root, ix.gen, files, skipped, hist)
+		snap = newSnapshot(ix.root, ix.gen, next, skipped, hist)
 	}
 	ix.snap.Store(snap)
 	ix.vectors.kick(ix.gen)
@@ -553,15 +552,16 @@ func (ix *Index) keepPartial(old *Snapshot, read map[string]*Record, skipped map
 	if ix.cache == "" {
 		return
 	}
-	files := maps.Clone(old.Files)
+	files := old.files.clone()
 	for p, r := range read {
 		if r == nil {
-			delete(files, p)
+			delete(files.m, p)
 		} else {
-			files[p] = r
+			files.m[p] = entryOf(r)
 		}
 	}
 	ix.gen++
+	// the partial state has no derived part: the next start derives it
 	if err := saveState(ix.cache, &cacheState{Root: ix.root, Generation: ix.gen, Records: files, Skipped: skipped, History: hist}); err != nil {
 		ix.warn("%v", err)
 		return
@@ -655,7 +655,7 @@ func (ix *Index) load(ctx context.Context, work []fileStat, old *Snapshot, progr
 				if i >= len(work) || ctx.Err() != nil {
 					return
 				}
-				out[i] = ix.loadOne(ctx, p, work[i], old.Files[work[i].path])
+				out[i] = ix.loadOne(ctx, p, work[i], old.Record(work[i].path))
 				if n := done.Add(1); progress != nil {
 					progress(int(n), len(work))
 				}
@@ -894,7 +894,7 @@ func (ix *Index) saveLocked() error {
 		return nil
 	}
 	s := ix.Snapshot()
-	err := saveState(ix.cache, &cacheState{Root: ix.root, Generation: s.Generation, Records: s.Files, Skipped: s.Skipped, History: s.History})
+	err := saveState(ix.cache, &cacheState{Root: ix.root, Generation: s.Generation, Records: s.files, Skipped: s.Skipped, History: s.History, Derived: s})
 	if err == nil {
 		ix.dirty = false
 	}

@@ -196,7 +196,7 @@ func snapshotState(t *testing.T, ix *Index, without ...string) string {
 		Chunks               []ChunkRef
 	}
 	recs := map[string]rec{}
-	for p, r := range s.Files {
+	for p, r := range s.files.all() {
 		recs[p] = rec{Hash: r.Hash, Language: r.Language, Skip: r.Skip, Lines: r.Lines, File: r.File, Chunks: r.Chunks}
 	}
 	ents, _ := json.Marshal(s.Entities.Entities)
@@ -451,8 +451,8 @@ func TestWarmStartDerivesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix, opened = reopen()
-	if s := ix.Snapshot(); s.Generation != gen || s.Graph != opened.Graph || s.Files["rule/rule.go"].ModTime != touched.UnixNano() {
-		t.Errorf("touched file: generation %d -> %d, graph derived again %v, time %d", gen, s.Generation, s.Graph != opened.Graph, s.Files["rule/rule.go"].ModTime)
+	if s := ix.Snapshot(); s.Generation != gen || s.Graph != opened.Graph || s.Record("rule/rule.go").ModTime != touched.UnixNano() {
+		t.Errorf("touched file: generation %d -> %d, graph derived again %v, time %d", gen, s.Generation, s.Graph != opened.Graph, s.Record("rule/rule.go").ModTime)
 	}
 	ix.Close()
 	ix, _ = reopen()
@@ -534,7 +534,7 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%s skipped as %q, want %q", path, got, reason)
 		}
 	}
-	if ix.Snapshot().Files["bad/utf8.go"] == nil {
+	if ix.Snapshot().Record("bad/utf8.go") == nil {
 		t.Error("a file with invalid UTF-8 was dropped instead of indexed")
 	}
 	// an editor's buffer larger than the limit is skipped like a large file, not handed to the parser
@@ -552,7 +552,7 @@ func TestBadInput(t *testing.T) {
 	if res, err := ix.Context(context.Background(), Request{Text: "`AfterTheNesting` is never called"}); err != nil || len(res.Files) == 0 || res.Files[0].Path != "deep/deep.go" {
 		t.Errorf("the definition after 20,000 nested parentheses is not found: %v", err)
 	}
-	for p := range ix.Snapshot().Files {
+	for p := range ix.Snapshot().files.m {
 		if strings.HasPrefix(p, "loop/") || strings.HasPrefix(p, "outside/") {
 			t.Errorf("followed a symlink it must not: %s", p)
 		}
@@ -668,7 +668,7 @@ func TestSecretsNeverInAPack(t *testing.T) {
 	}
 	s := ix.Snapshot()
 	for _, p := range []string{".env", "deploy/tls.key"} {
-		if s.Skipped[p] != "secret" || s.Files[p] != nil {
+		if s.Skipped[p] != "secret" || s.Record(p) != nil {
 			t.Errorf("%s: skipped as %q, want secret", p, s.Skipped[p])
 		}
 	}
@@ -767,7 +767,7 @@ func TestGrammarLoopIndexesAsText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := ix.Snapshot().Files["Sources/Downloader.swift"]
+	rec := ix.Snapshot().Record("Sources/Downloader.swift")
 	if rec == nil || rec.Skip != "" || rec.File == nil || rec.File.Language != "text" {
 		t.Fatalf("record = %+v, want the file indexed as text", rec)
 	}
@@ -834,7 +834,7 @@ func TestLongFunctionIsSearchableToItsEnd(t *testing.T) {
 	ix := open(t, root, "")
 	defer ix.Close()
 	windows := func(path, symbol string) (n int, last int) {
-		for _, c := range ix.Snapshot().Files[path].Chunks {
+		for _, c := range ix.Snapshot().Record(path).Chunks {
 			if c.Symbol == symbol {
 				n, last = n+1, c.EndLine
 			}
@@ -990,7 +990,7 @@ func TestReferrersHoldEveryFileNamingAPrimary(t *testing.T) {
 			if slices.Contains(got, q) {
 				continue
 			}
-			for _, ref := range s.Files[q].File.References {
+			for _, ref := range s.Record(q).File.References {
 				if pi, ok := names[ref.Name]; ok && q != prims[pi].path {
 					t.Errorf("%s names %s but is not among the referrers of %s", q, ref.Name, prims[pi].path)
 					break
@@ -1001,7 +1001,7 @@ func TestReferrersHoldEveryFileNamingAPrimary(t *testing.T) {
 	}
 	narrowed := 0
 	for _, p := range s.Paths {
-		for _, d := range s.Files[p].File.Definitions {
+		for _, d := range s.Record(p).File.Definitions {
 			if check([]primary{{path: p, def: d}}, map[string]int{d.Name: 0}) {
 				narrowed++
 			}
@@ -1011,7 +1011,7 @@ func TestReferrersHoldEveryFileNamingAPrimary(t *testing.T) {
 		t.Error("no definition's referrers were narrowed by the graph")
 	}
 	// a primary under a name defined elsewhere only: its file has no edge from the callers
-	check([]primary{{path: "jobs/a.py", def: s.Files["jobs/pay.py"].File.Definitions[0]}}, map[string]int{"settle": 0})
+	check([]primary{{path: "jobs/a.py", def: s.Record("jobs/pay.py").File.Definitions[0]}}, map[string]int{"settle": 0})
 }
 
 // A panic in a search run on its own goroutine reaches the request that waits for it, where the

@@ -69,7 +69,7 @@ func (r *ranker) tight(files []RankedFile, m *rank.Model) ([]pack.Candidate, []p
 			}
 			continue
 		}
-		rec := r.s.Files[f.Path]
+		rec := r.s.Record(f.Path)
 		if rec == nil || rec.File == nil {
 			continue
 		}
@@ -134,13 +134,13 @@ func (r *ranker) asked(prims []primary, files []RankedFile) []pack.Candidate {
 	if want == "test" { // the test file the fused ranking puts first
 		best := -1
 		for k, f := range files {
-			if rec := r.s.Files[f.Path]; isTest(f.Path) && rec != nil && rec.File != nil && (best < 0 || f.Score > files[best].Score) {
+			if rec := r.s.Record(f.Path); isTest(f.Path) && rec != nil && rec.File != nil && (best < 0 || f.Score > files[best].Score) {
 				best = k
 			}
 		}
 		if best >= 0 && files[best].Score >= minScoreShare*files[0].fusedTop {
 			f := files[best]
-			rec := r.s.Files[f.Path]
+			rec := r.s.Record(f.Path)
 			why := append([]string{"the test file the signals found first"}, f.Why...)
 			defs := r.pickDefs(rec, f)
 			if len(defs) == 0 {

@@ -288,7 +288,7 @@ func (r *ranker) findPath(p string) []string {
 	if p == "" {
 		return nil
 	}
-	if _, ok := r.s.Files[p]; ok {
+	if r.s.HasFile(p) {
 		return []string{p}
 	}
 	base := path.Base(p)
@@ -360,7 +360,7 @@ func (r *ranker) frames() {
 
 // enclosing is the innermost definition of a file containing a line, or -1.
 func (r *ranker) enclosing(p string, line int) int {
-	rec := r.s.Files[p]
+	rec := r.s.Record(p)
 	if rec == nil || rec.File == nil {
 		return -1
 	}
@@ -562,7 +562,7 @@ type place struct {
 }
 
 func (r *ranker) place(p, id string) place {
-	rec := r.s.Files[p]
+	rec := r.s.Record(p)
 	if rec == nil {
 		return place{def: -1}
 	}
@@ -571,7 +571,7 @@ func (r *ranker) place(p, id string) place {
 			continue
 		}
 		tp, sym, _ := strings.Cut(c.Target, "::")
-		target := r.s.Files[tp]
+		target := r.s.Record(tp)
 		if target == nil || target.File == nil {
 			return place{def: -1} // a mapping whose source is gone
 		}
@@ -671,7 +671,7 @@ func (r *ranker) entities() {
 			if j >= 40 {
 				break
 			}
-			if _, ok := r.s.Files[f]; !ok {
+			if !r.s.HasFile(f) {
 				continue
 			}
 			sc := m.Score * (0.5 + e.Importance) / (1 + 0.05*float64(j)) * demote(f, r.a.Intent.Name)
@@ -701,7 +701,7 @@ func (r *ranker) history() {
 	}
 	l := r.list("history")
 	for _, fs := range r.s.History.Search(ws, 50) {
-		if _, ok := r.s.Files[fs.Path]; !ok {
+		if !r.s.HasFile(fs.Path) {
 			continue
 		}
 		why := "history"

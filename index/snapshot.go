@@ -19,8 +19,8 @@ type Snapshot struct {
 	Root       string
 	Generation uint64
 	Updated    time.Time
-	Files      map[string]*Record // every file seen, content-skipped ones included (Record.Skip set)
-	Paths      []string           // indexed files (parsed), sorted
+	files      *fileSet   // every file seen, content-skipped ones included (Record.Skip set)
+	Paths      []string // indexed files (parsed), sorted
 	Symbols    map[string][]SymbolRef
 	Lower      map[string][]string // lower-cased symbol name -> the names as written
 	Entities   *entity.Map
@@ -35,19 +35,32 @@ type Snapshot struct {
 	litsOnce  sync.Once
 	lits      []literalRef
 	statsOnce sync.Once
-	stats     lexical.Stats
+	stats     *lexical.Stats
+	// read from the state file at first use (see derived.go), when the snapshot came from one
+	savedLits func() ([]literalRef, error)
 }
+
+// Record is the record of the file at path, nil when the snapshot has none.
+func (s *Snapshot) Record(path string) *Record { return s.files.get(path) }
+
+// HasFile reports whether the snapshot holds a record of path, without reading it.
+func (s *Snapshot) HasFile(path string) bool { return s.files.has(path) }
 
 // lexicalStats are BM25's collection statistics, summed over the chunks of this snapshot's files.
 func (s *Snapshot) lexicalStats() *lexical.Stats {
 	s.statsOnce.Do(func() {
-		for _, r := range s.Files {
+		if s.stats != nil {
+			return
+		}
+		st := &lexical.Stats{}
+		for _, r := range s.files.all() {
 			for _, c := range r.Chunks {
-				s.stats.Add(c.Terms)
+				st.Add(c.Terms)
 			}
 		}
+		s.stats = st
 	})
-	return &s.stats
+	return s.stats
 }
 
 // SymbolNames are the names of all definitions, sorted.
@@ -121,8 +134,15 @@ type literalRef struct {
 
 func (s *Snapshot) literals() []literalRef {
 	s.litsOnce.Do(func() {
+		if s.savedLits != nil {
+			lits, err := s.savedLits()
+			if err == nil {
+				s.lits = lits
+				return
+			}
+		}
 		for _, p := range s.Paths {
-			for _, l := range s.Files[p].File.Literals {
+			for _, l := range s.Record(p).File.Literals {
 				if pieces := literalPieces(l.Text); len(pieces) > 0 {
 					s.lits = append(s.lits, literalRef{path: p, line: l.Line, text: l.Text, pieces: pieces})
 				}
@@ -140,7 +160,7 @@ type SymbolRef struct {
 
 // Definition returns the definition a SymbolRef points at.
 func (s *Snapshot) Definition(r SymbolRef) (parse.Definition, bool) {
-	rec := s.Files[r.Path]
+	rec := s.Record(r.Path)
 	if rec == nil || rec.File == nil || r.Def < 0 || r.Def >= len(rec.File.Definitions) {
 		return parse.Definition{}, false
 	}
@@ -149,21 +169,20 @@ func (s *Snapshot) Definition(r SymbolRef) (parse.Definition, bool) {
 
 // newSnapshot derives everything that spans files (symbols, graph, entities) from the records. It is a
 // pure function of its inputs, which is what makes an updated index equal to a fresh build.
-func newSnapshot(root string, gen uint64, files map[string]*Record, skipped map[string]string, hist *history.Log) *Snapshot {
+func newSnapshot(root string, gen uint64, fs *fileSet, skipped map[string]string, hist *history.Log) *Snapshot {
 	s := &Snapshot{
-		Root: root, Generation: gen, Updated: time.Now(), Files: files, Skipped: skipped, History: hist,
+		Root: root, Generation: gen, Updated: time.Now(), files: fs, Skipped: skipped, History: hist,
 		Symbols: map[string][]SymbolRef{}, Lower: map[string][]string{},
 	}
 	var contribs []entity.Contribution
-	for p, r := range files {
-		if r.File == nil {
-			continue
+	for p, e := range fs.m {
+		if e.head.Parsed {
+			s.Paths = append(s.Paths, p)
 		}
-		s.Paths = append(s.Paths, p)
 	}
 	sort.Strings(s.Paths)
 	for _, p := range s.Paths {
-		r := files[p]
+		r := s.Record(p)
 		contribs = append(contribs, r.Entity)
 		for i, d := range r.File.Definitions {
 			if d.Name == "" || d.Kind == "section" {
@@ -187,15 +206,22 @@ func newSnapshot(root string, gen uint64, files map[string]*Record, skipped map[
 	return s
 }
 
-// derivesFrom reports whether files and hist would derive what s holds: the same files, each with
-// the same parse (a file read again with the same content keeps its parse), and the same history.
-func (s *Snapshot) derivesFrom(files map[string]*Record, hist *history.Log) bool {
-	if hist != s.History || len(files) != len(s.Files) {
+// derivesFrom reports whether fs and hist would derive what s holds: the same files, each with the
+// same parse (a file read again with the same content keeps its parse), and the same history.
+func (s *Snapshot) derivesFrom(fs *fileSet, hist *history.Log) bool {
+	if hist != s.History || fs.len() != s.files.len() {
 		return false
 	}
-	for p, r := range files {
-		o := s.Files[p]
-		if o == nil || o.Hash != r.Hash || o.File != r.File || o.Skip != r.Skip {
+	for p, e := range fs.m {
+		o := s.files.m[p]
+		if o == e {
+			continue
+		}
+		if o == nil {
+			return false
+		}
+		or, r := o.record(p), e.record(p)
+		if or.Hash != r.Hash || or.File != r.File || or.Skip != r.Skip {
 			return false
 		}
 	}
@@ -203,10 +229,11 @@ func (s *Snapshot) derivesFrom(files map[string]*Record, hist *history.Log) bool
 }
 
 // withRecords is s with the records and skips replaced by ones that derive the same (derivesFrom).
-func (s *Snapshot) withRecords(files map[string]*Record, skipped map[string]string) *Snapshot {
+func (s *Snapshot) withRecords(fs *fileSet, skipped map[string]string) *Snapshot {
 	return &Snapshot{
-		Root: s.Root, Generation: s.Generation, Updated: time.Now(), Files: files, Skipped: skipped,
+		Root: s.Root, Generation: s.Generation, Updated: time.Now(), files: fs, Skipped: skipped,
 		History: s.History, Paths: s.Paths, Symbols: s.Symbols, Lower: s.Lower, Entities: s.Entities, Graph: s.Graph,
+		stats: s.lexicalStats(), savedLits: s.savedLits,
 	}
 }
 
@@ -242,19 +269,19 @@ const maxListedSkips = 200
 func (s *Snapshot) Stats() Stats {
 	st := Stats{Root: s.Root, Languages: map[string]int{}, Skipped: map[string]int{}}
 	for _, p := range s.Paths {
-		r := s.Files[p]
+		h := s.files.m[p].head
 		st.Files++
-		st.Definitions += len(r.File.Definitions)
-		st.References += len(r.File.References)
-		st.Chunks += len(r.Chunks)
-		st.Languages[r.Language]++
+		st.Definitions += h.Defs
+		st.References += h.Refs
+		st.Chunks += h.ChunkCount
+		st.Languages[h.Language]++
 	}
 	// a file skipped for its content keeps the reason in its record: a run that kept the record without
 	// reading the file counts it as the run that read it did
 	reasons := make(map[string]string, len(s.Skipped))
-	for p, r := range s.Files {
-		if r.Skip != "" {
-			reasons[p] = r.Skip
+	for p, e := range s.files.m {
+		if e.head.Skip != "" {
+			reasons[p] = e.head.Skip
 		}
 	}
 	for p, r := range s.Skipped {

@@ -258,7 +258,7 @@ func vectorDocs(cs []Chunk) []vector.Doc {
 func (v *vectorFiller) queueAll() {
 	s := v.ix.Snapshot()
 	for _, p := range s.Paths {
-		r := s.Files[p]
+		r := s.Record(p)
 		if r.File == nil || v.queued(p) {
 			continue
 		}
@@ -272,7 +272,7 @@ func (v *vectorFiller) queueAll() {
 		}
 	}
 	for _, p := range v.store.Paths() {
-		if r, ok := s.Files[p]; (!ok || r.File == nil) && !v.queued(p) {
+		if r := s.Record(p); (r == nil || r.File == nil) && !v.queued(p) {
 			v.remove(p)
 		}
 	}

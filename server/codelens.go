@@ -30,7 +30,7 @@ func (s *Server) codeLens(ctx context.Context, raw json.RawMessage) (any, error)
 		return nil, nil
 	}
 	release(ctx)
-	rec := s.session().Snapshot(ctx).Files[rel]
+	rec := s.session().Snapshot(ctx).Record(rel)
 	return lenses(uri, rel, rec, newLineIndex(text)), nil
 }
 

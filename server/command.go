@@ -168,7 +168,7 @@ func (s *Server) blockAt(ctx context.Context, rel string, doc []byte, pos protoc
 	if rel == "" {
 		return "", fmt.Errorf("line %d: the document is outside the workspace: select the text instead", line)
 	}
-	rec := s.session().Snapshot(ctx).Files[rel]
+	rec := s.session().Snapshot(ctx).Record(rel)
 	if rec == nil || rec.File == nil {
 		return "", fmt.Errorf("%s is not indexed (unsupported or skipped): select the text instead", rel)
 	}

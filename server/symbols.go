@@ -51,7 +51,7 @@ func (s *Server) documentSymbol(ctx context.Context, raw json.RawMessage) (any, 
 		return nil, nil
 	}
 	release(ctx)
-	rec := s.session().Snapshot(ctx).Files[rel]
+	rec := s.session().Snapshot(ctx).Record(rel)
 	if rec == nil || rec.File == nil {
 		return nil, nil
 	}

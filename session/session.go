@@ -486,7 +486,7 @@ func (s *Session) Status() Status {
 	done()
 	for _, p := range snap.Paths {
 		st.Files++
-		st.Definitions += len(snap.Files[p].File.Definitions)
+		st.Definitions += len(snap.Record(p).File.Definitions)
 	}
 	if snap.Entities != nil {
 		st.Entities = len(snap.Entities.Entities)
