@@ -1,20 +1,16 @@
 // Package vector keeps chunk embeddings in a chromem-go collection and finds the chunks nearest to a
-// text. A persistent store lives in memory and is written to one file, a stream of vectors, on Save and
-// Close: loading one file of 20,000 chunks is an order of magnitude faster than chromem's own
-// one-file-per-document persistence, and a stream, unlike chromem's export, is never held whole.
+// text. A persistent store lives in memory and is written to one file, a stream of vectors (file.go), on
+// Save and Close: loading one file of 20,000 chunks is an order of magnitude faster than chromem's own
+// one-file-per-document persistence, and a stream, unlike chromem's export, is never held whole. A
+// one-shot query searches the file in place with SearchFile, without loading it.
 package vector
 
 import (
-	"bufio"
 	"cmp"
 	"context"
-	"encoding/binary"
-	"encoding/gob"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"hash/fnv"
-	"io"
 	"maps"
 	"math"
 	"os"
@@ -45,11 +41,14 @@ type Hit struct {
 // ErrCorrupt marks a store file that cannot be read back; remove the folder and open it again.
 var ErrCorrupt = errors.New("vector store is corrupt")
 
+// ErrNoStore marks a store folder without vectors SearchFile can use: no store file (none saved yet,
+// or only one of an older format), or one holding the vectors of another model.
+var ErrNoStore = errors.New("no vector store")
+
 var errClosed = errors.New("vector store is closed")
 
 const (
-	fileName = "vectors.rec"
-	oldFile  = "vectors.gob" // chromem's export, as builds before the record stream wrote it
+	fileName = "vectors.bin"
 	pathKey  = "path"
 	sumKey   = "sum" // textSum of the text a vector was made from
 )
@@ -84,8 +83,8 @@ func collectionName(e embed.Embedder) string {
 // Open returns the store kept under dir, created if missing, or a store in memory when dir is "".
 // Vectors stored by another model are dropped: the store opens empty and the caller re-embeds.
 func Open(dir string, e embed.Embedder) (*Store, error) {
-	if e == nil || e.Dim() <= 0 {
-		return nil, errors.New("open vector store: no embedder, or one without dimensions")
+	if err := usable(e); err != nil {
+		return nil, fmt.Errorf("open vector store: %w", err)
 	}
 	// chromem deletes by metadata by looking at every document: a file's IDs are kept to delete by ID.
 	s := &Store{e: e, db: chromem.NewDB(), name: collectionName(e), dir: dir, ids: map[string]map[string]string{}, owner: map[string]string{}}
@@ -95,7 +94,9 @@ func Open(dir string, e embed.Embedder) (*Store, error) {
 			return nil, fmt.Errorf("open vector store: %w", err)
 		}
 		// another format, not a damaged file: the state's version changed with it, so all is re-embedded
-		_ = os.Remove(filepath.Join(dir, oldFile))
+		for _, old := range oldFiles {
+			_ = os.Remove(filepath.Join(dir, old))
+		}
 		stale, err := s.load()
 		if err != nil {
 			return nil, err
@@ -163,80 +164,32 @@ func (s *Store) embedFunc(ctx context.Context, text string) ([]float32, error) {
 	return s.e.Embed(ctx, text)
 }
 
-// fileHeader opens the store file; Count documents follow, one gob message each, then the CRC-32C of
-// everything before. One message per document keeps a load from holding the whole file at once.
-type fileHeader struct {
-	Name  string // collectionName of the model the vectors come from
-	Dim   int
-	Count int
-}
-
-type fileDoc struct {
-	ID, Path, Sum string
-	Vec           []float32
-}
-
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
-
 // load reads the store file, if any, into the collection, checking every vector. stale reports a file
 // that held the vectors of another model.
 func (s *Store) load() (stale bool, err error) {
-	file := filepath.Join(s.dir, fileName)
-	f, err := os.Open(file)
-	if errors.Is(err, os.ErrNotExist) {
+	r, err := openFile(s.dir, s.e)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("open vector store: %w", err)
-	}
-	defer f.Close()
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: %s: %v", ErrCorrupt, file, r)
-		}
-	}()
-	corrupt := func(what any) error { return fmt.Errorf("%w: %s: %v", ErrCorrupt, file, what) }
-	fi, err := f.Stat()
-	if err != nil {
-		return false, fmt.Errorf("open vector store: %w", err)
-	}
-	if fi.Size() < 4 {
-		return false, corrupt("too short")
-	}
-	sum := crc32.New(crcTable)
-	body := bufio.NewReaderSize(io.TeeReader(io.LimitReader(f, fi.Size()-4), sum), 1<<16)
-	dec := gob.NewDecoder(body)
-	var h fileHeader
-	if err := dec.Decode(&h); err != nil {
-		return false, corrupt(err)
-	}
-	if h.Name != s.name {
+	case errors.Is(err, ErrNoStore):
 		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("open vector store: %w", err)
 	}
-	if h.Dim != s.e.Dim() || h.Count < 0 {
-		return false, corrupt(fmt.Sprintf("%d vectors of %d components, want %d", h.Count, h.Dim, s.e.Dim()))
-	}
-	docs := make([]chromem.Document, 0, min(h.Count, 1<<20))
-	for range h.Count {
-		var d fileDoc
-		if err := dec.Decode(&d); err != nil {
-			return false, corrupt(err)
+	defer r.close()
+	docs := make([]chromem.Document, 0, r.count) // bounded by the file's size
+	for range r.count {
+		if err := r.next(); err != nil {
+			return false, err
 		}
-		if d.ID == "" || len(d.Vec) != h.Dim {
-			return false, corrupt(fmt.Sprintf("bad vector %q", d.ID))
+		meta := map[string]string{pathKey: string(r.path)}
+		if len(r.sum) > 0 {
+			meta[sumKey] = string(r.sum)
 		}
-		meta := map[string]string{pathKey: d.Path}
-		if d.Sum != "" {
-			meta[sumKey] = d.Sum
-		}
-		docs = append(docs, chromem.Document{ID: d.ID, Metadata: meta, Embedding: d.Vec})
+		docs = append(docs, chromem.Document{ID: string(r.id), Metadata: meta, Embedding: slices.Clone(r.vec)})
 	}
-	if _, err := io.Copy(io.Discard, body); err != nil {
-		return false, corrupt(err)
-	}
-	var tail [4]byte
-	if _, err := io.ReadFull(f, tail[:]); err != nil || binary.BigEndian.Uint32(tail[:]) != sum.Sum32() {
-		return false, corrupt("checksum mismatch")
+	if err := r.end(); err != nil {
+		return false, err
 	}
 	col, err := s.db.GetOrCreateCollection(s.name, nil, s.embedFunc)
 	if err != nil {
@@ -244,7 +197,7 @@ func (s *Store) load() (stale bool, err error) {
 	}
 	for _, d := range docs {
 		if err := col.AddDocument(context.Background(), d); err != nil {
-			return false, corrupt(err)
+			return false, fmt.Errorf("%w: %s: %v", ErrCorrupt, r.file, err)
 		}
 		s.remember(d.Metadata[pathKey], d.ID, d.Metadata[sumKey])
 	}
@@ -275,6 +228,9 @@ func (s *Store) Put(ctx context.Context, docs []Doc) error {
 	for i, d := range docs {
 		if d.ID == "" {
 			return fmt.Errorf("put vectors: document %d (path %q) has no ID", i, d.Path)
+		}
+		if len(d.ID) > maxString || len(d.Path) > maxString {
+			return fmt.Errorf("put vectors: document %d has an ID or path longer than %d bytes", i, maxString)
 		}
 	}
 	if s.isClosed() {
@@ -323,7 +279,7 @@ func (s *Store) embedAll(ctx context.Context, docs []Doc) ([][]float32, error) {
 				if i >= len(docs) || ctx.Err() != nil {
 					return
 				}
-				v, err := s.embedOne(ctx, docs[i].Text)
+				v, err := embedOne(ctx, s.e, docs[i].Text)
 				if err != nil {
 					cancel(fmt.Errorf("embed %s: %w", docs[i].ID, err))
 					return
@@ -361,7 +317,7 @@ func (s *Store) embedBatches(ctx context.Context, b embed.BatchEmbedder, docs []
 			return nil, fmt.Errorf("embedder %s returned %d vectors for %d chunks", s.e.ID(), len(vs), len(part))
 		}
 		for i, v := range vs {
-			if err := s.check(v); err != nil {
+			if err := check(s.e, v); err != nil {
 				return nil, fmt.Errorf("embed %s: %w", part[i].ID, err)
 			}
 		}
@@ -370,13 +326,21 @@ func (s *Store) embedBatches(ctx context.Context, b embed.BatchEmbedder, docs []
 	return vecs, nil
 }
 
-// embedOne embeds text and checks what the embedder returned.
-func (s *Store) embedOne(ctx context.Context, text string) ([]float32, error) {
-	v, err := s.e.Embed(ctx, text)
+// usable refuses an embedder whose vectors the store file cannot hold.
+func usable(e embed.Embedder) error {
+	if e == nil || e.Dim() <= 0 || e.Dim() > maxDim {
+		return errors.New("no embedder, or one without dimensions or with too many")
+	}
+	return nil
+}
+
+// embedOne embeds text with e and checks what e returned.
+func embedOne(ctx context.Context, e embed.Embedder, text string) ([]float32, error) {
+	v, err := e.Embed(ctx, text)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.check(v); err != nil {
+	if err := check(e, v); err != nil {
 		return nil, err
 	}
 	return v, nil
@@ -384,16 +348,16 @@ func (s *Store) embedOne(ctx context.Context, text string) ([]float32, error) {
 
 // check refuses vectors of the wrong size, NaNs and zero vectors, so that a faulty embedder cannot put
 // them into the store.
-func (s *Store) check(v []float32) error {
-	if len(v) != s.e.Dim() {
-		return fmt.Errorf("embedder %s returned %d components, want %d", s.e.ID(), len(v), s.e.Dim())
+func check(e embed.Embedder, v []float32) error {
+	if len(v) != e.Dim() {
+		return fmt.Errorf("embedder %s returned %d components, want %d", e.ID(), len(v), e.Dim())
 	}
 	var sum float64
 	for _, x := range v {
 		sum += float64(x) * float64(x)
 	}
 	if math.IsNaN(sum) || math.IsInf(sum, 0) || sum == 0 {
-		return fmt.Errorf("embedder %s returned a vector of squared length %v", s.e.ID(), sum)
+		return fmt.Errorf("embedder %s returned a vector of squared length %v", e.ID(), sum)
 	}
 	return nil
 }
@@ -428,7 +392,7 @@ func (s *Store) Search(ctx context.Context, text string, k int) ([]Hit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
-	q, err := s.embedOne(ctx, text)
+	q, err := embedOne(ctx, s.e, text)
 	if err != nil {
 		return nil, fmt.Errorf("search vectors: %w", err)
 	}
@@ -452,10 +416,13 @@ func (s *Store) Search(ctx context.Context, text string, k int) ([]Hit, error) {
 	for i, r := range res {
 		hits[i] = Hit{ID: r.ID, Path: r.Metadata[pathKey], Score: r.Similarity}
 	}
-	slices.SortFunc(hits, func(a, b Hit) int {
-		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
-	})
+	slices.SortFunc(hits, byRank)
 	return hits[:min(k, len(hits))], nil
+}
+
+// byRank orders hits best first: by score, then by ID.
+func byRank(a, b Hit) int {
+	return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
 }
 
 // Embedder is the model the store's vectors come from.
@@ -507,25 +474,7 @@ func (s *Store) write(docs []chromem.Result) error {
 		return err
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename there is nothing left to remove
-	sum := crc32.New(crcTable)
-	w := bufio.NewWriterSize(io.MultiWriter(tmp, sum), 1<<20)
-	enc := gob.NewEncoder(w)
-	err = enc.Encode(fileHeader{Name: s.name, Dim: s.e.Dim(), Count: len(docs)})
-	slices.SortFunc(docs, func(a, b chromem.Result) int { return cmp.Compare(a.ID, b.ID) })
-	for _, d := range docs {
-		if err != nil {
-			break
-		}
-		err = enc.Encode(fileDoc{ID: d.ID, Path: d.Metadata[pathKey], Sum: d.Metadata[sumKey], Vec: d.Embedding})
-	}
-	if err == nil {
-		err = w.Flush()
-	}
-	if err == nil {
-		var tail [4]byte
-		binary.BigEndian.PutUint32(tail[:], sum.Sum32())
-		_, err = tmp.Write(tail[:])
-	}
+	err = writeFile(tmp, s.name, s.e.Dim(), docs)
 	if err == nil {
 		err = tmp.Sync()
 	}

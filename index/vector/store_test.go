@@ -1,9 +1,13 @@
 package vector
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/gob"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
@@ -263,18 +267,13 @@ func TestCorruptStore(t *testing.T) {
 			t.Errorf("%s file: Open = %v, want ErrCorrupt", name, err)
 		}
 	}
-	// A readable file whose vectors have another dimension than the model's.
-	db := chromem.NewDB()
-	col, err := db.CreateCollection(collectionName(embed.Default()), nil, func(context.Context, string) ([]float32, error) {
-		return nil, errors.New("not used: every document comes with its embedding")
-	})
-	if err != nil {
+	// A readable file, under the model's name, whose vectors have another dimension than the model's.
+	var buf bytes.Buffer
+	doc := chromem.Result{ID: "a#1", Metadata: map[string]string{"path": "a"}, Embedding: []float32{0.6, 0.8}}
+	if err := writeFile(&buf, collectionName(embed.Default()), 2, []chromem.Result{doc}); err != nil {
 		t.Fatal(err)
 	}
-	if err := col.AddDocument(ctx, chromem.Document{ID: "a#1", Metadata: map[string]string{"path": "a"}, Embedding: []float32{0.6, 0.8}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.ExportToFile(file, false, ""); err != nil {
+	if err := os.WriteFile(file, buf.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Open(dir, embed.Default()); !errors.Is(err, ErrCorrupt) {
@@ -292,8 +291,8 @@ func TestCorruptStore(t *testing.T) {
 	}
 }
 
-// The file of a build before the record stream (chromem's export) is another format, not damage: it is
-// removed and the store opens empty, for the caller to re-embed.
+// The files of earlier builds, chromem's export and a gob stream, are another format, not damage: they
+// are removed and the store opens empty, for the caller to re-embed.
 func TestOldFormatIsDropped(t *testing.T) {
 	dir := t.TempDir()
 	db := chromem.NewDB()
@@ -308,17 +307,44 @@ func TestOldFormatIsDropped(t *testing.T) {
 	if err := col.AddDocument(context.Background(), chromem.Document{ID: "a#1", Metadata: map[string]string{"path": "a"}, Embedding: vec}); err != nil {
 		t.Fatal(err)
 	}
-	old := filepath.Join(dir, oldFile)
-	if err := db.ExportToFile(old, false, ""); err != nil {
+	if err := db.ExportToFile(filepath.Join(dir, "vectors.gob"), false, ""); err != nil {
 		t.Fatal(err)
+	}
+	// vectors.rec as the build before this format wrote it: gob messages, then a CRC-32C
+	var rec bytes.Buffer
+	enc := gob.NewEncoder(&rec)
+	type fileHeader struct {
+		Name       string
+		Dim, Count int
+	}
+	type fileDoc struct {
+		ID, Path, Sum string
+		Vec           []float32
+	}
+	if err := enc.Encode(fileHeader{Name: collectionName(embed.Default()), Dim: len(vec), Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := enc.Encode(fileDoc{ID: "a#1", Path: "a", Vec: vec}); err != nil {
+		t.Fatal(err)
+	}
+	rec.Write(binary.BigEndian.AppendUint32(nil, crc32.Checksum(rec.Bytes(), crcTable)))
+	if err := os.WriteFile(filepath.Join(dir, "vectors.rec"), rec.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// a one-shot query finds no store: the old files are of no use to it
+	if _, err := SearchFile(context.Background(), dir, embed.Default(), "a", 5); !errors.Is(err, ErrNoStore) {
+		t.Errorf("SearchFile beside old files: %v, want ErrNoStore", err)
 	}
 	s := open(t, dir, embed.Default())
 	defer s.Close()
 	if s.Count() != 0 {
-		t.Errorf("Count = %d after an old file", s.Count())
+		t.Errorf("Count = %d after old files", s.Count())
 	}
-	if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the old file is still there: %v", err)
+	for _, old := range oldFiles {
+		if _, err := os.Stat(filepath.Join(dir, old)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the old file %s is still there: %v", old, err)
+		}
 	}
 }
 
@@ -342,6 +368,9 @@ func TestBadInputLosesNothing(t *testing.T) {
 	}
 	if _, err := Open("", nil); err == nil {
 		t.Error("Open without an embedder: no error")
+	}
+	if err := s.Put(ctx, []Doc{{ID: strings.Repeat("x", maxString+1), Path: "x.go", Text: "too long an ID"}}); err == nil {
+		t.Error("Put of an ID longer than the store file takes: no error")
 	}
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o600)
