@@ -20,8 +20,9 @@ import (
 // cacheVersion changes whenever what a Record holds, or how it is derived, changes, or an older build
 // could have left the stores short (7: a save without changes lost its chunks; 9: text in sections, long
 // functions in windows; 10: chunks count their terms; 11: the state is in sections, each with a
-// checksum; 12: records written by codec.go): an old cache is then rebuilt rather than trusted.
-const cacheVersion = 12
+// checksum; 12: records written by codec.go; 13: records read on demand, what they derive saved): an
+// old cache is then rebuilt rather than trusted.
+const cacheVersion = 13
 
 const cacheMagic = "ctxmap-cache"
 

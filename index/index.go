@@ -23,13 +23,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ctxmap/ctxmap/index/embed"
 	"github.com/ctxmap/ctxmap/index/entity"
 	"github.com/ctxmap/ctxmap/index/history"
 	"github.com/ctxmap/ctxmap/index/lexical"
 	"github.com/ctxmap/ctxmap/index/lexicon"
 	"github.com/ctxmap/ctxmap/index/pack"
 	"github.com/ctxmap/ctxmap/index/parse"
-	"github.com/ctxmap/ctxmap/index/vector"
 	"github.com/ctxmap/ctxmap/index/walk"
 )
 
@@ -137,7 +137,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 func (ix *Index) openStores(ctx context.Context) *cacheState {
 	if ix.cache == "" {
 		ix.lex, _ = lexical.Open("")
-		ix.vectors = newVectorFiller(ix, nil, "the index is kept in memory only")
+		ix.vectors = newVectorFiller(ix, nil, "", "the index is kept in memory only")
 		return nil
 	}
 	// One process owns the cache, from before its first store is opened or created until Close: no
@@ -201,34 +201,19 @@ func (ix *Index) openStores(ctx context.Context) *cacheState {
 			ix.lex, _ = lexical.Open("")
 		}
 	}
-	var vs *vector.Store
+	var e embed.Embedder
 	off := "disabled in the configuration"
 	if ix.cfg.vectors() {
-		vs, off = ix.openVectors(ctx)
+		if e, err = newEmbedder(ctx, ix.cfg.Embedding); err != nil {
+			ix.warn("vectors off: %v", err)
+			off = err.Error()
+		}
 	}
-	ix.vectors = newVectorFiller(ix, vs, off)
-	if state != nil && (!ix.vectors.upToDate(state.Generation) || vs != nil && vs.Count() == 0 && state.Records.len() > 0) {
+	ix.vectors = newVectorFiller(ix, e, filepath.Join(ix.cache, "vectors"), off)
+	if state != nil && !ix.vectors.upToDate(state.Generation) {
 		ix.vectors.refillAll = true
 	}
 	return state
-}
-
-// openVectors opens the vector store with the configured embedder; without one, off says why.
-func (ix *Index) openVectors(ctx context.Context) (vs *vector.Store, off string) {
-	e, err := newEmbedder(ctx, ix.cfg.Embedding)
-	if err != nil {
-		ix.warn("vectors off: %v", err)
-		return nil, err.Error()
-	}
-	vdir := filepath.Join(ix.cache, "vectors")
-	if vs, err = vector.Open(vdir, e); err != nil {
-		ix.warn("vector store unusable (%v); %s, rebuilding", err, moveAside(ix.cache, vdir))
-		if vs, err = vector.Open(vdir, e); err != nil {
-			ix.warn("vector store cannot be created, going without vectors: %v", err)
-			return nil, "the vector store cannot be created: " + err.Error()
-		}
-	}
-	return vs, ""
 }
 
 func (ix *Index) warn(format string, args ...any) {
@@ -903,6 +888,14 @@ func (ix *Index) saveLocked() error {
 
 // VectorStatus names the model the vectors come from, or says why there are none.
 func (ix *Index) VectorStatus() string { return ix.vectors.status() }
+
+// LoadVectors loads the vector store now rather than when it is first written: a long-running
+// process then searches it in memory, and damage to it is found and repaired now, not by a query.
+func (ix *Index) LoadVectors() {
+	if vs := ix.vectors.loaded(); vs != nil && vs.Count() == 0 && ix.Snapshot().files.len() > 0 {
+		ix.vectors.refill()
+	}
+}
 
 // WaitVectors blocks until the background embeddings have caught up with the current snapshot, so
 // that a one-shot query (the CLI, the benchmark) sees all of them and answers deterministically.

@@ -2,12 +2,11 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -18,9 +17,15 @@ import (
 // vectorFiller embeds chunks in the background: a query never waits for embeddings, it uses the vectors
 // that are there. Pending work per file collapses, so a file saved ten times is embedded once.
 type vectorFiller struct {
-	ix    *Index
-	store *vector.Store
-	off   string // why there is no store
+	ix  *Index
+	e   embed.Embedder // nil when the vectors are off
+	dir string         // the store's folder, "" for one in memory
+	off string         // why there are no vectors
+
+	// The store is loaded when there is something to write: until then a query reads the saved file
+	// in place (vector.SearchFile), and a process that answers one query never loads it.
+	openMu sync.Mutex
+	store  *vector.Store
 
 	mu        sync.Mutex
 	puts      map[string][]Chunk
@@ -40,17 +45,45 @@ type vectorFiller struct {
 	done chan struct{}
 }
 
-// newVectorFiller fills store in the background; without a store, off says why.
-func newVectorFiller(ix *Index, store *vector.Store, off string) *vectorFiller {
-	v := &vectorFiller{ix: ix, store: store, off: off, puts: map[string][]Chunk{}, dels: map[string]bool{},
+// newVectorFiller fills the store under dir with e's vectors in the background; without e, off says
+// why there are none.
+func newVectorFiller(ix *Index, e embed.Embedder, dir, off string) *vectorFiller {
+	v := &vectorFiller{ix: ix, e: e, dir: dir, off: off, puts: map[string][]Chunk{}, dels: map[string]bool{},
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
 	v.ctx, v.stop = context.WithCancel(context.Background())
-	if store == nil {
+	if e == nil {
 		close(v.done)
 		return v
 	}
 	go v.run()
 	return v
+}
+
+// loaded is the store, loaded on first call; nil when it cannot be opened (and said).
+func (v *vectorFiller) loaded() *vector.Store {
+	v.openMu.Lock()
+	defer v.openMu.Unlock()
+	if v.store != nil || v.e == nil {
+		return v.store
+	}
+	vs, err := vector.Open(v.dir, v.e)
+	if err != nil && v.dir != "" {
+		v.ix.warn("vector store unusable (%v); %s, rebuilding", err, moveAside(v.ix.cache, v.dir))
+		vs, err = vector.Open(v.dir, v.e)
+	}
+	if err != nil {
+		v.ix.warn("vector store cannot be created, going without vectors: %v", err)
+		return nil
+	}
+	v.store = vs
+	return vs
+}
+
+// opened is the store if it is loaded, else nil.
+func (v *vectorFiller) opened() *vector.Store {
+	v.openMu.Lock()
+	defer v.openMu.Unlock()
+	return v.store
 }
 
 // newEmbedder makes the configured embedder: the offline GloVe model unless a provider is named. A
@@ -79,15 +112,15 @@ func newEmbedder(ctx context.Context, c Embedding) (embed.Embedder, error) {
 
 // status names the model the vectors come from, or says why there are none.
 func (v *vectorFiller) status() string {
-	if v.store == nil {
+	if v.e == nil {
 		return "off: " + v.off
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.failing != "" {
-		return v.store.Embedder().ID() + "; embedding fails: " + v.failing
+		return v.e.ID() + "; embedding fails: " + v.failing
 	}
-	return v.store.Embedder().ID()
+	return v.e.ID()
 }
 
 // note records how an embedding went; the first failure after a success is a warning.
@@ -114,19 +147,21 @@ func (v *vectorFiller) genFile() string {
 
 // upToDate tells whether the persisted vectors were complete at generation gen.
 func (v *vectorFiller) upToDate(gen uint64) bool {
-	if v.store == nil || v.genFile() == "" {
+	if v.e == nil || v.genFile() == "" {
 		return true
 	}
 	b, err := os.ReadFile(v.genFile())
-	if err != nil {
-		return false
-	}
-	g, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
-	return err == nil && g == gen
+	return err == nil && string(b) == v.marker(gen)
+}
+
+// marker is what the generation file holds once the vectors of generation gen are complete: the
+// model too, since a store of another model's vectors is dropped when it is loaded.
+func (v *vectorFiller) marker(gen uint64) string {
+	return fmt.Sprintf("%d %s/%d", gen, v.e.ID(), v.e.Dim())
 }
 
 func (v *vectorFiller) put(path string, cs []Chunk) {
-	if v.store == nil {
+	if v.e == nil {
 		return
 	}
 	v.mu.Lock()
@@ -136,7 +171,7 @@ func (v *vectorFiller) put(path string, cs []Chunk) {
 }
 
 func (v *vectorFiller) remove(path string) {
-	if v.store == nil {
+	if v.e == nil {
 		return
 	}
 	v.mu.Lock()
@@ -147,7 +182,7 @@ func (v *vectorFiller) remove(path string) {
 
 // kick starts the worker on what is pending, which makes generation gen complete once done.
 func (v *vectorFiller) kick(gen uint64) {
-	if v.store == nil {
+	if v.e == nil {
 		return
 	}
 	v.mu.Lock()
@@ -159,7 +194,7 @@ func (v *vectorFiller) kick(gen uint64) {
 // nudge starts the worker on what is pending without completing a generation: a long build embeds
 // as it goes instead of holding every chunk until its end.
 func (v *vectorFiller) nudge() {
-	if v.store == nil {
+	if v.e == nil {
 		return
 	}
 	select {
@@ -202,8 +237,15 @@ func (v *vectorFiller) run() {
 
 func (v *vectorFiller) write(puts map[string][]Chunk, dels map[string]bool) {
 	ctx := v.ctx
+	store := v.loaded()
+	if store == nil {
+		v.mu.Lock()
+		v.lost = true
+		v.mu.Unlock()
+		return
+	}
 	for p := range dels {
-		if err := v.store.DeletePath(ctx, p); err != nil {
+		if err := store.DeletePath(ctx, p); err != nil {
 			v.ix.warn("vectors: %v", err)
 		}
 	}
@@ -215,7 +257,7 @@ func (v *vectorFiller) write(puts map[string][]Chunk, dels map[string]bool) {
 	var docs []vector.Doc
 	flush := func() {
 		if len(docs) > 0 {
-			err := v.store.Put(ctx, docs)
+			err := store.Put(ctx, docs)
 			if err != nil {
 				v.mu.Lock()
 				v.lost = true
@@ -231,7 +273,7 @@ func (v *vectorFiller) write(puts map[string][]Chunk, dels map[string]bool) {
 		if v.isClosed() {
 			return
 		}
-		if err := v.store.DeletePath(ctx, p); err != nil {
+		if err := store.DeletePath(ctx, p); err != nil {
 			v.ix.warn("vectors: %v", err)
 		}
 		docs = append(docs, vectorDocs(puts[p])...)
@@ -256,6 +298,10 @@ func vectorDocs(cs []Chunk) []vector.Doc {
 // it stopped. A build running meanwhile read some files after the snapshot was made: what it queued
 // for them stands.
 func (v *vectorFiller) queueAll() {
+	store := v.loaded()
+	if store == nil {
+		return
+	}
 	s := v.ix.Snapshot()
 	for _, p := range s.Paths {
 		r := s.Record(p)
@@ -267,15 +313,23 @@ func (v *vectorFiller) queueAll() {
 			continue
 		}
 		cs := chunks(p, r.File, src, v.ix.cfg.Mappings)
-		if !v.store.Holds(p, vectorDocs(cs)) {
+		if !store.Holds(p, vectorDocs(cs)) {
 			v.putUnlessQueued(p, cs)
 		}
 	}
-	for _, p := range v.store.Paths() {
+	for _, p := range store.Paths() {
 		if r := s.Record(p); (r == nil || r.File == nil) && !v.queued(p) {
 			v.remove(p)
 		}
 	}
+}
+
+// refill embeds every file again, in the background.
+func (v *vectorFiller) refill() {
+	v.mu.Lock()
+	v.refillAll = true
+	v.mu.Unlock()
+	v.nudge()
 }
 
 // queued tells whether a put or a removal of path is pending.
@@ -307,12 +361,31 @@ const queryEmbedTimeout = 5 * time.Second
 // search returns the chunks nearest to text, or nothing when there are no vectors or the query cannot
 // be embedded (the other signals answer).
 func (v *vectorFiller) search(ctx context.Context, text string, k int) []vector.Hit {
-	if v.store == nil || k <= 0 {
+	if v.e == nil || k <= 0 {
 		return nil
 	}
 	sctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
 	defer cancel()
-	hits, err := v.store.Search(sctx, text, k)
+	var hits []vector.Hit
+	var err error
+	if store := v.opened(); store != nil || v.dir == "" {
+		if store == nil {
+			store = v.loaded()
+		}
+		if store == nil {
+			return nil
+		}
+		hits, err = store.Search(sctx, text, k)
+	} else {
+		hits, err = vector.SearchFile(sctx, v.dir, v.e, text, k)
+		if errors.Is(err, vector.ErrNoStore) || errors.Is(err, vector.ErrCorrupt) {
+			// nothing saved, or damaged: the store is loaded, which repairs it, and filled again
+			v.ix.LoadVectors()
+			if store := v.opened(); store != nil {
+				hits, err = store.Search(sctx, text, k)
+			}
+		}
+	}
 	if ctx.Err() == nil {
 		v.note(err)
 	}
@@ -328,7 +401,7 @@ func (v *vectorFiller) wait() {
 		v.mu.Lock()
 		idle := len(v.puts) == 0 && len(v.dels) == 0 && !v.refillAll && !v.busy
 		v.mu.Unlock()
-		if idle || v.store == nil {
+		if idle || v.e == nil {
 			return
 		}
 		select {
@@ -344,7 +417,7 @@ func (v *vectorFiller) wait() {
 const drainTimeout = 10 * time.Second
 
 func (v *vectorFiller) close() {
-	if v.store == nil {
+	if v.e == nil {
 		return
 	}
 	drained := make(chan struct{})
@@ -366,13 +439,15 @@ func (v *vectorFiller) close() {
 	// The marker says the saved vectors are complete: written only after they are on disk, and only
 	// when nothing was left pending or failed; otherwise the next start embeds everything again.
 	complete := len(v.puts) == 0 && len(v.dels) == 0 && !v.refillAll && v.doneGen == v.gen && !v.lost
-	if err := v.store.Close(); err != nil {
-		v.ix.warn("vectors: %v", err)
-		complete = false
+	if store := v.opened(); store != nil {
+		if err := store.Close(); err != nil {
+			v.ix.warn("vectors: %v", err)
+			complete = false
+		}
 	}
 	if f := v.genFile(); f != "" {
 		if complete {
-			_ = os.WriteFile(f, []byte(strconv.FormatUint(v.gen, 10)), 0o600)
+			_ = os.WriteFile(f, []byte(v.marker(v.gen)), 0o600)
 		} else {
 			os.Remove(f)
 		}

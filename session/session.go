@@ -361,6 +361,8 @@ func (s *Session) build(ix *index.Index) error {
 		end("indexing failed")
 		return err
 	}
+	ix.LoadVectors()
+	st.Warnings = append(st.Warnings, ix.Warnings()...)
 	msg := fmt.Sprintf("%s files, %s definitions, %s entities in %.1fs", Thousands(st.Files), Thousands(st.Definitions), Thousands(st.Entities), st.Seconds)
 	end(msg)
 	s.opts.Show(Info, "ctxmap indexed "+s.root+": "+msg)

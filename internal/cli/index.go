@@ -39,7 +39,8 @@ func runIndex(e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stderr, "ctxmap: imported %s (%s)\n", *imp, id)
 	}
-	return e.withIndex(*dir, func(_ context.Context, _ *index.Index, st index.Stats) error {
+	return e.withIndex(*dir, func(_ context.Context, ix *index.Index, st index.Stats) error {
+		ix.LoadVectors() // the index is checked whole: a damaged vector store is found and refilled now
 		return e.write(*asJSON, st, func(w io.Writer) error {
 			fmt.Fprintf(w, "%s: %d files, %d definitions, %d references, %d entities, %d chunks in %.2fs (%d parsed)\n",
 				st.Root, st.Files, st.Definitions, st.References, st.Entities, st.Chunks, st.Seconds, st.Parsed)
