@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 
 	"github.com/ctxmap/ctxmap/index/history"
+	"github.com/ctxmap/ctxmap/index/walk"
 )
 
 // cacheVersion changes whenever what a Record holds, or how it is derived, changes, or an older build
@@ -39,6 +40,7 @@ type cacheState struct {
 	// all; nil for a partial state, whose next start derives it.
 	Derived *Snapshot
 	derived *savedDerived // as read back
+	Listing *walk.Listing // the last walk's, nil for a partial state
 }
 
 // The state file is sections, each with its own CRC-32C: the header (a gob stream), the records one
@@ -56,6 +58,7 @@ type stateHeader struct {
 	Derived    bool
 	Skipped    map[string]string
 	History    *history.Log
+	Listing    *walk.Listing
 }
 
 
@@ -130,7 +133,7 @@ func loadState(dir, root string) (st *cacheState, err error) {
 	// A cache made for another root (a second work tree of the same repository, given the same cache
 	// folder) is still sound: records are keyed by relative path and content hash, and every file is
 	// checked again by the build.
-	st = &cacheState{Magic: h.Magic, Version: h.Version, Root: root, Generation: h.Generation, Records: recs, Skipped: h.Skipped, History: h.History}
+	st = &cacheState{Magic: h.Magic, Version: h.Version, Root: root, Generation: h.Generation, Records: recs, Skipped: h.Skipped, History: h.History, Listing: h.Listing}
 	if h.Derived {
 		if st.derived, err = readDerived(sections[3], sections[4], recs); err != nil {
 			return nil, corrupt(err)
@@ -252,7 +255,7 @@ func saveState(dir string, st *cacheState) error {
 // table of sections. A record not read since the last load is copied as it was, not decoded.
 func writeState(f io.Writer, st *cacheState) error {
 	paths := st.Records.sorted()
-	h := stateHeader{Magic: cacheMagic, Version: cacheVersion, Root: st.Root, Generation: st.Generation, Files: len(paths), Derived: st.Derived != nil, Skipped: st.Skipped, History: st.History}
+	h := stateHeader{Magic: cacheMagic, Version: cacheVersion, Root: st.Root, Generation: st.Generation, Files: len(paths), Derived: st.Derived != nil, Skipped: st.Skipped, History: st.History, Listing: st.Listing}
 	var sections []byte
 	add := func(n int64, crc uint32) {
 		sections = binary.BigEndian.AppendUint64(sections, uint64(n))

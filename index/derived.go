@@ -1,11 +1,14 @@
 package index
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/ctxmap/ctxmap/index/entity"
@@ -130,14 +133,6 @@ func encodeDerived(s *Snapshot, paths []string) (derived, literals []byte) {
 			w.int(r.Def)
 		}
 	}
-	w.size(len(s.Lower))
-	for l, names := range s.Lower {
-		w.str(l)
-		w.size(len(names))
-		for _, n := range names {
-			w.str(n)
-		}
-	}
 	w.size(len(s.Graph.Edges))
 	for _, es := range s.Graph.Edges {
 		w.size(len(es))
@@ -171,6 +166,27 @@ func appendUint64(b []byte, v uint64) []byte {
 	return append(b, byte(v>>56), byte(v>>48), byte(v>>40), byte(v>>32), byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
 }
 
+// lowerNames is Snapshot.Lower derived from the symbols: each lower-cased name's names in the order
+// newSnapshot met them, which is the order of their first definitions.
+func lowerNames(symbols map[string][]SymbolRef) map[string][]string {
+	lower := make(map[string][]string, len(symbols))
+	for name, refs := range symbols {
+		if len(refs) > 0 {
+			l := strings.ToLower(name)
+			lower[l] = append(lower[l], name)
+		}
+	}
+	for _, names := range lower {
+		if len(names) > 1 {
+			slices.SortFunc(names, func(a, b string) int {
+				x, y := symbols[a][0], symbols[b][0]
+				return cmp.Or(strings.Compare(x.Path, y.Path), cmp.Compare(x.Def, y.Def))
+			})
+		}
+	}
+	return lower
+}
+
 // readDerived reads what encodeDerived wrote; the literals are read when first asked for.
 func readDerived(sec, lits stateSection, fs *fileSet) (*savedDerived, error) {
 	b, err := sectionBytes(sec)
@@ -194,8 +210,9 @@ func readDerived(sec, lits stateSection, fs *fileSet) (*savedDerived, error) {
 		}
 		return paths[i]
 	}
-	d := &savedDerived{symbols: map[string][]SymbolRef{}, lower: map[string][]string{}}
-	for range r.size() {
+	nsym := r.size()
+	d := &savedDerived{symbols: make(map[string][]SymbolRef, nsym)}
+	for range nsym {
 		name := r.str()
 		refs := make([]SymbolRef, r.size())
 		for i := range refs {
@@ -203,14 +220,7 @@ func readDerived(sec, lits stateSection, fs *fileSet) (*savedDerived, error) {
 		}
 		d.symbols[name] = refs
 	}
-	for range r.size() {
-		l := r.str()
-		names := make([]string, r.size())
-		for i := range names {
-			names[i] = r.str()
-		}
-		d.lower[l] = names
-	}
+	d.lower = lowerNames(d.symbols)
 	d.edges = make([][]GraphEdge, r.size())
 	if len(d.edges) != nparsed {
 		return nil, errors.New("the graph does not match the files")

@@ -53,6 +53,7 @@ type Index struct {
 
 	mu      sync.Mutex // the writer's lock
 	matcher *walk.Matcher
+	listing *walk.Listing // the last walk's, saved with the state
 	lex     *lexical.Store
 	vectors *vectorFiller
 	gen     uint64
@@ -124,7 +125,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	go pack.NewTokenizer(ix.cfg.Tokenizer) // a bad name is reported by the request
 	state := ix.openStores(ctx)
 	if state != nil {
-		ix.gen = state.Generation
+		ix.gen, ix.listing = state.Generation, state.Listing
 		ix.snap.Store(state.snapshot(root))
 	} else {
 		ix.snap.Store(newSnapshot(root, 0, filesOf(nil), map[string]string{}, nil))
@@ -251,14 +252,16 @@ func (ix *Index) Build(ctx context.Context, progress Progress) (Stats, error) {
 	start := time.Now()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	m, err := walk.NewMatcher(ix.root, ix.cfg.WalkOptions())
-	if err != nil {
-		return Stats{}, fmt.Errorf("read ignore files: %w", err)
-	}
-	ix.matcher = m
-	res, err := walk.Walk(ctx, ix.root, ix.cfg.WalkOptions())
-	if err != nil {
-		return Stats{}, fmt.Errorf("list %s: %w", ix.root, err)
+	ix.matcher = nil // read again by the next Update: an ignore file may have changed
+	res, same := walk.Recheck(ctx, ix.root, ix.cfg.WalkOptions(), ix.listing)
+	if !same {
+		var err error
+		if res, err = walk.Walk(ctx, ix.root, ix.cfg.WalkOptions()); err != nil {
+			return Stats{}, fmt.Errorf("list %s: %w", ix.root, err)
+		}
+		// saved, so that the next start rechecks it instead of walking
+		ix.dirty = ix.dirty || ix.cache != "" && !ix.listing.Same(res.Listing)
+		ix.listing = res.Listing
 	}
 	old := ix.Snapshot()
 	hist := ix.readHistory(ctx, old.History)
@@ -879,7 +882,7 @@ func (ix *Index) saveLocked() error {
 		return nil
 	}
 	s := ix.Snapshot()
-	err := saveState(ix.cache, &cacheState{Root: ix.root, Generation: s.Generation, Records: s.files, Skipped: s.Skipped, History: s.History, Derived: s})
+	err := saveState(ix.cache, &cacheState{Root: ix.root, Generation: s.Generation, Records: s.files, Skipped: s.Skipped, History: s.History, Derived: s, Listing: ix.listing})
 	if err == nil {
 		ix.dirty = false
 	}

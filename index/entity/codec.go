@@ -1,103 +1,248 @@
 package entity
 
 import (
-	"bytes"
-	"encoding/gob"
+	"encoding/binary"
 	"errors"
+	"math"
 )
 
-// savedMap is a Map as the index's state file keeps it: the entities and the per-file tables that
-// Aggregate derives, so that a process answering one query does not aggregate the workspace again.
-type savedMap struct {
-	Entities []*Entity
-	Empty    []uint8 // per entity, which of its lists are empty but not nil (gob keeps no difference)
-	Files    map[string][]savedMention
-	Inferred map[string][]Inferred
-}
-
-type savedMention struct {
-	Entity int32
-	Score  float64
-}
+// The index's state file keeps the entity map, so that a process answering one query does not
+// aggregate the workspace again. Every string (names, terms, paths) is written once, in a table,
+// and named by its number after that: a map names each file many times.
 
 // MarshalBinary encodes the map for UnmarshalMap.
 func (m *Map) MarshalBinary() ([]byte, error) {
-	s := savedMap{Entities: m.Entities, Empty: make([]uint8, len(m.Entities)), Files: make(map[string][]savedMention, len(m.files)), Inferred: m.inferred}
-	for i, e := range m.Entities {
-		for j, l := range e.lists() {
-			if *l != nil && len(*l) == 0 {
-				s.Empty[i] |= 1 << j
-			}
-		}
-		if e.Related != nil && len(e.Related) == 0 {
-			s.Empty[i] |= 1 << 4
-		}
+	// the body first, to number the strings; the table goes in front of it
+	var strs []string
+	w := writer{num: map[string]int{}, strs: &strs}
+	body := writer{num: w.num, strs: &strs}
+	body.size(len(m.Entities))
+	for _, e := range m.Entities {
+		body.str(e.Name)
+		body.list(e.Terms)
+		body.float(e.Importance)
+		body.str(e.Centrality)
+		body.list(e.Files)
+		body.list(e.Modules)
+		body.relatedList(e.Related)
+		body.list(e.BusinessTerms)
+		body.float(e.Confidence)
+		body.flag(e.Inferred)
 	}
+	body.size(len(m.files))
 	for p, ms := range m.files {
-		out := make([]savedMention, len(ms))
-		for i, x := range ms {
-			out[i] = savedMention{x.entity, x.score}
+		body.str(p)
+		body.size(len(ms))
+		for _, x := range ms {
+			body.size(int(x.entity))
+			body.float(x.score)
 		}
-		s.Files[p] = out
 	}
-	var b bytes.Buffer
-	err := gob.NewEncoder(&b).Encode(&s)
-	return b.Bytes(), err
+	body.size(len(m.inferred))
+	for p, is := range m.inferred {
+		body.str(p)
+		body.size(len(is))
+		for _, x := range is {
+			body.str(x.Term)
+			body.float(x.Confidence)
+		}
+	}
+	w.size(len(strs))
+	for _, s := range strs {
+		w.size(len(s))
+		w.b = append(w.b, s...)
+	}
+	return append(w.b, body.b...), nil
 }
 
 // UnmarshalMap decodes what MarshalBinary wrote.
 func UnmarshalMap(b []byte) (*Map, error) {
-	var s savedMap
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&s); err != nil {
-		return nil, err
+	r := reader{b: b}
+	r.strs = make([]string, r.size())
+	for i := range r.strs {
+		n := r.size()
+		if r.bad {
+			return nil, errDamaged
+		}
+		r.strs[i] = string(r.b[:n])
+		r.b = r.b[n:]
 	}
 	m := &Map{
-		Entities: s.Entities,
-		byName:   make(map[string]*Entity, len(s.Entities)),
-		byWords:  make(map[string]*Entity, len(s.Entities)),
-		joined:   map[string]*Entity{},
-		byTerm:   map[string][]*Entity{},
-		heads:    map[string][]*Entity{},
-		files:    make(map[string][]mention, len(s.Files)),
-		inferred: s.Inferred,
+		byName:  map[string]*Entity{},
+		byWords: map[string]*Entity{},
+		joined:  map[string]*Entity{},
+		byTerm:  map[string][]*Entity{},
+		heads:   map[string][]*Entity{},
 	}
-	if m.inferred == nil {
-		m.inferred = map[string][]Inferred{}
+	m.Entities = make([]*Entity, r.size())
+	for i := range m.Entities {
+		m.Entities[i] = &Entity{Name: r.str(), Terms: r.list(), Importance: r.float(), Centrality: r.str(), Files: r.list(),
+			Modules: r.list(), Related: r.relatedList(), BusinessTerms: r.list(), Confidence: r.float(), Inferred: r.flag()}
 	}
-	for p, ms := range s.Files {
-		out := make([]mention, len(ms))
-		for i, x := range ms {
-			if x.Entity < 0 || int(x.Entity) >= len(m.Entities) {
-				return nil, errBadMention
+	nfiles := r.size()
+	m.files = make(map[string][]mention, nfiles)
+	for range nfiles {
+		p := r.str()
+		ms := make([]mention, r.size())
+		for i := range ms {
+			e := r.number()
+			if e >= len(m.Entities) {
+				return nil, errDamaged
 			}
-			out[i] = mention{x.Entity, x.Score}
+			ms[i] = mention{entity: int32(e), score: r.float()}
 		}
-		m.files[p] = out
+		m.files[p] = ms
 	}
-	if len(s.Empty) != len(m.Entities) {
-		return nil, errBadMention
+	m.inferred = map[string][]Inferred{}
+	for range r.size() {
+		p := r.str()
+		is := make([]Inferred, r.size())
+		for i := range is {
+			is[i] = Inferred{Term: r.str(), Confidence: r.float()}
+		}
+		m.inferred[p] = is
 	}
-	for i, e := range m.Entities {
-		if e == nil {
-			return nil, errBadMention
-		}
-		for j, l := range e.lists() {
-			if s.Empty[i]&(1<<j) != 0 {
-				*l = []string{}
-			}
-		}
-		if e.Related == nil && s.Empty[i]&(1<<4) != 0 {
-			e.Related = []Related{}
-		}
+	if r.bad || len(r.b) > 0 {
+		return nil, errDamaged
 	}
 	m.index()
 	return m, nil
 }
 
-var errBadMention = errors.New("an entity map names an entity it does not hold")
+var errDamaged = errors.New("an entity map is cut short or damaged")
 
-// lists are the entity's lists of names, whose nil and empty values a saved map tells apart; Related
-// is the fifth.
-func (e *Entity) lists() []*[]string {
-	return []*[]string{&e.Terms, &e.Files, &e.Modules, &e.BusinessTerms}
+type writer struct {
+	b    []byte
+	num  map[string]int
+	strs *[]string
+}
+
+func (w *writer) size(n int) { w.b = binary.AppendUvarint(w.b, uint64(n)) }
+
+func (w *writer) str(s string) {
+	i, ok := w.num[s]
+	if !ok {
+		i = len(*w.strs)
+		w.num[s] = i
+		*w.strs = append(*w.strs, s)
+	}
+	w.size(i)
+}
+
+// list writes a list of strings; nil and empty differ (0 and 1, then the length plus one).
+func (w *writer) list(l []string) {
+	if l == nil {
+		w.size(0)
+		return
+	}
+	w.size(len(l) + 1)
+	for _, s := range l {
+		w.str(s)
+	}
+}
+
+func (w *writer) relatedList(l []Related) {
+	if l == nil {
+		w.size(0)
+		return
+	}
+	w.size(len(l) + 1)
+	for _, x := range l {
+		w.str(x.Name)
+		w.float(x.Weight)
+	}
+}
+
+func (w *writer) float(f float64) { w.b = binary.LittleEndian.AppendUint64(w.b, math.Float64bits(f)) }
+
+func (w *writer) flag(f bool) {
+	if f {
+		w.b = append(w.b, 1)
+	} else {
+		w.b = append(w.b, 0)
+	}
+}
+
+// reader reads what writer wrote; the first fault sets bad and every later read returns zero values.
+type reader struct {
+	b    []byte
+	strs []string
+	bad  bool
+}
+
+func (r *reader) fail() { r.bad, r.b = true, nil }
+
+// size is a count or a length, bounded by the bytes left.
+func (r *reader) size() int {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 || v > uint64(len(r.b)) {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return int(v)
+}
+
+// number is an entity's or a string's number: unlike a size, not bounded by the bytes left.
+func (r *reader) number() int {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 || v > math.MaxInt32 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return int(v)
+}
+
+func (r *reader) str() string {
+	i := r.number()
+	if i >= len(r.strs) {
+		r.fail()
+		return ""
+	}
+	return r.strs[i]
+}
+
+func (r *reader) list() []string {
+	n := r.size()
+	if n == 0 {
+		return nil
+	}
+	l := make([]string, n-1)
+	for i := range l {
+		l[i] = r.str()
+	}
+	return l
+}
+
+func (r *reader) relatedList() []Related {
+	n := r.size()
+	if n == 0 {
+		return nil
+	}
+	l := make([]Related, n-1)
+	for i := range l {
+		l[i] = Related{Name: r.str(), Weight: r.float()}
+	}
+	return l
+}
+
+func (r *reader) float() float64 {
+	if len(r.b) < 8 {
+		r.fail()
+		return 0
+	}
+	f := math.Float64frombits(binary.LittleEndian.Uint64(r.b))
+	r.b = r.b[8:]
+	return f
+}
+
+func (r *reader) flag() bool {
+	if len(r.b) < 1 {
+		r.fail()
+		return false
+	}
+	f := r.b[0] == 1
+	r.b = r.b[1:]
+	return f
 }

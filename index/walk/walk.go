@@ -49,8 +49,9 @@ const (
 )
 
 type Result struct {
-	Files   []File `json:"files"`
-	Skipped []Skip `json:"skipped"`
+	Files   []File   `json:"files"`
+	Skipped []Skip   `json:"skipped"`
+	Listing *Listing `json:"-"` // what Recheck needs, from Walk; nil from Recheck
 }
 
 // Walk lists root in one pass, reading each folder's ignore files as it enters the folder. Symlinks are
@@ -69,6 +70,7 @@ func Walk(ctx context.Context, root string, opts Options) (*Result, error) {
 		a, b := w.res.Skipped[i], w.res.Skipped[j]
 		return a.Path < b.Path || (a.Path == b.Path && a.Reason < b.Reason)
 	})
+	w.res.Listing = w.listing()
 	return w.res, nil
 }
 
@@ -86,6 +88,10 @@ type walker struct {
 	seenDirs  map[string]bool   // real paths of folders entered
 	seenFiles map[string]bool   // real paths of files listed
 	links     []link
+
+	began        time.Time
+	dirStamps    []Stamp
+	ignoreStamps []Stamp
 }
 
 // link is a symlink met during the traversal, resolved once the real tree is done.
@@ -130,6 +136,7 @@ func newWalker(ctx context.Context, root string, opts Options, listFiles bool) (
 		res:       &Result{Files: []File{}, Skipped: []Skip{}},
 		seenDirs:  map[string]bool{},
 		seenFiles: map[string]bool{},
+		began:     time.Now(),
 	}, nil
 }
 
@@ -155,6 +162,10 @@ func (w *walker) dir(real string, parts []string, parent *rules) error {
 		return err
 	}
 	w.seenDirs[real] = true
+	if w.listFiles {
+		// before the folder is read: a change after it moves the time past the stamp
+		w.dirStamps = append(w.dirStamps, w.stamp(real, true))
+	}
 	entries, err := os.ReadDir(real)
 	if err != nil {
 		if len(parts) == 0 {
@@ -178,12 +189,23 @@ func (w *walker) dir(real string, parts []string, parent *rules) error {
 	var present []string
 	if hasGit {
 		present = append(present, infoExcludePath)
+		if w.listFiles {
+			// inside .git, whose changes do not move this folder's time
+			w.ignoreStamps = append(w.ignoreStamps, w.stamp(filepath.Join(real, filepath.FromSlash(infoExcludePath)), false))
+		}
 	}
 	if hasGitignore {
 		present = append(present, gitignoreName)
 	}
 	if hasIgnore {
 		present = append(present, ignoreName)
+	}
+	if w.listFiles {
+		for _, name := range present {
+			if name != infoExcludePath {
+				w.ignoreStamps = append(w.ignoreStamps, w.stamp(filepath.Join(real, name), false))
+			}
+		}
 	}
 	r, unreadable := readRules(real, parts, present, parent)
 	for _, p := range unreadable {
