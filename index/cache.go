@@ -140,6 +140,7 @@ func loadState(dir, root string) (st *cacheState, err error) {
 			st.Records[r.Path] = r
 		}
 	}
+	applyFresh(dir, f, st) // after an import
 	return st, nil
 }
 
