@@ -139,6 +139,7 @@ func loadState(dir, root string) (st *cacheState, err error) {
 			return nil, corrupt(err)
 		}
 	}
+	applyFresh(dir, f, st) // after an import
 	return st, nil
 }
 

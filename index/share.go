@@ -6,10 +6,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
+	"encoding/gob"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -161,10 +164,11 @@ func writeExport(cache, dst, commit string) (id string, err error) {
 	return id, nil
 }
 
-// Import replaces the index of opts.Root by the export in src, once every entry of it is checked, and
-// then brings it up to date: files that differ from the exported ones are parsed again, the others
-// only read. An export of another commit, of another cache version or a damaged one is refused with
-// an error wrapping ErrExport, and the index there before is left as it was.
+// Import replaces the index of opts.Root by the export in src, once every entry of it is checked; the
+// next build brings it up to date: files that differ from the exported ones are parsed again, those
+// git finds unchanged are not even read, the others only read. An export of another commit, of
+// another cache version or a damaged one is refused with an error wrapping ErrExport, and the index
+// there before is left as it was.
 func Import(ctx context.Context, opts Options, src string) (string, error) {
 	if opts.InMemory {
 		return "", errors.New("import: an index kept in memory cannot be imported into")
@@ -205,6 +209,11 @@ func Import(ctx context.Context, opts Options, src string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	fresh, err := freshFiles(ctx, root, commit)
+	if err != nil && opts.Logf != nil {
+		opts.Logf("import: every file is read again: %v", err)
+	}
+	os.Remove(filepath.Join(cache, freshName)) // a previous import's
 	for _, top := range shared {
 		if err := os.RemoveAll(filepath.Join(cache, top)); err != nil {
 			return "", fmt.Errorf("import: %w", err)
@@ -215,7 +224,106 @@ func Import(ctx context.Context, opts Options, src string) (string, error) {
 			return "", fmt.Errorf("import: %w", err)
 		}
 	}
+	if fresh != nil {
+		if err := writeFresh(cache, fresh); err != nil && opts.Logf != nil {
+			opts.Logf("import: every file is read again: %v", err)
+		}
+	}
 	return id, nil
+}
+
+// freshName is where Import leaves the size and time of the files git finds as they are in the
+// export's commit. A fresh clone's files all have new times: without them the first build would read
+// every file again only to find it unchanged. They are kept beside the state rather than written into
+// it, which would cost about what reading the files does, and hold for the state file Import put in
+// place only: the next save replaces that file, and its records then carry the times themselves.
+const freshName = "fresh.stat"
+
+// freshStat is what freshName holds, followed by its CRC-32C.
+type freshStat struct {
+	State [2]int64            // the state file's size and modification time (unix ns)
+	Files map[string][2]int64 // the same of each file, by path
+}
+
+// freshFiles is the size and time of every file under root, relative to it, that git tracks and finds as
+// it is in commit. Files git does not look at (assume-unchanged, skip-worktree) are left out.
+func freshFiles(ctx context.Context, root, commit string) (map[string][2]int64, error) {
+	gitOut := func(args ...string) ([]string, error) {
+		// no fsmonitor: git looks at every file itself; no optional locks: the user's git commands go on
+		cmd := exec.CommandContext(ctx, "git", append([]string{"--no-optional-locks", "-c", "core.fsmonitor=false", "-C", root}, args...)...)
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("git %s: %w", args[0], err)
+		}
+		if len(out) > 0 && out[len(out)-1] != 0 {
+			return nil, fmt.Errorf("git %s: output cut short", args[0])
+		}
+		return strings.Split(string(out), "\x00"), nil
+	}
+	// "H path": tracked and checked in the work tree; other tags are files git does not check, or
+	// conflicts
+	tracked, err := gitOut("ls-files", "-z", "-v")
+	if err != nil {
+		return nil, err
+	}
+	// the files are looked at before git compares them: one changed after git looked at it has another
+	// time than the one kept here, and is read again
+	files := map[string][2]int64{}
+	for _, e := range tracked {
+		if p, ok := strings.CutPrefix(e, "H "); ok {
+			if fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p))); err == nil && fi.Mode().IsRegular() {
+				files[p] = [2]int64{fi.Size(), fi.ModTime().UnixNano()}
+			}
+		}
+	}
+	// the work tree against the commit itself, not HEAD, which may move meanwhile: staged and unstaged
+	// changes, deletions; paths relative to root like ls-files' and the records'
+	changed, err := gitOut("diff", "--name-only", "-z", "--no-renames", "--no-color", "--no-ext-diff", "--relative", commit, "--")
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range changed {
+		delete(files, p)
+	}
+	return files, nil
+}
+
+// writeFresh leaves files in the cache for the state file there.
+func writeFresh(cache string, files map[string][2]int64) error {
+	fi, err := os.Stat(statePath(cache))
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(freshStat{State: [2]int64{fi.Size(), fi.ModTime().UnixNano()}, Files: files}); err != nil {
+		return err
+	}
+	sum := binary.BigEndian.AppendUint32(nil, crc32.Checksum(b.Bytes(), crcTable))
+	// a write cut short fails its checksum
+	return os.WriteFile(filepath.Join(cache, freshName), append(b.Bytes(), sum...), 0o600)
+}
+
+// applyFresh gives the records of st, read from the state file f, the size and time Import found their
+// files with, when git found them as they are in the export's commit and they have the size the
+// record has.
+func applyFresh(dir string, f *os.File, st *cacheState) {
+	b, err := os.ReadFile(filepath.Join(dir, freshName))
+	if err != nil {
+		return
+	}
+	var fr freshStat
+	fi, err := f.Stat()
+	n := len(b) - 4
+	if err != nil || n < 0 || crc32.Checksum(b[:n], crcTable) != binary.BigEndian.Uint32(b[n:]) ||
+		gob.NewDecoder(bytes.NewReader(b[:n])).Decode(&fr) != nil || fr.State != [2]int64{fi.Size(), fi.ModTime().UnixNano()} {
+		os.Remove(filepath.Join(dir, freshName)) // damaged, or for a state file since replaced
+		return
+	}
+	for p, sm := range fr.Files {
+		if r := st.Records[p]; r != nil && r.Size == sm[0] {
+			r.ModTime = sm[1]
+		}
+	}
 }
 
 // readExport unpacks src into dir, checking its header against commit and every entry against its sum.
