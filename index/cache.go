@@ -41,6 +41,7 @@ type cacheState struct {
 	Derived *Snapshot
 	derived *savedDerived // as read back
 	Listing *walk.Listing // the last walk's, nil for a partial state
+	src     *stateFile    // the file the records are read from
 }
 
 // The state file is sections, each with its own CRC-32C: the header (a gob stream), the records one
@@ -60,7 +61,6 @@ type stateHeader struct {
 	History    *history.Log
 	Listing    *walk.Listing
 }
-
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
@@ -125,7 +125,8 @@ func loadState(dir, root string) (st *cacheState, err error) {
 	case h.Files < 0 || h.Files > 1<<24 || len(sections) != map[bool]int{false: 3, true: 5}[h.Derived]:
 		return nil, corrupt("the header does not match the sections")
 	}
-	recs, err := readTable(sections[2], sections[1], h.Files, &stateFile{r: f, words: map[string]string{}})
+	src := &stateFile{r: f, words: map[string]string{}, damaged: func(string, error) {}} // Open says it
+	recs, err := readTable(sections[2], sections[1], h.Files, src)
 	if err != nil {
 		return nil, corrupt(err)
 	}
@@ -133,7 +134,7 @@ func loadState(dir, root string) (st *cacheState, err error) {
 	// A cache made for another root (a second work tree of the same repository, given the same cache
 	// folder) is still sound: records are keyed by relative path and content hash, and every file is
 	// checked again by the build.
-	st = &cacheState{Magic: h.Magic, Version: h.Version, Root: root, Generation: h.Generation, Records: recs, Skipped: h.Skipped, History: h.History, Listing: h.Listing}
+	st = &cacheState{Magic: h.Magic, Version: h.Version, Root: root, Generation: h.Generation, Records: recs, Skipped: h.Skipped, History: h.History, Listing: h.Listing, src: src}
 	if h.Derived {
 		if st.derived, err = readDerived(sections[3], sections[4], recs); err != nil {
 			return nil, corrupt(err)

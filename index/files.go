@@ -23,8 +23,8 @@ type fileSet struct {
 
 // fileEntry is one file's record, or where to read it, with what a build compares without reading it.
 type fileEntry struct {
-	head   fileHead
-	loaded atomic.Pointer[Record]
+	head    fileHead
+	loaded  atomic.Pointer[Record]
 	once    sync.Once
 	body    *recordBody // nil once the record is in memory from the start
 	damaged atomic.Bool // the body could not be read back: the next build reads the file again
@@ -87,7 +87,9 @@ func (e *fileEntry) record(path string) *Record {
 		if err == nil && r.Path != path {
 			err = errors.New("the record names another file")
 		}
-		if err != nil {
+		if err == nil {
+			r.Size, r.ModTime = e.head.Size, e.head.ModTime // the table's, which an import may have set
+		} else {
 			// the file counts as empty until a build reads it again
 			e.damaged.Store(true)
 			e.body.src.damaged(path, err)

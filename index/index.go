@@ -185,6 +185,9 @@ func (ix *Index) openStores(ctx context.Context) *cacheState {
 		ix.warn("%v; rebuilding", err)
 	}
 	if state != nil {
+		state.src.damaged = func(p string, err error) {
+			ix.warn("cache %s: the record of %s is damaged (%v); the file is read again at the next build", statePath(ix.cache), p, err)
+		}
 		meta, _ := lex.Meta("generation")
 		if len(meta) != 8 || binary.BigEndian.Uint64(meta) != state.Generation {
 			if !rebuilt {

@@ -320,8 +320,8 @@ func applyFresh(dir string, f *os.File, st *cacheState) {
 		return
 	}
 	for p, sm := range fr.Files {
-		if r := st.Records[p]; r != nil && r.Size == sm[0] {
-			r.ModTime = sm[1]
+		if e := st.Records.m[p]; e != nil && e.head.Size == sm[0] {
+			e.head.ModTime = sm[1]
 		}
 	}
 }

@@ -272,13 +272,13 @@ func TestImportReadsWhatDiffers(t *testing.T) {
 	if want := len(edited) + len(added); st.Parsed != want || len(st.Warnings) > 0 {
 		t.Errorf("parsed %d files after the import, want %d; warnings %v", st.Parsed, want, st.Warnings)
 	}
-	files := ix.Snapshot().Files
+	snap := ix.Snapshot()
 	for p, c := range edited {
-		if sum := sha256.Sum256([]byte(c)); files[p] == nil || files[p].Hash != hex.EncodeToString(sum[:16]) {
+		if sum := sha256.Sum256([]byte(c)); snap.Record(p) == nil || snap.Record(p).Hash != hex.EncodeToString(sum[:16]) {
 			t.Errorf("%s: the index does not hold the edited content", p)
 		}
 	}
-	if files["rule/retire.go"] == nil {
+	if snap.Record("rule/retire.go") == nil {
 		t.Error("the new file is not indexed")
 	}
 	restore()

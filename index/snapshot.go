@@ -19,7 +19,7 @@ type Snapshot struct {
 	Root       string
 	Generation uint64
 	Updated    time.Time
-	files      *fileSet   // every file seen, content-skipped ones included (Record.Skip set)
+	files      *fileSet // every file seen, content-skipped ones included (Record.Skip set)
 	Paths      []string // indexed files (parsed), sorted
 	Symbols    map[string][]SymbolRef
 	Lower      map[string][]string // lower-cased symbol name -> the names as written

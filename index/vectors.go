@@ -219,14 +219,15 @@ func (v *vectorFiller) run() {
 				v.queueAll()
 				continue
 			}
-			puts, dels, gen := v.puts, v.dels, v.gen
+			puts, dels := v.puts, v.dels
 			v.puts, v.dels = map[string][]Chunk{}, map[string]bool{}
 			v.busy = len(puts) > 0 || len(dels) > 0
-			v.mu.Unlock()
 			if !v.busy {
-				v.doneGen = gen
+				v.doneGen = v.gen // under the lock: wait reads it
+				v.mu.Unlock()
 				break
 			}
+			v.mu.Unlock()
 			v.write(puts, dels)
 			v.mu.Lock()
 			v.busy = false
@@ -399,7 +400,8 @@ func (v *vectorFiller) search(ctx context.Context, text string, k int) []vector.
 func (v *vectorFiller) wait() {
 	for {
 		v.mu.Lock()
-		idle := len(v.puts) == 0 && len(v.dels) == 0 && !v.refillAll && !v.busy
+		// idle once the worker has seen nothing left: then the generation counts as complete
+		idle := len(v.puts) == 0 && len(v.dels) == 0 && !v.refillAll && !v.busy && v.doneGen == v.gen
 		v.mu.Unlock()
 		if idle || v.e == nil {
 			return
