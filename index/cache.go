@@ -13,7 +13,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
+	"github.com/ctxmap/ctxmap/index/entity"
 	"github.com/ctxmap/ctxmap/index/history"
 	"github.com/ctxmap/ctxmap/index/walk"
 )
@@ -113,21 +115,38 @@ func loadState(dir, root string) (st *cacheState, err error) {
 		}
 		return nil, corrupt(err)
 	}
-	var h stateHeader
-	if err := readSection(sections[0], func(dec *gob.Decoder) error { return dec.Decode(&h) }); err != nil {
-		return nil, corrupt(err)
+	// the header, the table with what it derives and the entity map are read side by side
+	src := &stateFile{r: f, words: map[string]string{}, damaged: func(string, error) {}} // Open says it
+	var (
+		h                stateHeader
+		recs             *fileSet
+		derived          *savedDerived
+		entities         *entity.Map
+		herr, terr, eerr error
+	)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if recs, terr = readTable(sections[2], sections[1], src); terr == nil && len(sections) == 6 {
+			derived, terr = readDerived(sections[3], sections[5], recs)
+		}
+	})
+	if len(sections) == 6 {
+		wg.Go(func() { entities, eerr = readEntities(sections[4]) })
+	}
+	herr = readSection(sections[0], func(dec *gob.Decoder) error { return dec.Decode(&h) })
+	wg.Wait()
+	if herr != nil {
+		return nil, corrupt(herr)
 	}
 	switch {
 	case h.Magic != cacheMagic:
 		return nil, damagedState{fmt.Errorf("cache %s is not a ctxmap cache", statePath(dir))}
 	case h.Version != cacheVersion:
 		return nil, fmt.Errorf("cache %s has version %d, this build reads %d", statePath(dir), h.Version, cacheVersion)
-	case h.Files < 0 || h.Files > 1<<24 || len(sections) != map[bool]int{false: 3, true: 5}[h.Derived]:
+	case len(sections) != map[bool]int{false: 3, true: 6}[h.Derived] || terr == nil && recs.len() != h.Files:
 		return nil, corrupt("the header does not match the sections")
 	}
-	src := &stateFile{r: f, words: map[string]string{}, damaged: func(string, error) {}} // Open says it
-	recs, err := readTable(sections[2], sections[1], h.Files, src)
-	if err != nil {
+	if err := errors.Join(terr, eerr); err != nil {
 		return nil, corrupt(err)
 	}
 	keep = true
@@ -135,10 +154,9 @@ func loadState(dir, root string) (st *cacheState, err error) {
 	// folder) is still sound: records are keyed by relative path and content hash, and every file is
 	// checked again by the build.
 	st = &cacheState{Magic: h.Magic, Version: h.Version, Root: root, Generation: h.Generation, Records: recs, Skipped: h.Skipped, History: h.History, Listing: h.Listing, src: src}
-	if h.Derived {
-		if st.derived, err = readDerived(sections[3], sections[4], recs); err != nil {
-			return nil, corrupt(err)
-		}
+	if derived != nil && entities != nil {
+		derived.entities = entities
+		st.derived = derived
 	}
 	applyFresh(dir, f, st) // after an import
 	return st, nil
@@ -310,12 +328,11 @@ func writeState(f io.Writer, st *cacheState) error {
 		return err
 	}
 	if st.Derived != nil {
-		d, lits := encodeDerived(st.Derived, paths)
-		if err := write(d); err != nil {
-			return err
-		}
-		if err := write(lits); err != nil {
-			return err
+		d, ents, lits := encodeDerived(st.Derived, paths)
+		for _, b := range [][]byte{d, ents, lits} {
+			if err := write(b); err != nil {
+				return err
+			}
 		}
 	}
 	n := len(sections) / 12

@@ -148,7 +148,7 @@ func (r *recordReader) str() string {
 	}
 	b := r.b[:n]
 	r.b = r.b[n:]
-	if n <= 32 {
+	if n <= 32 && r.words != nil {
 		if s, ok := r.words[string(b)]; ok {
 			return s
 		}

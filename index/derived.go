@@ -18,7 +18,7 @@ import (
 // savedDerived is what a state file keeps of what its records derive (see newSnapshot).
 type savedDerived struct {
 	symbols  map[string][]SymbolRef
-	lower    map[string][]string
+	names    []string // the symbols' names, sorted
 	edges    [][]GraphEdge
 	stats    lexical.Stats
 	entities *entity.Map
@@ -69,16 +69,16 @@ func (e *fileEntry) savedHead() fileHead {
 }
 
 // readTable reads the table of records, placing each in the body section.
-func readTable(table, body stateSection, n int, src *stateFile) (*fileSet, error) {
+func readTable(table, body stateSection, src *stateFile) (*fileSet, error) {
 	b, err := sectionBytes(table)
 	if err != nil {
 		return nil, err
 	}
 	r := recordReader{b: b, words: src.words}
-	fs := &fileSet{m: make(map[string]*fileEntry, n)}
+	fs := &fileSet{m: map[string]*fileEntry{}}
 	off := int64(0)
 	prev := ""
-	for i := range n {
+	for i := 0; len(r.b) > 0; i++ {
 		p := r.str()
 		e := &fileEntry{head: fileHead{Language: r.str(), Hash: r.str(), Skip: r.str(), Size: r.num(), ModTime: r.num(), Lines: r.int()}}
 		r.flags(&e.head.Parsed)
@@ -98,7 +98,7 @@ func readTable(table, body stateSection, n int, src *stateFile) (*fileSet, error
 		off += length
 		prev = p
 	}
-	if len(r.b) > 0 || off != body.r.Size() {
+	if off != body.r.Size() {
 		return nil, errors.New("the table does not match the records")
 	}
 	return fs, nil
@@ -116,16 +116,18 @@ func sectionBytes(s stateSection) ([]byte, error) {
 	return b, nil
 }
 
-// encodeDerived writes s's symbols, lower-cased names, graph, BM25 statistics and entity map, and
-// apart from them its string literals; files are numbered by their place in paths.
-func encodeDerived(s *Snapshot, paths []string) (derived, literals []byte) {
+// encodeDerived writes s's symbols (by name), graph and BM25 statistics, and apart from them its
+// entity map and its string literals; files are numbered by their place in paths.
+func encodeDerived(s *Snapshot, paths []string) (derived, entities, literals []byte) {
 	num := make(map[string]int, len(paths))
 	for i, p := range paths {
 		num[p] = i
 	}
 	var w recordWriter
-	w.size(len(s.Symbols))
-	for name, refs := range s.Symbols {
+	names := s.SymbolNames()
+	w.size(len(names))
+	for _, name := range names {
+		refs := s.Symbols[name]
 		w.str(name)
 		w.size(len(refs))
 		for _, r := range refs {
@@ -146,11 +148,10 @@ func encodeDerived(s *Snapshot, paths []string) (derived, literals []byte) {
 	for _, t := range st.Terms {
 		w.num(t)
 	}
-	blob, err := s.Entities.MarshalBinary()
+	ents, err := s.Entities.MarshalBinary()
 	if err != nil {
-		blob = nil // the next start aggregates the entities again
+		ents = nil // the next start aggregates the entities again
 	}
-	w.str(string(blob))
 	var l recordWriter
 	lits := s.literals()
 	l.size(len(lits))
@@ -159,15 +160,15 @@ func encodeDerived(s *Snapshot, paths []string) (derived, literals []byte) {
 		l.int(x.line)
 		l.str(x.text)
 	}
-	return w.b, l.b
+	return w.b, ents, l.b
 }
 
 func appendUint64(b []byte, v uint64) []byte {
 	return append(b, byte(v>>56), byte(v>>48), byte(v>>40), byte(v>>32), byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
 }
 
-// lowerNames is Snapshot.Lower derived from the symbols: each lower-cased name's names in the order
-// newSnapshot met them, which is the order of their first definitions.
+// lowerNames maps each lower-cased symbol name to the names as written, in the order of their first
+// definitions.
 func lowerNames(symbols map[string][]SymbolRef) map[string][]string {
 	lower := make(map[string][]string, len(symbols))
 	for name, refs := range symbols {
@@ -200,7 +201,7 @@ func readDerived(sec, lits stateSection, fs *fileSet) (*savedDerived, error) {
 			nparsed++
 		}
 	}
-	r := recordReader{b: b, words: map[string]string{}}
+	r := recordReader{b: b} // no sharing of words: every symbol name comes once
 	// a file's number is an int, not a size: a size is bounded by the bytes left
 	pathOf := func(r *recordReader) string {
 		i := r.int()
@@ -211,16 +212,19 @@ func readDerived(sec, lits stateSection, fs *fileSet) (*savedDerived, error) {
 		return paths[i]
 	}
 	nsym := r.size()
-	d := &savedDerived{symbols: make(map[string][]SymbolRef, nsym)}
+	d := &savedDerived{symbols: make(map[string][]SymbolRef, nsym), names: make([]string, 0, nsym)}
 	for range nsym {
 		name := r.str()
+		if len(d.names) > 0 && name <= d.names[len(d.names)-1] {
+			return nil, errors.New("the symbols are out of order")
+		}
+		d.names = append(d.names, name)
 		refs := make([]SymbolRef, r.size())
 		for i := range refs {
 			refs[i] = SymbolRef{Path: pathOf(&r), Def: r.int()}
 		}
 		d.symbols[name] = refs
 	}
-	d.lower = lowerNames(d.symbols)
 	d.edges = make([][]GraphEdge, r.size())
 	if len(d.edges) != nparsed {
 		return nil, errors.New("the graph does not match the files")
@@ -245,14 +249,8 @@ func readDerived(sec, lits stateSection, fs *fileSet) (*savedDerived, error) {
 	for i := range d.stats.Terms {
 		d.stats.Terms[i] = r.num()
 	}
-	blob := r.str()
 	if r.bad || len(r.b) > 0 {
 		return nil, errors.New("the derived section is cut short or damaged")
-	}
-	if blob != "" {
-		if d.entities, err = entity.UnmarshalMap([]byte(blob)); err != nil {
-			return nil, err
-		}
 	}
 	d.literals = func() ([]literalRef, error) {
 		b, err := sectionBytes(lits)
@@ -274,6 +272,15 @@ func readDerived(sec, lits stateSection, fs *fileSet) (*savedDerived, error) {
 	return d, nil
 }
 
+// readEntities reads the entity map's section; an empty one is no map (it could not be written).
+func readEntities(sec stateSection) (*entity.Map, error) {
+	b, err := sectionBytes(sec)
+	if err != nil || len(b) == 0 {
+		return nil, err
+	}
+	return entity.UnmarshalMap(b)
+}
+
 // snapshot is the snapshot the state holds: its derived part as saved, or derived again from the
 // records when the state has none.
 func (st *cacheState) snapshot(root string) *Snapshot {
@@ -282,7 +289,7 @@ func (st *cacheState) snapshot(root string) *Snapshot {
 		return newSnapshot(root, st.Generation, st.Records, st.Skipped, st.History)
 	}
 	s := &Snapshot{Root: root, Generation: st.Generation, Updated: time.Now(), files: st.Records, Skipped: st.Skipped,
-		History: st.History, Symbols: d.symbols, Lower: d.lower, Entities: d.entities, stats: &d.stats, savedLits: d.literals}
+		History: st.History, Symbols: d.symbols, Entities: d.entities, stats: &d.stats, savedLits: d.literals, names: d.names}
 	for _, p := range st.Records.sorted() {
 		if st.Records.m[p].head.Parsed {
 			s.Paths = append(s.Paths, p)

@@ -200,7 +200,7 @@ func snapshotState(t *testing.T, ix *Index, without ...string) string {
 		recs[p] = rec{Hash: r.Hash, Language: r.Language, Skip: r.Skip, Lines: r.Lines, File: r.File, Chunks: r.Chunks}
 	}
 	ents, _ := json.Marshal(s.Entities.Entities)
-	state := map[string]any{"records": recs, "skipped": s.Skipped, "entities": string(ents), "graph": s.Graph, "symbols": s.Symbols, "lower": s.Lower}
+	state := map[string]any{"records": recs, "skipped": s.Skipped, "entities": string(ents), "graph": s.Graph, "symbols": s.Symbols, "lower": s.folded("rule")}
 	b, err := json.MarshalIndent(state, "", " ")
 	if err != nil {
 		t.Fatal(err)

@@ -227,7 +227,7 @@ func (r *ranker) symbols() {
 		name, parent := symbolNames(an.Text)
 		refs := r.s.Symbols[name]
 		if len(refs) == 0 {
-			for _, n := range r.s.Lower[strings.ToLower(name)] {
+			for _, n := range r.s.folded(strings.ToLower(name)) {
 				refs = append(refs, r.s.Symbols[n]...)
 			}
 		}
@@ -437,7 +437,7 @@ func (r *ranker) fuzzy() {
 			break
 		}
 		w := 1 / (1 + 0.1*float64(i))
-		if exact := r.s.Lower[strings.ToLower(cand)]; len(exact) > 0 {
+		if exact := r.s.folded(strings.ToLower(cand)); len(exact) > 0 {
 			for _, n := range exact {
 				r.addSymbol(l, n, w, fmt.Sprintf("identifier `%s` from the text's words", n))
 			}

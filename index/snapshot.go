@@ -2,7 +2,6 @@ package index
 
 import (
 	"sort"
-	"strings"
 	"sync"
 	"time"
 	"unicode"
@@ -22,13 +21,14 @@ type Snapshot struct {
 	files      *fileSet // every file seen, content-skipped ones included (Record.Skip set)
 	Paths      []string // indexed files (parsed), sorted
 	Symbols    map[string][]SymbolRef
-	Lower      map[string][]string // lower-cased symbol name -> the names as written
 	Entities   *entity.Map
 	History    *history.Log
 	Graph      *Graph
 	Skipped    map[string]string // path -> reason, for files the walk or content checks left out
 
 	// derived on first use by queries
+	lowerOnce sync.Once
+	lower     map[string][]string // lower-cased symbol name -> the names as written
 	namesOnce sync.Once
 	names     []string // symbol names, sorted
 	letters   []uint64 // letterSet of each name
@@ -63,14 +63,22 @@ func (s *Snapshot) lexicalStats() *lexical.Stats {
 	return s.stats
 }
 
+// folded are the symbol names that lower-case to l, in the order of their first definitions.
+func (s *Snapshot) folded(l string) []string {
+	s.lowerOnce.Do(func() { s.lower = lowerNames(s.Symbols) })
+	return s.lower[l]
+}
+
 // SymbolNames are the names of all definitions, sorted.
 func (s *Snapshot) SymbolNames() []string {
 	s.namesOnce.Do(func() {
-		s.names = make([]string, 0, len(s.Symbols))
-		for n := range s.Symbols {
-			s.names = append(s.names, n)
+		if s.names == nil { // else read from the state file, sorted
+			s.names = make([]string, 0, len(s.Symbols))
+			for n := range s.Symbols {
+				s.names = append(s.names, n)
+			}
+			sort.Strings(s.names)
 		}
-		sort.Strings(s.names)
 		s.letters = make([]uint64, len(s.names))
 		for i, n := range s.names {
 			s.letters[i] = letterSet(n)
@@ -172,7 +180,7 @@ func (s *Snapshot) Definition(r SymbolRef) (parse.Definition, bool) {
 func newSnapshot(root string, gen uint64, fs *fileSet, skipped map[string]string, hist *history.Log) *Snapshot {
 	s := &Snapshot{
 		Root: root, Generation: gen, Updated: time.Now(), files: fs, Skipped: skipped, History: hist,
-		Symbols: map[string][]SymbolRef{}, Lower: map[string][]string{},
+		Symbols: map[string][]SymbolRef{},
 	}
 	var contribs []entity.Contribution
 	for p, e := range fs.m {
@@ -187,10 +195,6 @@ func newSnapshot(root string, gen uint64, fs *fileSet, skipped map[string]string
 		for i, d := range r.File.Definitions {
 			if d.Name == "" || d.Kind == "section" {
 				continue
-			}
-			if _, seen := s.Symbols[d.Name]; !seen {
-				l := strings.ToLower(d.Name)
-				s.Lower[l] = append(s.Lower[l], d.Name)
 			}
 			s.Symbols[d.Name] = append(s.Symbols[d.Name], SymbolRef{Path: p, Def: i})
 		}
@@ -232,7 +236,7 @@ func (s *Snapshot) derivesFrom(fs *fileSet, hist *history.Log) bool {
 func (s *Snapshot) withRecords(fs *fileSet, skipped map[string]string) *Snapshot {
 	return &Snapshot{
 		Root: s.Root, Generation: s.Generation, Updated: time.Now(), files: fs, Skipped: skipped,
-		History: s.History, Paths: s.Paths, Symbols: s.Symbols, Lower: s.Lower, Entities: s.Entities, Graph: s.Graph,
+		History: s.History, Paths: s.Paths, Symbols: s.Symbols, Entities: s.Entities, Graph: s.Graph,
 		stats: s.lexicalStats(), savedLits: s.savedLits,
 	}
 }

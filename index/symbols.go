@@ -75,7 +75,7 @@ func (s *Snapshot) FindSymbols(name, kind string, limit int) []Symbol {
 		}
 		return true
 	}
-	if !add([]string{name}, "exact") || !add(s.Lower[strings.ToLower(name)], "case-insensitive") {
+	if !add([]string{name}, "exact") || !add(s.folded(strings.ToLower(name)), "case-insensitive") {
 		return out
 	}
 	for _, m := range fuzzy.Find(name, s.SymbolNames()) {
