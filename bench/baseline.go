@@ -12,7 +12,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/standard"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 
-	"github.com/ctxmap/ctxmap/index/pack"
+	"github.com/ctxmap/ctxmap/internal/pack"
 )
 
 // FileSearch is the baseline's index: every file whole, its path (also cut into words) and its text

@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/ctxmap/ctxmap/index/pack"
-	"github.com/ctxmap/ctxmap/index/parse"
+	"github.com/ctxmap/ctxmap/internal/pack"
+	"github.com/ctxmap/ctxmap/internal/parse"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }

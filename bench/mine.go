@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/index/parse"
+	"github.com/ctxmap/ctxmap/internal/parse"
 )
 
 // Training pairs from version history: a commit's message is a query, the source files it changed and

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/index/rank"
+	"github.com/ctxmap/ctxmap/internal/rank"
 )
 
 // Mining a real repository: a mirror made from commits in the test, one snapshot, and the commits

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/index/pack"
-	"github.com/ctxmap/ctxmap/index/parse"
-	"github.com/ctxmap/ctxmap/index/rank"
+	"github.com/ctxmap/ctxmap/internal/pack"
+	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/rank"
 )
 
 // System names in reports.

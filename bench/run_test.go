@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxmap/ctxmap/index/pack"
+	"github.com/ctxmap/ctxmap/internal/pack"
 )
 
 func writeTree(t *testing.T, root string, files map[string]string) {

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/index/parse"
+	"github.com/ctxmap/ctxmap/internal/parse"
 )
 
 // SpeedOptions configure a speed run on one tree.

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/index/parse"
+	"github.com/ctxmap/ctxmap/internal/parse"
 )
 
 // treeSums hashes every file under root, to show a run left it as it was.

@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/graph/layout"
 	"gonum.org/v1/gonum/graph/simple"
 
-	"github.com/ctxmap/ctxmap/index/entity"
+	"github.com/ctxmap/ctxmap/internal/entity"
 )
 
 // Pulls that shape the layout besides the drawn relations: entities of one folder stay near each other,

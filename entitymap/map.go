@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/index/entity"
+	"github.com/ctxmap/ctxmap/internal/entity"
 )
 
 // Map is a laid-out entity map, ready to draw.

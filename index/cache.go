@@ -15,9 +15,9 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/ctxmap/ctxmap/index/entity"
-	"github.com/ctxmap/ctxmap/index/history"
-	"github.com/ctxmap/ctxmap/index/walk"
+	"github.com/ctxmap/ctxmap/internal/entity"
+	"github.com/ctxmap/ctxmap/internal/history"
+	"github.com/ctxmap/ctxmap/internal/walk"
 )
 
 // cacheVersion changes whenever what a Record holds, or how it is derived, changes, or an older build

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ctxmap/ctxmap/index/lexical"
-	"github.com/ctxmap/ctxmap/index/mapping"
-	"github.com/ctxmap/ctxmap/index/parse"
+	"github.com/ctxmap/ctxmap/internal/lexical"
+	"github.com/ctxmap/ctxmap/internal/mapping"
+	"github.com/ctxmap/ctxmap/internal/parse"
 )
 
 // Chunk limits: a definition's body is capped so one huge function does not drown the rest of its file.

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"math"
 
-	"github.com/ctxmap/ctxmap/index/entity"
-	"github.com/ctxmap/ctxmap/index/parse"
+	"github.com/ctxmap/ctxmap/internal/entity"
+	"github.com/ctxmap/ctxmap/internal/parse"
 )
 
 // The records of the state file are written field by field, in the order of their types' fields:

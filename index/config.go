@@ -12,7 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/ctxmap/ctxmap/index/walk"
+	"github.com/ctxmap/ctxmap/internal/walk"
 )
 
 // Config is what a workspace can set in .ctxmap.yaml at its root (and editors in their initialization

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxmap/ctxmap/index/entity"
-	"github.com/ctxmap/ctxmap/index/lexical"
+	"github.com/ctxmap/ctxmap/internal/entity"
+	"github.com/ctxmap/ctxmap/internal/lexical"
 )
 
 // savedDerived is what a state file keeps of what its records derive (see newSnapshot).

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxmap/ctxmap/index/embed"
-	"github.com/ctxmap/ctxmap/index/embed/embedtest"
-	"github.com/ctxmap/ctxmap/index/vector"
+	"github.com/ctxmap/ctxmap/internal/embed"
+	"github.com/ctxmap/ctxmap/internal/embed/embedtest"
+	"github.com/ctxmap/ctxmap/internal/vector"
 )
 
 func TestDefaultConfigEmbedsOffline(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/sahilm/fuzzy"
 
-	"github.com/ctxmap/ctxmap/index/entity"
-	"github.com/ctxmap/ctxmap/index/words"
+	"github.com/ctxmap/ctxmap/internal/entity"
+	"github.com/ctxmap/ctxmap/internal/words"
 )
 
 // Exploration is what the workspace holds about one entity: the chunks that mention it most, the most

@@ -6,10 +6,10 @@ import (
 	"path"
 	"strings"
 
-	"github.com/ctxmap/ctxmap/index/parse"
-	"github.com/ctxmap/ctxmap/index/query"
-	"github.com/ctxmap/ctxmap/index/rank"
-	"github.com/ctxmap/ctxmap/index/words"
+	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/query"
+	"github.com/ctxmap/ctxmap/internal/rank"
+	"github.com/ctxmap/ctxmap/internal/words"
 )
 
 // What the learned ranker reads of a query's candidates: every signal's verdict on a file, the file's

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/ctxmap/ctxmap/index/parse"
+	"github.com/ctxmap/ctxmap/internal/parse"
 )
 
 // fileSet is a snapshot's records by path. The records of a snapshot read from the cache stay on disk

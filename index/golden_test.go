@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxmap/ctxmap/index/pack"
-	"github.com/ctxmap/ctxmap/index/query"
+	"github.com/ctxmap/ctxmap/internal/pack"
+	"github.com/ctxmap/ctxmap/internal/query"
 	"github.com/ctxmap/ctxmap/internal/shoptest"
 )
 

@@ -24,14 +24,14 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ctxmap/ctxmap/index/embed"
-	"github.com/ctxmap/ctxmap/index/entity"
-	"github.com/ctxmap/ctxmap/index/history"
-	"github.com/ctxmap/ctxmap/index/lexical"
-	"github.com/ctxmap/ctxmap/index/lexicon"
-	"github.com/ctxmap/ctxmap/index/pack"
-	"github.com/ctxmap/ctxmap/index/parse"
-	"github.com/ctxmap/ctxmap/index/walk"
+	"github.com/ctxmap/ctxmap/internal/embed"
+	"github.com/ctxmap/ctxmap/internal/entity"
+	"github.com/ctxmap/ctxmap/internal/history"
+	"github.com/ctxmap/ctxmap/internal/lexical"
+	"github.com/ctxmap/ctxmap/internal/lexicon"
+	"github.com/ctxmap/ctxmap/internal/pack"
+	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/walk"
 )
 
 // Options says where the index lives and how it is configured.

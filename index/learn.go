@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/ctxmap/ctxmap/index/pack"
-	"github.com/ctxmap/ctxmap/index/parse"
-	"github.com/ctxmap/ctxmap/index/query"
-	"github.com/ctxmap/ctxmap/index/rank"
+	"github.com/ctxmap/ctxmap/internal/pack"
+	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/query"
+	"github.com/ctxmap/ctxmap/internal/rank"
 )
 
 // Rankers: the learned model (the default) re-orders the fused ranking and says how likely each file

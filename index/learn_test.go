@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxmap/ctxmap/index/rank"
+	"github.com/ctxmap/ctxmap/internal/rank"
 )
 
 // The learned ranker on the shop workspace: a tight pack whose items carry probabilities, the same

@@ -16,12 +16,12 @@ import (
 
 	"github.com/sahilm/fuzzy"
 
-	"github.com/ctxmap/ctxmap/index/entity"
-	"github.com/ctxmap/ctxmap/index/lexical"
-	"github.com/ctxmap/ctxmap/index/parse"
-	"github.com/ctxmap/ctxmap/index/query"
-	"github.com/ctxmap/ctxmap/index/vector"
-	"github.com/ctxmap/ctxmap/index/words"
+	"github.com/ctxmap/ctxmap/internal/entity"
+	"github.com/ctxmap/ctxmap/internal/lexical"
+	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/query"
+	"github.com/ctxmap/ctxmap/internal/vector"
+	"github.com/ctxmap/ctxmap/internal/words"
 )
 
 // Signals that can be switched off (the benchmark's ablation, `--without`).

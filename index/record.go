@@ -1,9 +1,9 @@
 package index
 
 import (
-	"github.com/ctxmap/ctxmap/index/entity"
-	"github.com/ctxmap/ctxmap/index/lexical"
-	"github.com/ctxmap/ctxmap/index/parse"
+	"github.com/ctxmap/ctxmap/internal/entity"
+	"github.com/ctxmap/ctxmap/internal/lexical"
+	"github.com/ctxmap/ctxmap/internal/parse"
 )
 
 // Record is everything the index keeps about one file, keyed by its content hash so that a file that did

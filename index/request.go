@@ -3,8 +3,8 @@ package index
 import (
 	"strings"
 
-	"github.com/ctxmap/ctxmap/index/pack"
-	"github.com/ctxmap/ctxmap/index/query"
+	"github.com/ctxmap/ctxmap/internal/pack"
+	"github.com/ctxmap/ctxmap/internal/query"
 )
 
 // The defaults and bounds of requests, whatever front end they come from.

@@ -7,10 +7,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/ctxmap/ctxmap/index/entity"
-	"github.com/ctxmap/ctxmap/index/history"
-	"github.com/ctxmap/ctxmap/index/lexical"
-	"github.com/ctxmap/ctxmap/index/parse"
+	"github.com/ctxmap/ctxmap/internal/entity"
+	"github.com/ctxmap/ctxmap/internal/history"
+	"github.com/ctxmap/ctxmap/internal/lexical"
+	"github.com/ctxmap/ctxmap/internal/parse"
 )
 
 // Snapshot is an immutable view of the index: requests read one while the writer prepares the next.

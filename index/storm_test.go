@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxmap/ctxmap/watch"
+	"github.com/ctxmap/ctxmap/internal/watch"
 )
 
 // A branch switch that rewrites thousands of files, seen through the watcher as the language server

@@ -6,7 +6,7 @@ import (
 
 	"github.com/sahilm/fuzzy"
 
-	"github.com/ctxmap/ctxmap/index/parse"
+	"github.com/ctxmap/ctxmap/internal/parse"
 )
 
 // Symbol is a definition found by name.

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ctxmap/ctxmap/index/embed"
-	"github.com/ctxmap/ctxmap/index/vector"
+	"github.com/ctxmap/ctxmap/internal/embed"
+	"github.com/ctxmap/ctxmap/internal/vector"
 )
 
 // vectorFiller embeds chunks in the background: a query never waits for embeddings, it uses the vectors

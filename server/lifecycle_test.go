@@ -13,8 +13,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxmap/ctxmap/index/embed"
-	"github.com/ctxmap/ctxmap/index/embed/embedtest"
+	"github.com/ctxmap/ctxmap/internal/embed"
+	"github.com/ctxmap/ctxmap/internal/embed/embedtest"
 )
 
 func TestInitializeCapabilitiesAndStatus(t *testing.T) {

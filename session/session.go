@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/watch"
+	"github.com/ctxmap/ctxmap/internal/watch"
 )
 
 // Level says how a message to the user matters.

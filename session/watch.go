@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ctxmap/ctxmap/watch"
+	"github.com/ctxmap/ctxmap/internal/watch"
 )
 
 // watchDebounce is short: the writer already folds the changes that arrive while it works into one

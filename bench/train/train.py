@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Train ctxmap's learned ranker from pairs mined from version history (`ctxmap bench mine`).
 
-  /usr/bin/python3 bench/train/train.py PAIRS.jsonl... [--out index/rank/model.json] [--report FILE.json]
+  /usr/bin/python3 bench/train/train.py PAIRS.jsonl... [--out internal/rank/model.json] [--report FILE.json]
       [--fraction F] [--ablation] [--curve]
 
 Pinned to Debian bookworm's packages, which install offline with apt: python3-xgboost 1.7.4,
@@ -13,7 +13,7 @@ LambdaMART (xgboost rank:ndcg) over each query's candidates; the definition mode
 definitions of the files the fix changed. Both are calibrated on the held-back repositories (Platt:
 a logistic regression of the label on the score, its gap to the query's best and its rank), and the
 pack's thresholds are chosen there too. The model file holds the trees, the calibrations and the
-thresholds; index/rank evaluates it in Go, and testdata/predictions.json beside it (written here)
+thresholds; internal/rank evaluates it in Go, and testdata/predictions.json beside it (written here)
 checks that Go's scores equal xgboost's.
 """
 import argparse
@@ -247,7 +247,7 @@ def export_trees(model, names, x0):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("pairs", nargs="+")
-    ap.add_argument("--out", default="index/rank/model.json")
+    ap.add_argument("--out", default="internal/rank/model.json")
     ap.add_argument("--report", default="")
     ap.add_argument("--fraction", type=float, default=1.0, help="train on this share of the training queries")
     ap.add_argument("--ablation", action="store_true", help="retrain without each feature group")
@@ -259,7 +259,7 @@ def main():
         print(f"warning: versions {versions} differ from the pinned {PINNED}", file=sys.stderr)
 
     rows = load(args.pairs)
-    names = json.load(open("index/rank/features.json"))
+    names = json.load(open("internal/rank/features.json"))
     fnames, dnames = names["file"], names["def"]
     train, held, held_repos = split(rows)
     if args.fraction < 1:

@@ -9,7 +9,7 @@ import (
 
 	"github.com/ctxmap/ctxmap/bench"
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/index/rank"
+	"github.com/ctxmap/ctxmap/internal/rank"
 )
 
 func runBench(e *env, args []string) error {

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/index/mapping"
+	"github.com/ctxmap/ctxmap/internal/mapping"
 )
 
 var errProblems = errors.New("mapping files have problems")
