@@ -10,6 +10,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/ctxmap/ctxmap/internal/rpcerr"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -133,7 +134,7 @@ func (c *lineConn) decode(line []byte, tooLong bool) jsonrpc.Message {
 	}
 	json.Unmarshal(line, &probe)
 	c.logf("invalid message (%v): %s", err, clip(line))
-	if probe.Method == nil && probe.ID != nil && validID(probe.ID) {
+	if probe.Method == nil && probe.ID != nil && rpcerr.ValidID(probe.ID) {
 		return nil // a malformed response to one of our calls: nothing to answer
 	}
 	c.replyError(probe.ID, jsonrpc.CodeInvalidRequest, "not a JSON-RPC 2.0 request: "+err.Error())
@@ -162,32 +163,9 @@ func topLevelID(prefix []byte) json.RawMessage {
 	return nil
 }
 
-func validID(raw json.RawMessage) bool {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return false
-	}
-	switch v.(type) {
-	case string, float64:
-		return true
-	}
-	return false
-}
-
 // replyError writes an error response; an id that is not a valid one is null.
 func (c *lineConn) replyError(id json.RawMessage, code int64, message string) {
-	if !validID(id) {
-		id = json.RawMessage("null")
-	}
-	body, err := json.Marshal(struct {
-		Version string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   jsonrpc.Error   `json:"error"`
-	}{"2.0", id, jsonrpc.Error{Code: code, Message: message}})
-	if err == nil {
-		err = c.write(body)
-	}
-	if err != nil {
+	if err := c.write(rpcerr.Response(id, code, message)); err != nil {
 		c.logf("answer a bad message: %v", err)
 	}
 }

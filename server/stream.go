@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ctxmap/ctxmap/internal/rpcerr"
 	"go.lsp.dev/jsonrpc2"
 )
 
@@ -317,40 +318,12 @@ func (s *stream) rejectMessage(body []byte, err error) {
 	if probe.Method == nil && probe.ID != nil {
 		return // a malformed response to one of our calls: nothing to answer
 	}
-	id := probe.ID
-	if !validID(id) {
-		id = nil
-	}
-	s.replyError(id, jsonrpc2.InvalidRequest, "not a JSON-RPC 2.0 request: "+err.Error())
+	s.replyError(probe.ID, jsonrpc2.InvalidRequest, "not a JSON-RPC 2.0 request: "+err.Error())
 }
 
-func validID(raw json.RawMessage) bool {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return false
-	}
-	switch v.(type) {
-	case string, float64:
-		return true
-	}
-	return false
-}
-
-// replyError writes an error response outside the connection's bookkeeping; id nil means null.
+// replyError writes an error response outside the connection's bookkeeping; an invalid id is null.
 func (s *stream) replyError(id json.RawMessage, code jsonrpc2.Code, message string) {
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	body, err := json.Marshal(struct {
-		Version string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   jsonrpc2.Error  `json:"error"`
-	}{"2.0", id, jsonrpc2.Error{Code: code, Message: message}})
-	if err != nil {
-		s.logf("encode an error response: %v", err)
-		return
-	}
-	if err := s.write(body); err != nil {
+	if err := s.write(rpcerr.Response(id, int64(code), message)); err != nil {
 		s.logf("write an error response: %v", err)
 	}
 }
