@@ -109,7 +109,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	}
 	s := &Session{opts: opts, named: opts.Root, pending: map[string]*edit{}, buffers: map[string][]byte{},
 		advanced: make(chan struct{}), wake: make(chan struct{}, 1), loopDone: make(chan struct{})}
-	ix, err := index.Open(ctx, index.Options{Root: opts.Root, Config: opts.Config, InMemory: opts.InMemory, CacheDir: opts.CacheDir, Logf: opts.Logf})
+	ix, err := index.Open(ctx, index.Options{Root: opts.Root, Config: opts.Config, InMemory: opts.InMemory, CacheDir: opts.CacheDir, Logf: opts.Logf, Packs: true})
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 }
 
 func (s *Session) indexOptions(cfg index.Config, inMemory bool) index.Options {
-	return index.Options{Root: s.named, Config: &cfg, InMemory: inMemory, CacheDir: s.opts.CacheDir, Logf: s.opts.Logf}
+	return index.Options{Root: s.named, Config: &cfg, InMemory: inMemory, CacheDir: s.opts.CacheDir, Logf: s.opts.Logf, Packs: true}
 }
 
 // Root is the workspace's folder, symlinks resolved.

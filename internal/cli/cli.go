@@ -149,11 +149,11 @@ func interruptible() (context.Context, context.CancelFunc) {
 }
 
 // withIndex opens and refreshes the index of dir, runs f with it and closes it; progress goes to stderr,
-// and an interrupt stops the work.
-func (e *env) withIndex(dir string, f func(ctx context.Context, ix *index.Index, st index.Stats) error) error {
+// and an interrupt stops the work. packs says f will make packs.
+func (e *env) withIndex(dir string, packs bool, f func(ctx context.Context, ix *index.Index, st index.Stats) error) error {
 	ctx, cancel := interruptible()
 	defer cancel()
-	ix, err := index.Open(ctx, index.Options{Root: dir, Logf: e.logf("ctxmap: ")})
+	ix, err := index.Open(ctx, index.Options{Root: dir, Logf: e.logf("ctxmap: "), Packs: packs})
 	if err != nil {
 		return err
 	}

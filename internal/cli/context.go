@@ -49,7 +49,7 @@ func runContext(e *env, args []string) error {
 	if done, err := e.askRunning(*dir, req); done || err != nil {
 		return err
 	}
-	return e.withIndex(*dir, func(ctx context.Context, ix *index.Index, _ index.Stats) error {
+	return e.withIndex(*dir, true, func(ctx context.Context, ix *index.Index, _ index.Stats) error {
 		ix.WaitVectors() // one query: better complete than early
 		res, err := ix.Context(ctx, req)
 		if err != nil {

@@ -23,7 +23,7 @@ func runExplore(e *env, args []string) error {
 	if *limit < 1 {
 		return usagef("--limit must be at least 1")
 	}
-	return e.withIndex(*dir, func(_ context.Context, ix *index.Index, _ index.Stats) error {
+	return e.withIndex(*dir, false, func(_ context.Context, ix *index.Index, _ index.Stats) error {
 		ex, err := ix.Explore(rest[0], *limit)
 		if err != nil {
 			return err

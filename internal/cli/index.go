@@ -39,7 +39,7 @@ func runIndex(e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stderr, "ctxmap: imported %s (%s)\n", *imp, id)
 	}
-	return e.withIndex(*dir, func(_ context.Context, ix *index.Index, st index.Stats) error {
+	return e.withIndex(*dir, false, func(_ context.Context, ix *index.Index, st index.Stats) error {
 		ix.LoadVectors() // the index is checked whole: a damaged vector store is found and refilled now
 		return e.write(*asJSON, st, func(w io.Writer) error {
 			fmt.Fprintf(w, "%s: %d files, %d definitions, %d references, %d entities, %d chunks in %.2fs (%d parsed)\n",
@@ -64,7 +64,7 @@ func runEntities(e *env, args []string) error {
 	if *top < 1 {
 		return usagef("--top must be at least 1")
 	}
-	return e.withIndex(*dir, func(_ context.Context, ix *index.Index, _ index.Stats) error {
+	return e.withIndex(*dir, false, func(_ context.Context, ix *index.Index, _ index.Stats) error {
 		es := ix.Snapshot().TopEntities(*top)
 		return e.write(*asJSON, es, func(w io.Writer) error {
 			for _, s := range es {

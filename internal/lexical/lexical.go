@@ -12,7 +12,6 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
-	"github.com/blevesearch/bleve/v2/analysis/tokenizer/whitespace"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
@@ -97,7 +96,7 @@ func newMapping() mapping.IndexMapping {
 	m.ScoringModel = "bm25"
 	_ = m.AddCustomAnalyzer(analyzerName, map[string]interface{}{
 		"type":          custom.Name,
-		"tokenizer":     whitespace.Name,
+		"tokenizer":     spacesName,
 		"token_filters": []string{lowercase.Name},
 	})
 	m.DefaultAnalyzer = analyzerName

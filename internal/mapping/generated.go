@@ -11,6 +11,20 @@ import (
 // pastes into an issue.
 var raises = regexp.MustCompile(`(?i)\b(raise|throw|panic|errors?\.new|errorf|fatalf?|error\s*\(|exception\s*\(|err\s*\(|bail!|anyhow!|log\w*\.(error|warn|fatal|critical|exception)|logger\.(error|warn|warning|fatal|critical|exception)|console\.(error|warn)|eprintln!|warn!|error!)`)
 
+// raiseWords are what every match of raises contains, lower-cased: most lines have none of them and
+// skip the regular expression, which costs a tenth of a cold index when it reads every literal's line.
+var raiseWords = []string{"raise", "throw", "panic", "err", "fatal", "exception", "bail!", "anyhow!", "warn", "critical", "eprintln!"}
+
+func raising(line string) bool {
+	lower := strings.ToLower(line)
+	for _, w := range raiseWords {
+		if strings.Contains(lower, w) {
+			return raises.MatchString(line)
+		}
+	}
+	return false
+}
+
 // Generated makes the mappings a file gives without any model: an error mapping for every message
 // literal the code raises or logs, linked to the definition around it. (Keyword mappings would only
 // repeat what the index already searches: split identifiers and doc comments.)
@@ -25,7 +39,7 @@ func Generated(p string, f *parse.File, src []byte) []Entry {
 		if l.Line < 1 || l.Line > len(lines) || seen[l.Text] || len(strings.Fields(l.Text)) < 2 {
 			continue
 		}
-		if !raises.MatchString(lines[l.Line-1]) && (l.Line < 2 || !raises.MatchString(lines[l.Line-2])) {
+		if !raising(lines[l.Line-1]) && (l.Line < 2 || !raising(lines[l.Line-2])) {
 			continue
 		}
 		seen[l.Text] = true

@@ -150,3 +150,20 @@ func TestGenerated(t *testing.T) {
 		t.Errorf("entry = %+v", e)
 	}
 }
+
+// TestRaisingAgreesWithTheExpression checks that the keyword filter in front of raises drops no line
+// the expression alone would match.
+func TestRaisingAgreesWithTheExpression(t *testing.T) {
+	lines := []string{
+		`raise ValueError("bad")`, `throw new Error("x")`, `panic("no")`, `errors.New("x")`, `ERRORS.NEW("x")`,
+		`fmt.Errorf("x")`, `log.Fatalf("x")`, `error ("x")`, `new Exception ("x")`, `return err ("x")`,
+		`bail!("x")`, `anyhow!("x")`, `logging.error("x")`, `logger.warning("x")`, `console.warn("x")`,
+		`eprintln!("x")`, `warn!("x")`, `error!("x")`, `LOG.Critical("x")`, `Logger.Exception("x")`,
+		`x := "plain"`, `print("hello world")`, `return "terror"`, `s = "throwaway"`, `// warning: x`, ``,
+	}
+	for _, l := range lines {
+		if got, want := raising(l), raises.MatchString(l); got != want {
+			t.Errorf("%q: filter says %v, expression %v", l, got, want)
+		}
+	}
+}
