@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	tiktoken "github.com/pkoukk/tiktoken-go"
-	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 const DefaultTokenizer = "o200k_base" // when no encoding is named
@@ -40,8 +39,8 @@ func NewTokenizer(name string) (*Tokenizer, error) {
 	if t, ok := tokByName[name]; ok {
 		return t, nil
 	}
-	// The library's default loader downloads; the offline one reads the embedded files.
-	loaderOnce.Do(func() { tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader()) })
+	// The library's default loader downloads; this one reads the embedded files.
+	loaderOnce.Do(func() { tiktoken.SetBpeLoader(embeddedRanks{}) })
 	enc, err := tiktoken.GetEncoding(name)
 	if err != nil {
 		return nil, fmt.Errorf("load tokenizer %s: %w", name, err)

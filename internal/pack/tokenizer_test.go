@@ -2,12 +2,15 @@ package pack
 
 import (
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 func tokenizer(t testing.TB, name string) *Tokenizer {
@@ -207,4 +210,38 @@ func TestCountCacheBounded(t *testing.T) {
 	if _, ok := c.get(strings.Repeat("z", maxCachedPiece+1)); ok {
 		t.Error("a piece over the size limit was cached")
 	}
+}
+
+// TestEmbeddedRanksAsTheLibrarysLoader compares the rank files as read here and by the library's own
+// offline loader: every token with its rank.
+func TestEmbeddedRanksAsTheLibrarysLoader(t *testing.T) {
+	for _, file := range []string{"o200k_base.tiktoken", "cl100k_base.tiktoken"} {
+		got, err := embeddedRanks{}.LoadTiktokenBpe("https://example.com/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := tiktoken_loader.NewOfflineLoader().LoadTiktokenBpe(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) < 100000 || !maps.Equal(got, want) {
+			t.Errorf("%s: %d ranks, the library's loader %d, equal %v", file, len(got), len(want), maps.Equal(got, want))
+		}
+	}
+	if _, err := (embeddedRanks{}).LoadTiktokenBpe("missing.tiktoken"); err == nil {
+		t.Error("a missing rank file loaded")
+	}
+}
+
+func BenchmarkLoadRanks(b *testing.B) {
+	b.Run("embeddedRanks", func(b *testing.B) {
+		for b.Loop() {
+			embeddedRanks{}.LoadTiktokenBpe("o200k_base.tiktoken")
+		}
+	})
+	b.Run("offline loader", func(b *testing.B) {
+		for b.Loop() {
+			tiktoken_loader.NewOfflineLoader().LoadTiktokenBpe("o200k_base.tiktoken")
+		}
+	})
 }
