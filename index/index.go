@@ -393,9 +393,6 @@ type fileStat struct {
 	exists    bool
 }
 
-// lexBatch bounds the chunks of one lexical batch: 4,096 rather than 500 takes a tenth off a cold index
-// of cli/cli for a tenth more memory.
-const lexBatch = 4096
 
 // apply reads and parses the given files, updates the stores and publishes the next snapshot. With
 // full set, files not in the list are removed (a full build); otherwise the list is a set of changes.
@@ -432,6 +429,13 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 	// build holds one batch's chunks, not the whole workspace's. In path order: the stores' insertion
 	// order, which breaks ties, is the same whatever order the changes came in.
 	slices.SortFunc(work, func(a, b fileStat) int { return strings.Compare(a.path, b.path) })
+	// A lexical batch is a segment that bleve merges later: a small build's load batch goes in one
+	// (cli/cli indexes 5% faster than in batches of 500), a large build's in batches of 500, which
+	// keep its peak 90 MB lower on a 30,000-file tree.
+	lexBatch := 4096
+	if len(work) >= bigBuild {
+		lexBatch = 500
+	}
 	if len(work) >= bigBuild && os.Getenv("GOGC") == "" {
 		// a large build keeps every record it makes while parse trees come and go: collecting twice
 		// as often keeps its peak a third lower (1.6 GB -> 1.1 GB on a 23,000-file tree) for a
