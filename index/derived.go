@@ -1,14 +1,11 @@
 package index
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"math"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/ctxmap/ctxmap/internal/entity"
@@ -165,27 +162,6 @@ func encodeDerived(s *Snapshot, paths []string) (derived, entities, literals []b
 
 func appendUint64(b []byte, v uint64) []byte {
 	return append(b, byte(v>>56), byte(v>>48), byte(v>>40), byte(v>>32), byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
-}
-
-// lowerNames maps each lower-cased symbol name to the names as written, in the order of their first
-// definitions.
-func lowerNames(symbols map[string][]SymbolRef) map[string][]string {
-	lower := make(map[string][]string, len(symbols))
-	for name, refs := range symbols {
-		if len(refs) > 0 {
-			l := strings.ToLower(name)
-			lower[l] = append(lower[l], name)
-		}
-	}
-	for _, names := range lower {
-		if len(names) > 1 {
-			slices.SortFunc(names, func(a, b string) int {
-				x, y := symbols[a][0], symbols[b][0]
-				return cmp.Or(strings.Compare(x.Path, y.Path), cmp.Compare(x.Def, y.Def))
-			})
-		}
-	}
-	return lower
 }
 
 // readDerived reads what encodeDerived wrote; the literals are read when first asked for.

@@ -393,7 +393,6 @@ type fileStat struct {
 	exists    bool
 }
 
-
 // apply reads and parses the given files, updates the stores and publishes the next snapshot. With
 // full set, files not in the list are removed (a full build); otherwise the list is a set of changes.
 // gitLog gives the history the snapshot derives from, once the files are read.

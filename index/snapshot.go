@@ -1,7 +1,10 @@
 package index
 
 import (
+	"cmp"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 	"unicode"
@@ -27,11 +30,10 @@ type Snapshot struct {
 	Skipped    map[string]string // path -> reason, for files the walk or content checks left out
 
 	// derived on first use by queries
-	lowerOnce sync.Once
-	lower     map[string][]string // lower-cased symbol name -> the names as written
 	namesOnce sync.Once
 	names     []string // symbol names, sorted
 	letters   []uint64 // letterSet of each name
+	unusual   []int    // the names, by index, that are not plain ASCII
 	litsOnce  sync.Once
 	lits      []literalRef
 	statsOnce sync.Once
@@ -63,10 +65,57 @@ func (s *Snapshot) lexicalStats() *lexical.Stats {
 	return s.stats
 }
 
-// folded are the symbol names that lower-case to l, in the order of their first definitions.
+// folded are the symbol names that lower-case to l, in the order of their first definitions. The
+// names are scanned by their letter sets rather than mapped once by their lower case: a query asks
+// for a few dozen, and mapping the 170,000 names of a large tree took a one-shot query longer than
+// its BM25 search.
 func (s *Snapshot) folded(l string) []string {
-	s.lowerOnce.Do(func() { s.lower = lowerNames(s.Symbols) })
-	return s.lower[l]
+	names := s.SymbolNames()
+	want := letterSet(l)
+	var out []string
+	for i, have := range s.letters {
+		// an ASCII name lower-cases to l only if it has l's letters; other names are checked below
+		if want&^have == 0 && len(names[i]) == len(l) && asciiLowersTo(names[i], l) {
+			out = append(out, names[i])
+		}
+	}
+	for _, i := range s.unusual {
+		if strings.ToLower(names[i]) == l {
+			out = append(out, names[i])
+		}
+	}
+	out = slices.DeleteFunc(out, func(n string) bool { return len(s.Symbols[n]) == 0 })
+	slices.SortFunc(out, func(a, b string) int {
+		x, y := s.Symbols[a][0], s.Symbols[b][0]
+		return cmp.Or(strings.Compare(x.Path, y.Path), cmp.Compare(x.Def, y.Def))
+	})
+	return out
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiLowersTo reports whether the ASCII name n lower-cases to l, of the same length.
+func asciiLowersTo(n, l string) bool {
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		if c >= utf8.RuneSelf {
+			return false
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != l[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // SymbolNames are the names of all definitions, sorted.
@@ -82,6 +131,9 @@ func (s *Snapshot) SymbolNames() []string {
 		s.letters = make([]uint64, len(s.names))
 		for i, n := range s.names {
 			s.letters[i] = letterSet(n)
+			if !isASCII(n) {
+				s.unusual = append(s.unusual, i)
+			}
 		}
 	})
 	return s.names
