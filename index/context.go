@@ -61,10 +61,6 @@ func (ix *Index) Context(ctx context.Context, req Request) (*Result, error) {
 	for _, w := range req.Without {
 		without[w] = true
 	}
-	tok, err := pack.NewTokenizer(req.Tokenizer)
-	if err != nil {
-		return nil, invalidf("%v", err)
-	}
 	s := ix.Snapshot()
 	var lex *lexicon.Lexicon
 	if !without["lexicon"] {
@@ -90,6 +86,7 @@ func (ix *Index) Context(ctx context.Context, req Request) (*Result, error) {
 	} else {
 		m := req.Model
 		if m == nil {
+			var err error
 			if m, err = rank.Default(); err != nil {
 				return nil, fmt.Errorf("the learned ranker: %w", err)
 			}
@@ -100,6 +97,11 @@ func (ix *Index) Context(ctx context.Context, req Request) (*Result, error) {
 		} else {
 			cands, also = r.tight(files, m)
 		}
+	}
+	// the token counter last: a process that has just started loads it while the files are ranked
+	tok, err := pack.NewTokenizer(req.Tokenizer)
+	if err != nil {
+		return nil, invalidf("%v", err)
 	}
 	prof := query.ProfileOf(a.Intent.Name)
 	p, err := pack.Assemble(req.Text, pack.Intent{Name: a.Intent.Name, Confidence: a.Intent.Confidence}, r.packEntities(), cands, pack.Options{

@@ -47,6 +47,9 @@ func (r *Request) Normalize(cfg Config) error {
 	if r.Tokenizer == "" {
 		r.Tokenizer = cfg.Tokenizer
 	}
+	if err := pack.CheckTokenizer(r.Tokenizer); err != nil {
+		return invalidf("%v", err)
+	}
 	if r.Ranker == "" {
 		r.Ranker = cfg.Ranker
 	}

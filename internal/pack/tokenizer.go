@@ -28,11 +28,11 @@ var (
 // NewTokenizer returns the shared tokenizer for "o200k_base" (the default when name is "") or
 // "cl100k_base". The encodings ship inside the module: nothing is fetched.
 func NewTokenizer(name string) (*Tokenizer, error) {
+	if err := CheckTokenizer(name); err != nil {
+		return nil, err
+	}
 	if name == "" {
 		name = DefaultTokenizer
-	}
-	if name != "o200k_base" && name != "cl100k_base" {
-		return nil, fmt.Errorf("unknown tokenizer %q (known: o200k_base, cl100k_base)", name)
 	}
 	tokMu.Lock()
 	defer tokMu.Unlock()
@@ -48,6 +48,15 @@ func NewTokenizer(name string) (*Tokenizer, error) {
 	t := &Tokenizer{name: name, enc: enc, cache: newCountCache(4 << 20)}
 	tokByName[name] = t
 	return t, nil
+}
+
+// CheckTokenizer says whether NewTokenizer knows the name, without loading anything.
+func CheckTokenizer(name string) error {
+	switch name {
+	case "", "o200k_base", "cl100k_base":
+		return nil
+	}
+	return fmt.Errorf("unknown tokenizer %q (known: o200k_base, cl100k_base)", name)
 }
 
 func (t *Tokenizer) Name() string {
