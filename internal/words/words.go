@@ -13,44 +13,51 @@ import (
 // "src/rule/RuleIndex.java" -> src, rule, rule, index, java.
 func Split(s string) []string {
 	var out []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			out = append(out, strings.ToLower(string(cur)))
-			cur = cur[:0]
-		}
-	}
-	runes := []rune(s)
+	// the runes and the current word in buffers on the stack: most identifiers and lines fit
+	var runeBuf [256]rune
+	var wordBuf [64]byte
+	runes := append(runeBuf[:0], []rune(s)...)
+	word := wordBuf[:0] // the current word, lower-cased as it grows
+	var prev rune       // the current word's last rune
 	for i, r := range runes {
 		switch {
 		case unicode.IsLetter(r):
-			if len(cur) > 0 {
-				prev := cur[len(cur)-1]
+			if len(word) > 0 {
 				switch {
 				case unicode.IsDigit(prev):
-					flush()
+					out, word = flush(out, word)
 				case unicode.IsUpper(r) && unicode.IsLower(prev):
-					flush() // ruleIndex
+					out, word = flush(out, word) // ruleIndex
 				case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(runes) && unicode.IsLower(runes[i+1]) &&
 					!pluralAcronym(runes, i+1):
-					flush() // HTTPServer: the S starts a new word
+					out, word = flush(out, word) // HTTPServer: the S starts a new word
 				}
 				if r == 's' && pluralAcronym(runes, i) {
 					continue // PRs, URLs: the plural of the acronym is the acronym
 				}
 			}
-			cur = append(cur, r)
+			word = utf8.AppendRune(word, unicode.ToLower(r))
+			prev = r
 		case unicode.IsDigit(r):
-			if len(cur) > 0 && !unicode.IsDigit(cur[len(cur)-1]) {
-				flush()
+			if len(word) > 0 && !unicode.IsDigit(prev) {
+				out, word = flush(out, word)
 			}
-			cur = append(cur, r)
+			word = utf8.AppendRune(word, r)
+			prev = r
 		default:
-			flush()
+			out, word = flush(out, word)
 		}
 	}
-	flush()
+	out, _ = flush(out, word)
 	return out
+}
+
+// flush ends the current word, if any.
+func flush(out []string, word []byte) ([]string, []byte) {
+	if len(word) > 0 {
+		out = append(out, string(word))
+	}
+	return out, word[:0]
 }
 
 // pluralAcronym reports whether the s at i ends a word of two or more capitals (PRs, IDs, URLs).

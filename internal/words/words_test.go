@@ -2,7 +2,10 @@ package words
 
 import (
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestSplit(t *testing.T) {
@@ -55,4 +58,76 @@ func TestTerms(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Terms = %q, want %q", got, want)
 	}
+}
+
+// splitByRunes is Split as first written, with a rune slice per word: Split must cut every string as
+// it does.
+func splitByRunes(s string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	runes := []rune(s)
+	for i, r := range runes {
+		switch {
+		case unicode.IsLetter(r):
+			if len(cur) > 0 {
+				prev := cur[len(cur)-1]
+				switch {
+				case unicode.IsDigit(prev):
+					flush()
+				case unicode.IsUpper(r) && unicode.IsLower(prev):
+					flush() // ruleIndex
+				case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(runes) && unicode.IsLower(runes[i+1]) &&
+					!pluralAcronym(runes, i+1):
+					flush() // HTTPServer: the S starts a new word
+				}
+				if r == 's' && pluralAcronym(runes, i) {
+					continue // PRs, URLs: the plural of the acronym is the acronym
+				}
+			}
+			cur = append(cur, r)
+		case unicode.IsDigit(r):
+			if len(cur) > 0 && !unicode.IsDigit(cur[len(cur)-1]) {
+				flush()
+			}
+			cur = append(cur, r)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+func FuzzSplitAsByRunes(f *testing.F) {
+	for _, s := range []string{"RuleIndex", "quality_profile", "HTTPServer2", "src/rule/RuleIndex.java", "PRs", "URLsHTTP",
+		"IDsServer", "parseURLs2x", "ÉtéÀPlage", "naïveCafé", "bad\xffbyte", "ǅungla", "x1y2Z3", "ABCs", "GetIDsFor",
+		"\u212Aelvin", "\u0130stanbul", strings.Repeat("LongIdentifierName", 40)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := Split(s), splitByRunes(s); !slices.Equal(got, want) {
+			t.Fatalf("Split(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
+
+// go test -run '^$' -bench Split -benchmem ./internal/words/: Split against the version it replaced.
+func BenchmarkSplit(b *testing.B) {
+	text := "func (s *Server) handleRequest(ctx context.Context, req *HTTPRequest) error { return parseURLs(req.Body, s.maxIDs) }"
+	b.Run("now", func(b *testing.B) {
+		for b.Loop() {
+			Split(text)
+		}
+	})
+	b.Run("before", func(b *testing.B) {
+		for b.Loop() {
+			splitByRunes(text)
+		}
+	})
 }
