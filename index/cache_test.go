@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -266,7 +267,7 @@ func serveStatus(t *testing.T, bin, root, cache string) (map[string]any, string)
 	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
-	var stderr strings.Builder
+	var stderr lockedText // read while the server writes it
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -365,4 +366,22 @@ func rankedFiles(pack string) string {
 		}
 	}
 	return strings.Join(files, " ")
+}
+
+// lockedText collects a process's output while others read it.
+type lockedText struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedText) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedText) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

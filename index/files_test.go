@@ -40,6 +40,7 @@ func TestReopenedIndexReadsRecordsOnDemand(t *testing.T) {
 	cache := t.TempDir()
 	req := Request{Text: "search the rule variants and export the quality profile"}
 	ix := open(t, root, cache)
+	ix.WaitVectors() // the pack to compare with has every vector, as the reopened index's file does
 	want, err := ix.Context(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
