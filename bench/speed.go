@@ -558,7 +558,7 @@ func (r *SpeedReport) WriteTable(w io.Writer) error {
 	line("hover p50", fmt.Sprintf("%.2f ms", r.Hover.P50), fmt.Sprintf("%d words: entities and symbols, max %.1f ms", r.Hover.N, r.Hover.Max))
 	line("hover p95", fmt.Sprintf("%.2f ms", r.Hover.P95), "")
 	if o := r.OneShot; o != nil {
-		line("one-shot open (median)", fmt.Sprintf("%.2f s", o.Open.Median), runs(o.Open)+": a ctxmap index process, nothing to do")
+		line("one-shot open (median)", fmt.Sprintf("%.2f s", o.Open.Median), runs(o.Open)+": a ctxmap entities --top 1 process, nothing to refresh")
 		line("one-shot context (median)", fmt.Sprintf("%.2f s", o.Context.Median), runs(o.Context)+": a ctxmap context process")
 		line("one-shot first query (median)", fmt.Sprintf("%.2f s", o.Query.Median), "context minus open, run by run")
 		line("one-shot context peak RSS", fmt.Sprintf("%.0f MiB", float64(o.PeakRSS)/(1<<20)), "the largest of the context processes")
