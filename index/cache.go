@@ -126,8 +126,9 @@ func loadState(dir, root string) (st *cacheState, err error) {
 	)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		if recs, terr = readTable(sections[2], sections[1], src); terr == nil && len(sections) == 6 {
-			derived, terr = readDerived(sections[3], sections[5], recs)
+		var paths []string
+		if recs, paths, terr = readTable(sections[2], sections[1], src); terr == nil && len(sections) == 6 {
+			derived, terr = readDerived(sections[3], sections[5], recs, paths)
 		}
 	})
 	if len(sections) == 6 {

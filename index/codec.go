@@ -169,6 +169,16 @@ func (r *recordReader) byte() byte {
 	return c
 }
 
+func (r *recordReader) uint32() uint32 {
+	if len(r.b) < 4 {
+		r.bad, r.b = true, nil
+		return 0
+	}
+	v := binary.BigEndian.Uint32(r.b)
+	r.b = r.b[4:]
+	return v
+}
+
 func (r *recordReader) flags(v ...*bool) {
 	b := r.byte()
 	for i, f := range v {

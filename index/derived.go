@@ -1,6 +1,7 @@
 package index
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -14,6 +15,7 @@ import (
 
 // savedDerived is what a state file keeps of what its records derive (see newSnapshot).
 type savedDerived struct {
+	paths    []string // the parsed files, sorted: the graph's nodes
 	symbols  map[string][]SymbolRef
 	names    []string // the symbols' names, sorted
 	edges    [][]GraphEdge
@@ -37,9 +39,7 @@ func (w *recordWriter) head(path string, h fileHead, body []byte) {
 	w.int(h.Refs)
 	w.int(h.ChunkCount)
 	w.int(len(body))
-	w.b = append(w.b, 0, 0, 0, 0)
-	crc := crc32.Checksum(body, crcTable)
-	w.b[len(w.b)-4], w.b[len(w.b)-3], w.b[len(w.b)-2], w.b[len(w.b)-1] = byte(crc>>24), byte(crc>>16), byte(crc>>8), byte(crc)
+	w.b = binary.BigEndian.AppendUint32(w.b, crc32.Checksum(body, crcTable))
 }
 
 // raw is the entry's encoding as a state file holds it, nil once the record was read (or when it
@@ -65,14 +65,16 @@ func (e *fileEntry) savedHead() fileHead {
 	return h
 }
 
-// readTable reads the table of records, placing each in the body section.
-func readTable(table, body stateSection, src *stateFile) (*fileSet, error) {
+// readTable reads the table of records, placing each in the body section, and gives their paths in
+// order, as the table holds them.
+func readTable(table, body stateSection, src *stateFile) (*fileSet, []string, error) {
 	b, err := sectionBytes(table)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r := recordReader{b: b, words: src.words}
 	fs := &fileSet{m: map[string]*fileEntry{}}
+	var paths []string
 	off := int64(0)
 	prev := ""
 	for i := 0; len(r.b) > 0; i++ {
@@ -81,24 +83,25 @@ func readTable(table, body stateSection, src *stateFile) (*fileSet, error) {
 		r.flags(&e.head.Parsed)
 		e.head.Defs, e.head.Refs, e.head.ChunkCount = r.int(), r.int(), r.int()
 		length := int64(r.int())
-		crc := uint32(r.byte())<<24 | uint32(r.byte())<<16 | uint32(r.byte())<<8 | uint32(r.byte())
+		crc := r.uint32()
 		switch {
 		case r.bad:
-			return nil, errRecord
+			return nil, nil, errRecord
 		case p == "" || (i > 0 && p <= prev):
-			return nil, fmt.Errorf("the table's paths are out of order at %q", p)
+			return nil, nil, fmt.Errorf("the table's paths are out of order at %q", p)
 		case length < 0 || off+length > body.r.Size():
-			return nil, errors.New("a record runs past its section")
+			return nil, nil, errors.New("a record runs past its section")
 		}
 		e.body = &recordBody{src: src, off: body.at + off, len: length, crc: crc}
 		fs.m[p] = e
+		paths = append(paths, p)
 		off += length
 		prev = p
 	}
 	if off != body.r.Size() {
-		return nil, errors.New("the table does not match the records")
+		return nil, nil, errors.New("the table does not match the records")
 	}
-	return fs, nil
+	return fs, paths, nil
 }
 
 // sectionBytes reads a whole section and checks it.
@@ -137,7 +140,7 @@ func encodeDerived(s *Snapshot, paths []string) (derived, entities, literals []b
 		w.size(len(es))
 		for _, e := range es {
 			w.int(e.To)
-			w.b = appendUint64(w.b, math.Float64bits(e.Weight))
+			w.b = binary.BigEndian.AppendUint64(w.b, math.Float64bits(e.Weight))
 		}
 	}
 	st := s.lexicalStats()
@@ -160,23 +163,20 @@ func encodeDerived(s *Snapshot, paths []string) (derived, entities, literals []b
 	return w.b, ents, l.b
 }
 
-func appendUint64(b []byte, v uint64) []byte {
-	return append(b, byte(v>>56), byte(v>>48), byte(v>>40), byte(v>>32), byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
-}
-
-// readDerived reads what encodeDerived wrote; the literals are read when first asked for.
-func readDerived(sec, lits stateSection, fs *fileSet) (*savedDerived, error) {
+// readDerived reads what encodeDerived wrote for the files fs holds, paths in order; the literals
+// are read when first asked for.
+func readDerived(sec, lits stateSection, fs *fileSet, paths []string) (*savedDerived, error) {
 	b, err := sectionBytes(sec)
 	if err != nil {
 		return nil, err
 	}
-	paths := fs.sorted()
-	nparsed := 0
+	var parsed []string
 	for _, p := range paths {
 		if fs.m[p].head.Parsed {
-			nparsed++
+			parsed = append(parsed, p)
 		}
 	}
+	nparsed := len(parsed)
 	r := recordReader{b: b} // no sharing of words: every symbol name comes once
 	// a file's number is an int, not a size: a size is bounded by the bytes left
 	pathOf := func(r *recordReader) string {
@@ -188,7 +188,7 @@ func readDerived(sec, lits stateSection, fs *fileSet) (*savedDerived, error) {
 		return paths[i]
 	}
 	nsym := r.size()
-	d := &savedDerived{symbols: make(map[string][]SymbolRef, nsym), names: make([]string, 0, nsym)}
+	d := &savedDerived{paths: parsed, symbols: make(map[string][]SymbolRef, nsym), names: make([]string, 0, nsym)}
 	for range nsym {
 		name := r.str()
 		if len(d.names) > 0 && name <= d.names[len(d.names)-1] {
@@ -216,7 +216,7 @@ func readDerived(sec, lits stateSection, fs *fileSet) (*savedDerived, error) {
 			if es[j].To < 0 || es[j].To >= nparsed || len(r.b) < 8 {
 				return nil, errors.New("a graph edge leads nowhere")
 			}
-			es[j].Weight = math.Float64frombits(uint64(r.b[0])<<56 | uint64(r.b[1])<<48 | uint64(r.b[2])<<40 | uint64(r.b[3])<<32 | uint64(r.b[4])<<24 | uint64(r.b[5])<<16 | uint64(r.b[6])<<8 | uint64(r.b[7]))
+			es[j].Weight = math.Float64frombits(binary.BigEndian.Uint64(r.b))
 			r.b = r.b[8:]
 		}
 		d.edges[i] = es
@@ -265,12 +265,7 @@ func (st *cacheState) snapshot(root string) *Snapshot {
 		return newSnapshot(root, st.Generation, st.Records, st.Skipped, st.History)
 	}
 	s := &Snapshot{Root: root, Generation: st.Generation, Updated: time.Now(), files: st.Records, Skipped: st.Skipped,
-		History: st.History, Symbols: d.symbols, Entities: d.entities, stats: &d.stats, savedLits: d.literals, names: d.names}
-	for _, p := range st.Records.sorted() {
-		if st.Records.m[p].head.Parsed {
-			s.Paths = append(s.Paths, p)
-		}
-	}
+		History: st.History, Paths: d.paths, Symbols: d.symbols, Entities: d.entities, stats: &d.stats, savedLits: d.literals, names: d.names}
 	s.Graph = &Graph{Nodes: s.Paths, Edges: d.edges, index: make(map[string]int, len(s.Paths))}
 	for i, p := range s.Paths {
 		s.Graph.index[p] = i
