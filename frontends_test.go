@@ -19,8 +19,8 @@ import (
 	"go.lsp.dev/protocol"
 	"golang.org/x/tools/txtar"
 
+	"github.com/ctxmap/ctxmap/cli"
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/internal/cli"
 	"github.com/ctxmap/ctxmap/internal/shoptest"
 	"github.com/ctxmap/ctxmap/mcp"
 	"github.com/ctxmap/ctxmap/server"

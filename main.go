@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"github.com/ctxmap/ctxmap/internal/cli"
+	"github.com/ctxmap/ctxmap/cli"
 )
 
 func main() {
