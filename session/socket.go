@@ -2,10 +2,12 @@ package session
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -25,8 +27,23 @@ const socketName = "query.sock"
 // dialTimeout is short: a process that does not answer at once is not worth waiting for.
 const dialTimeout = 200 * time.Millisecond
 
-// requestTimeout bounds the reading of a request, not the answer.
-const requestTimeout = 5 * time.Second
+// requestTimeout bounds the reading of a request, not the answer; answerTimeout the writing of the
+// answer, for a client that stops reading.
+const (
+	requestTimeout = 5 * time.Second
+	answerTimeout  = 5 * time.Second
+)
+
+// MaxRequest bounds one request's line: a client must not make the server hold more than this for
+// it. An issue's text is far smaller; Ask answers a larger one in its own process.
+const MaxRequest = 1 << 20
+
+// maxConns bounds the connections served at once, each holding up to MaxRequest; one more is told the
+// process is busy and closed (Ask then answers in its own process).
+const maxConns = 16
+
+// errTooLong is a request line longer than MaxRequest.
+var errTooLong = fmt.Errorf("the request is longer than %d bytes", MaxRequest)
 
 // protocolVersion changes whenever the request or the answer changes: a process of another
 // version is not asked.
@@ -48,6 +65,7 @@ type listener struct {
 	path  string
 	ln    net.Listener
 	conns sync.WaitGroup
+	slots chan struct{} // one token per connection being served
 }
 
 // SocketPath is where a session of root listens: in the folder the index caches root in.
@@ -102,7 +120,7 @@ func (s *Session) listen() {
 		s.opts.Logf("no query socket: %v", err)
 		return
 	}
-	l := &listener{path: path, ln: ln}
+	l := &listener{path: path, ln: ln, slots: make(chan struct{}, maxConns)}
 	s.listener = l
 	l.conns.Add(1)
 	go func() {
@@ -112,9 +130,16 @@ func (s *Session) listen() {
 			if err != nil {
 				return // closed
 			}
+			select {
+			case l.slots <- struct{}{}:
+			default:
+				s.refuse(c, fmt.Sprintf("busy: %d connections are being served", maxConns))
+				continue
+			}
 			l.conns.Add(1)
 			go func() {
 				defer l.conns.Done()
+				defer func() { <-l.slots }()
 				s.answer(c)
 			}()
 		}
@@ -130,12 +155,32 @@ func (s *Session) stopListening() {
 	l.conns.Wait()
 }
 
+// refuse answers c with an error without reading from it, and closes it.
+func (s *Session) refuse(c net.Conn, why string) {
+	s.opts.Logf("query socket: %s", why)
+	c.SetWriteDeadline(time.Now().Add(answerTimeout))
+	json.NewEncoder(c).Encode(askAnswer{Error: why})
+	c.Close()
+}
+
 // answer reads one request from c and writes its answer.
 func (s *Session) answer(c net.Conn) {
-	defer c.Close()
 	c.SetReadDeadline(time.Now().Add(requestTimeout))
+	line, err := readRequest(bufio.NewReaderSize(c, 64<<10), MaxRequest)
+	if errors.Is(err, errTooLong) {
+		// answered without reading the rest: closing drops what the client still sends
+		s.refuse(c, err.Error())
+		return
+	}
+	defer c.Close()
+	if err != nil {
+		if err != io.EOF {
+			s.opts.Logf("query socket: %v", err)
+		}
+		return
+	}
 	var req askRequest
-	if err := json.NewDecoder(bufio.NewReader(c)).Decode(&req); err != nil {
+	if err := json.Unmarshal(line, &req); err != nil {
 		s.opts.Logf("query socket: %v", err)
 		return
 	}
@@ -147,8 +192,36 @@ func (s *Session) answer(c net.Conn) {
 	} else {
 		ans.Pack = p
 	}
+	c.SetWriteDeadline(time.Now().Add(answerTimeout))
 	if err := json.NewEncoder(c).Encode(ans); err != nil {
 		s.opts.Logf("query socket: %v", err)
+	}
+}
+
+// readRequest reads one line of at most limit bytes, its newline included; errTooLong as soon as it
+// is longer, without reading on. A last line without a newline counts.
+func readRequest(r *bufio.Reader, limit int) ([]byte, error) {
+	var line []byte
+	for {
+		part, err := r.ReadSlice('\n')
+		if len(line)+len(part) > limit {
+			return nil, errTooLong
+		}
+		if len(line)+len(part) > cap(line) { // doubling: append's slower growth would copy more
+			line = append(make([]byte, 0, min(limit, max(2*cap(line), len(line)+len(part)))), line...)
+		}
+		line = append(line, part...)
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == io.EOF && len(bytes.TrimSpace(line)) > 0:
+			return line, nil
+		case err == io.EOF:
+			return nil, err // a probe (see listen) that sent nothing
+		case err != nil:
+			return nil, fmt.Errorf("read a request: %w", err)
+		}
+		return line, nil
 	}
 }
 
@@ -197,6 +270,11 @@ func Ask(ctx context.Context, root string, req index.Request) (json.RawMessage, 
 	if err != nil {
 		return nil, ErrNoSession
 	}
+	req.Model = nil // the running process's own model
+	body, err := json.Marshal(askRequest{Version: protocolVersion, Request: req})
+	if err != nil || len(body)+1 > MaxRequest {
+		return nil, ErrNoSession // too long for the socket: answered in this process
+	}
 	d := net.Dialer{Timeout: dialTimeout}
 	c, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
@@ -205,8 +283,7 @@ func Ask(ctx context.Context, root string, req index.Request) (json.RawMessage, 
 	defer c.Close()
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
-	req.Model = nil // the running process's own model
-	if err := json.NewEncoder(c).Encode(askRequest{Version: protocolVersion, Request: req}); err != nil {
+	if _, err := c.Write(append(body, '\n')); err != nil {
 		return nil, ErrNoSession
 	}
 	var ans askAnswer

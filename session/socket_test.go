@@ -1,0 +1,134 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ctxmap/ctxmap/index"
+)
+
+// heapAfterGC is the live heap once garbage is collected.
+func heapAfterGC() uint64 {
+	var m runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// sendAndRead writes n bytes of an unfinished request on a new connection while reading the answer.
+func sendAndRead(t *testing.T, path string, n int) askAnswer {
+	t.Helper()
+	c, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	go func() {
+		chunk := bytes.Repeat([]byte("a"), 64<<10)
+		c.Write([]byte(`{"version":1,"request":{"text":"`))
+		for sent := 0; sent < n; sent += len(chunk) {
+			if _, err := c.Write(chunk); err != nil {
+				return // the server closed its end
+			}
+		}
+	}()
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	var ans askAnswer
+	if err := json.NewDecoder(bufio.NewReader(c)).Decode(&ans); err != nil {
+		t.Fatalf("no answer to a request of %d bytes: %v", n, err)
+	}
+	return ans
+}
+
+// A request longer than MaxRequest is refused without being read to its end, connections past
+// maxConns are told the process is busy, the heap comes back to where it was, and the socket answers
+// as before.
+func TestOversizedRequestIsRefused(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "shop/cart.go", "package shop\n\n// AddToCart puts an item in the cart.\nfunc AddToCart() {}\n")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	open(t, Options{Root: root, Listen: true})
+	ctx := context.Background()
+	ask := func() {
+		t.Helper()
+		raw, err := Ask(ctx, root, index.Request{Text: "add to cart", Format: "json"})
+		if err != nil || !strings.Contains(string(raw), "shop/cart.go") {
+			t.Fatalf("Ask: %v %.200s", err, raw)
+		}
+	}
+	ask() // what the first answer loads stays loaded
+	path, err := SocketPath(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := heapAfterGC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	allocated := m.TotalAlloc
+
+	// eight clients at once, each sending 64 MiB
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if ans := sendAndRead(t, path, 64<<20); !strings.Contains(ans.Error, "longer than") {
+				t.Errorf("a request of 64 MiB: %+v, want it refused as too long", ans)
+			}
+		})
+	}
+	wg.Wait()
+	runtime.ReadMemStats(&m)
+	// each refused request holds at most MaxRequest and a buffer's growth beyond it
+	if got := m.TotalAlloc - allocated; got > 8*4*MaxRequest {
+		t.Errorf("refusing 8 requests of 64 MiB allocated %d MiB", got>>20)
+	} else {
+		t.Logf("refusing 8 requests of 64 MiB allocated %d MiB", got>>20)
+	}
+
+	// idle connections take every slot; the next one is refused at once
+	var idle []net.Conn
+	for range maxConns {
+		c, err := net.Dial("unix", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idle = append(idle, c)
+	}
+	time.Sleep(100 * time.Millisecond) // accepted
+	if ans := sendAndRead(t, path, 10); !strings.Contains(ans.Error, "busy") {
+		t.Errorf("a connection past %d: %+v, want busy", maxConns, ans)
+	}
+	if _, err := Ask(ctx, root, index.Request{Text: "add to cart"}); err != ErrNoSession {
+		t.Errorf("Ask while every slot is taken: %v, want ErrNoSession (answered in its own process)", err)
+	}
+	for _, c := range idle {
+		c.Close()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := Ask(ctx, root, index.Request{Text: "add to cart"}); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("Ask once the idle connections closed: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ask()
+	// a request too long for the socket is not sent: Ask answers it in its own process
+	if _, err := Ask(ctx, root, index.Request{Text: strings.Repeat("cart ", MaxRequest/4)}); err != ErrNoSession {
+		t.Errorf("Ask with a text over MaxRequest: %v, want ErrNoSession", err)
+	}
+	if after := heapAfterGC(); float64(after) > 1.1*float64(before) {
+		t.Errorf("heap %d KiB after the refused requests, %d KiB before", after>>10, before>>10)
+	} else {
+		t.Logf("heap %d KiB before, %d KiB after", before>>10, after>>10)
+	}
+}
