@@ -56,7 +56,7 @@ func TestOversizedRequestIsRefused(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, root, "shop/cart.go", "package shop\n\n// AddToCart puts an item in the cart.\nfunc AddToCart() {}\n")
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	open(t, Options{Root: root, Listen: true})
+	s := open(t, Options{Root: root, Listen: true})
 	ctx := context.Background()
 	ask := func() {
 		t.Helper()
@@ -94,6 +94,11 @@ func TestOversizedRequestIsRefused(t *testing.T) {
 	}
 
 	// idle connections take every slot; the next one is refused at once
+	for deadline := time.Now().Add(10 * time.Second); len(s.listener.slots) > 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections still served after their answers", len(s.listener.slots))
+		}
+	}
 	var idle []net.Conn
 	for range maxConns {
 		c, err := net.Dial("unix", path)
@@ -102,7 +107,11 @@ func TestOversizedRequestIsRefused(t *testing.T) {
 		}
 		idle = append(idle, c)
 	}
-	time.Sleep(100 * time.Millisecond) // accepted
+	for deadline := time.Now().Add(10 * time.Second); len(s.listener.slots) < maxConns; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d idle connections served", len(s.listener.slots), maxConns)
+		}
+	}
 	if ans := sendAndRead(t, path, 10); !strings.Contains(ans.Error, "busy") {
 		t.Errorf("a connection past %d: %+v, want busy", maxConns, ans)
 	}
