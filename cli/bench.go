@@ -7,183 +7,200 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/ctxmap/ctxmap/bench"
 	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/internal/rank"
 )
 
-func runBench(e *env, args []string) error {
-	if len(args) > 0 && args[0] == "mine" {
-		return runMine(e, args[1:])
+func (e *env) benchCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "quality and speed figures",
+		Long: `Measure ctxmap. Quality mode (--dataset, --worktrees): for each instance, an issue and the files its
+fix changed, the pack's file recall within the budget, hit@k, symbol recall and more, beside the
+baselines. Speed mode (--speed -C DIR): cold and warm index times against ctags, one-file updates,
+queries and peak memory. docs/benchmarks.md tells how to fetch the instances and remake the figures.`,
+		Example: `  ctxmap bench --speed -C ~/src/cli
+  ctxmap bench --dataset instances.jsonl --worktrees trees/ --json`,
+		Args: noArgs,
 	}
-	fs := e.flags("bench")
-	dataset := fs.String("dataset", "", "instances, one JSON object a line (quality mode)")
-	worktrees := fs.String("worktrees", "", "folder of the instances' work trees, <owner>+<name>@<sha12> (quality mode)")
-	budget := fs.Int("budget", index.DefaultBudget, "token budget of every pack")
-	repos := fs.String("repos", "", "comma-separated owner/name list to keep")
-	limit := fs.Int("limit", 0, "keep at most N instances in all (0: all)")
-	perRepo := fs.Int("per-repo", 0, "keep the first N instances of each repository (0: all)")
-	without := fs.String("without", "", "also run ctxmap with these signals off, comma-separated: "+strings.Join(index.Signals, ","))
-	ablation := fs.Bool("ablation", false, "also run ctxmap with each signal off in turn")
-	baseline := fs.Bool("baseline", true, "also run the whole-file BM25 baseline")
-	fusion := fs.Bool("fusion", true, "also run the fused ranking with budget-filling packs ("+bench.SystemFusion+")")
-	ranker := fs.String("ranker", "", "ctxmap's ranker: learned (default) or fusion")
-	fill := fs.Bool("fill", false, "ctxmap's packs fill the budget")
-	model := fs.String("model", "", "a model file for the learned ranker (default: the shipped one)")
-	reliability := fs.String("reliability", "", "write the learned ranker's reliability plot to this SVG file")
-	cache := fs.String("cache", "", "folder for the per-repository caches (default: a temporary folder)")
-	speed := fs.Bool("speed", false, "measure indexing, update and query speed on the tree given by -C")
-	dir := fs.String("C", ".", "the tree for --speed")
-	edits := fs.Int("edits", 100, "one-file edits to time (speed mode)")
-	queries := fs.Int("queries", 30, "context queries to time (speed mode)")
-	runs := fs.Int("runs", 3, "cold, ctags and warm runs, each (speed mode)")
-	asJSON := fs.Bool("json", false, "print one JSON document")
-	if err := parseNoArgs(fs, args); err != nil {
-		return err
-	}
-	if *budget < index.MinBudget {
-		return usagef("--budget %d is below the minimum of %d tokens", *budget, index.MinBudget)
-	}
-	logf := e.logf("ctxmap bench: ")
-	ctx, cancel := interruptible()
-	defer cancel()
+	f := cmd.Flags()
+	dataset := f.String("dataset", "", "instances, one JSON object a line (quality mode)")
+	worktrees := f.String("worktrees", "", "folder of the instances' work trees, <owner>+<name>@<sha12> (quality mode)")
+	budget := f.Int("budget", index.DefaultBudget, "token budget of every pack")
+	repos := f.String("repos", "", "comma-separated owner/name list to keep")
+	limit := f.Int("limit", 0, "keep at most N instances in all (0: all)")
+	perRepo := f.Int("per-repo", 0, "keep the first N instances of each repository (0: all)")
+	without := f.String("without", "", "also run ctxmap with these signals off, comma-separated: "+strings.Join(index.Signals, ","))
+	ablation := f.Bool("ablation", false, "also run ctxmap with each signal off in turn")
+	baseline := f.Bool("baseline", true, "also run the whole-file BM25 baseline")
+	fusion := f.Bool("fusion", true, "also run the fused ranking with budget-filling packs ("+bench.SystemFusion+")")
+	ranker := f.String("ranker", "", "ctxmap's ranker: learned (default) or fusion")
+	fill := f.Bool("fill", false, "ctxmap's packs fill the budget")
+	model := f.String("model", "", "a model file for the learned ranker (default: the shipped one)")
+	reliability := f.String("reliability", "", "write the learned ranker's reliability plot to this SVG file")
+	cache := f.String("cache", "", "folder for the per-repository caches (default: a temporary folder)")
+	speed := f.Bool("speed", false, "measure indexing, update and query speed on the tree given by -C")
+	dir := f.StringP("dir", "C", ".", "the tree for --speed")
+	edits := f.Int("edits", 100, "one-file edits to time (speed mode)")
+	queries := f.Int("queries", 30, "context queries to time (speed mode)")
+	runs := f.Int("runs", 3, "cold, ctags and warm runs, each (speed mode)")
+	asJSON := f.Bool("json", false, "print one JSON document")
+	cmd.RunE = func(*cobra.Command, []string) error {
+		if *budget < index.MinBudget {
+			return usagef("--budget %d is below the minimum of %d tokens", *budget, index.MinBudget)
+		}
+		logf := e.logf("ctxmap bench: ")
+		ctx, cancel := interruptible()
+		defer cancel()
 
-	if *speed {
-		if *edits < 1 || *queries < 1 || *runs < 1 {
-			return usagef("--edits, --queries and --runs must be at least 1")
+		if *speed {
+			if *edits < 1 || *queries < 1 || *runs < 1 {
+				return usagef("--edits, --queries and --runs must be at least 1")
+			}
+			bin, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("find this binary for the one-shot figures: %w", err)
+			}
+			rep, err := bench.Speed(ctx, bench.SpeedOptions{Dir: *dir, Edits: *edits, Queries: *queries, Runs: *runs, Budget: *budget, Binary: bin, Logf: logf})
+			if err != nil {
+				return err
+			}
+			if *asJSON {
+				return writeJSON(e.stdout, rep)
+			}
+			return rep.WriteTable(e.stdout)
 		}
-		bin, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("find this binary for the one-shot figures: %w", err)
-		}
-		rep, err := bench.Speed(ctx, bench.SpeedOptions{Dir: *dir, Edits: *edits, Queries: *queries, Runs: *runs, Budget: *budget, Binary: bin, Logf: logf})
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return writeJSON(e.stdout, rep)
-		}
-		return rep.WriteTable(e.stdout)
-	}
 
-	if *dataset == "" || *worktrees == "" {
-		return usagef("give --dataset FILE and --worktrees DIR (or --speed -C DIR)")
-	}
-	if *limit < 0 || *perRepo < 0 {
-		return usagef("--limit and --per-repo must not be negative")
-	}
-	if *ranker != "" && *ranker != index.RankerLearned && *ranker != index.RankerFusion {
-		return usagef("--ranker %q is not one of learned, fusion", *ranker)
-	}
-	opts := bench.Options{
-		Dataset: *dataset, Worktrees: *worktrees, Budget: *budget, Baseline: *baseline, CacheDir: *cache, Logf: logf,
-		Selection: bench.Selection{Repos: *repos, PerRepo: *perRepo, Limit: *limit},
-		Fusion:    *fusion, Ranker: *ranker, Fill: *fill,
-	}
-	if *model != "" {
-		b, err := os.ReadFile(*model)
-		if err != nil {
-			return err
+		if *dataset == "" || *worktrees == "" {
+			return usagef("give --dataset FILE and --worktrees DIR (or --speed -C DIR)")
 		}
-		if opts.Model, err = rank.Parse(b); err != nil {
-			return fmt.Errorf("%s: %w", *model, err)
+		if *limit < 0 || *perRepo < 0 {
+			return usagef("--limit and --per-repo must not be negative")
 		}
-	}
-	if *without != "" {
-		off := strings.Split(*without, ",")
-		for _, s := range off {
-			if !slices.Contains(index.Signals, s) {
-				return usagef("--without: unknown signal %q (known: %s)", s, strings.Join(index.Signals, ", "))
+		if *ranker != "" && *ranker != index.RankerLearned && *ranker != index.RankerFusion {
+			return usagef("--ranker %q is not one of learned, fusion", *ranker)
+		}
+		opts := bench.Options{
+			Dataset: *dataset, Worktrees: *worktrees, Budget: *budget, Baseline: *baseline, CacheDir: *cache, Logf: logf,
+			Selection: bench.Selection{Repos: *repos, PerRepo: *perRepo, Limit: *limit},
+			Fusion:    *fusion, Ranker: *ranker, Fill: *fill,
+		}
+		if *model != "" {
+			b, err := os.ReadFile(*model)
+			if err != nil {
+				return err
+			}
+			if opts.Model, err = rank.Parse(b); err != nil {
+				return fmt.Errorf("%s: %w", *model, err)
 			}
 		}
-		opts.Without = append(opts.Without, off)
-	}
-	if *ablation {
-		for _, s := range index.Signals {
-			opts.Without = append(opts.Without, []string{s})
+		if *without != "" {
+			off := strings.Split(*without, ",")
+			for _, s := range off {
+				if !slices.Contains(index.Signals, s) {
+					return usagef("--without: unknown signal %q (known: %s)", s, strings.Join(index.Signals, ", "))
+				}
+			}
+			opts.Without = append(opts.Without, off)
 		}
-	}
-	rep, err := bench.Run(ctx, opts)
-	if rep == nil {
+		if *ablation {
+			for _, s := range index.Signals {
+				opts.Without = append(opts.Without, []string{s})
+			}
+		}
+		rep, err := bench.Run(ctx, opts)
+		if rep == nil {
+			return err
+		}
+		if *reliability != "" {
+			f, ferr := os.Create(*reliability)
+			if ferr != nil {
+				return ferr
+			}
+			werr := rep.ReliabilityOf(bench.SystemCtxmap, 10).WriteSVG(f, "ctxmap: calibration of file probabilities on "+filepath.Base(*dataset))
+			if cerr := f.Close(); werr == nil {
+				werr = cerr
+			}
+			if werr != nil {
+				return werr
+			}
+		}
+		if *asJSON {
+			if werr := writeJSON(e.stdout, rep); werr != nil {
+				return werr
+			}
+		} else if werr := rep.WriteTable(e.stdout); werr != nil {
+			return werr
+		}
 		return err
 	}
-	if *reliability != "" {
-		f, ferr := os.Create(*reliability)
-		if ferr != nil {
-			return ferr
-		}
-		werr := rep.ReliabilityOf(bench.SystemCtxmap, 10).WriteSVG(f, "ctxmap: calibration of file probabilities on "+filepath.Base(*dataset))
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			return werr
-		}
-	}
-	if *asJSON {
-		if werr := writeJSON(e.stdout, rep); werr != nil {
-			return werr
-		}
-	} else if werr := rep.WriteTable(e.stdout); werr != nil {
-		return werr
-	}
-	return err
+	cmd.AddCommand(e.mineCommand())
+	return cmd
 }
 
 // runMine writes training pairs mined from the histories of the listed repositories.
-func runMine(e *env, args []string) error {
-	fs := e.flags("bench mine")
-	repos := fs.String("repos", "", "file of repositories to mine, one owner/name a line (# comments)")
-	mirrors := fs.String("mirrors", "", "folder of bare mirrors, MIRRORS/<owner>+<name>/repo")
-	work := fs.String("work", "", "folder for the work trees and caches")
-	out := fs.String("out", "", "JSONL file to append the pairs to (default: stdout)")
-	snapshots := fs.Int("snapshots", 4, "snapshots per repository")
-	queries := fs.Int("queries", 100, "commits asked per snapshot")
-	window := fs.Int("window", 300, "first-parent commits after a snapshot that may be asked against it")
-	shard := fs.String("shard", "1/1", "mine the repositories of shard I of N (by line)")
-	if err := parseNoArgs(fs, args); err != nil {
-		return err
+func (e *env) mineCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mine",
+		Short: "training pairs mined from repositories' histories",
+		Long:  "Write training pairs for the learned ranker, mined from the first-parent histories of the listed repositories: a commit's message asked against a snapshot before it, with the files it changed.",
+		Args:  noArgs,
 	}
-	if *repos == "" || *mirrors == "" || *work == "" {
-		return usagef("give --repos FILE, --mirrors DIR and --work DIR")
-	}
-	var si, sn int
-	if _, err := fmt.Sscanf(*shard, "%d/%d", &si, &sn); err != nil || sn < 1 || si < 1 || si > sn {
-		return usagef("--shard %q is not I/N", *shard)
-	}
-	if *snapshots < 1 || *queries < 1 || *window < 1 {
-		return usagef("--snapshots, --queries and --window must be at least 1")
-	}
-	b, err := os.ReadFile(*repos)
-	if err != nil {
-		return err
-	}
-	var mine []string // every N-th repository, from the I-th
-	n := 0
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
-			continue
+	f := cmd.Flags()
+	repos := f.String("repos", "", "file of repositories to mine, one owner/name a line (# comments)")
+	mirrors := f.String("mirrors", "", "folder of bare mirrors, MIRRORS/<owner>+<name>/repo")
+	work := f.String("work", "", "folder for the work trees and caches")
+	out := f.String("out", "", "JSONL file to append the pairs to (default: stdout)")
+	snapshots := f.Int("snapshots", 4, "snapshots per repository")
+	queries := f.Int("queries", 100, "commits asked per snapshot")
+	window := f.Int("window", 300, "first-parent commits after a snapshot that may be asked against it")
+	shard := f.String("shard", "1/1", "mine the repositories of shard I of N (by line)")
+	cmd.RunE = func(*cobra.Command, []string) error {
+		if *repos == "" || *mirrors == "" || *work == "" {
+			return usagef("give --repos FILE, --mirrors DIR and --work DIR")
 		}
-		if n%sn == si-1 {
-			mine = append(mine, f[0])
+		var si, sn int
+		if _, err := fmt.Sscanf(*shard, "%d/%d", &si, &sn); err != nil || sn < 1 || si < 1 || si > sn {
+			return usagef("--shard %q is not I/N", *shard)
 		}
-		n++
-	}
-	w := e.stdout
-	if *out != "" {
-		f, err := os.OpenFile(*out, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if *snapshots < 1 || *queries < 1 || *window < 1 {
+			return usagef("--snapshots, --queries and --window must be at least 1")
+		}
+		b, err := os.ReadFile(*repos)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		w = f
+		var mine []string // every N-th repository, from the I-th
+		n := 0
+		for _, line := range strings.Split(string(b), "\n") {
+			f := strings.Fields(line)
+			if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+				continue
+			}
+			if n%sn == si-1 {
+				mine = append(mine, f[0])
+			}
+			n++
+		}
+		w := e.stdout
+		if *out != "" {
+			f, err := os.OpenFile(*out, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			w = f
+		}
+		ctx, cancel := interruptible()
+		defer cancel()
+		logf := e.logf("ctxmap bench mine: ")
+		pairs, err := bench.Mine(ctx, bench.MineOptions{Repos: mine, Mirrors: *mirrors, Work: *work, Snapshots: *snapshots,
+			Queries: *queries, Window: *window, Out: w, Logf: logf})
+		logf("%d pairs", pairs)
+		return err
 	}
-	ctx, cancel := interruptible()
-	defer cancel()
-	logf := e.logf("ctxmap bench mine: ")
-	pairs, err := bench.Mine(ctx, bench.MineOptions{Repos: mine, Mirrors: *mirrors, Work: *work, Snapshots: *snapshots,
-		Queries: *queries, Window: *window, Out: w, Logf: logf})
-	logf("%d pairs", pairs)
-	return err
+	return cmd
 }

@@ -1,40 +1,25 @@
 // Package cli is ctxmap's command line: subcommands, flags, exit codes and output; the work is the
-// engine's (index, session) and the servers'.
+// engine's (index, session) and the servers'. It sits at the top of the house: nothing imports it but
+// main.
 package cli
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 
+	"github.com/spf13/cobra"
+
 	"github.com/ctxmap/ctxmap/index"
 )
 
-// Version is the version the binary reports.
-const Version = "0.1.0"
-
-const usage = `ctxmap: context packs for LLMs from the text of an issue
-
-usage:
-  ctxmap index    [-C DIR] [--json]                 build or refresh the index, print stats
-  ctxmap entities [-C DIR] [--top N] [--json]       the project's entities by importance
-  ctxmap context  [-C DIR] [--budget N] [--format markdown|xml|json] [--intent NAME] (TEXT... | -)
-                                                    the context pack for an issue
-  ctxmap explore  [-C DIR] [--limit N] [--json] ENTITY   the chunks about an entity
-  ctxmap map      [-C DIR] [--entity NAME] [--top N] [-o FILE.svg|FILE.html]   the entity map as a picture
-  ctxmap serve    [--stdio] [-C DIR]                the language server, on stdin/stdout
-  ctxmap mappings validate [-C DIR]                 check the mapping files (file:line: problem)
-  ctxmap mcp      [-C DIR]                          the MCP server for agents, on stdin/stdout
-  ctxmap bench    (--dataset FILE --worktrees DIR | --speed -C DIR) [--json]   quality and speed figures
-  ctxmap version
-
-Run 'ctxmap COMMAND -h' for a command's flags.
-`
+// Version is the version the binary reports; a release sets it with
+// -ldflags "-X github.com/ctxmap/ctxmap/cli.Version=...".
+var Version = "0.1.0"
 
 // usageError is a mistake in the command line: exit code 2.
 type usageError struct{ msg string }
@@ -49,95 +34,103 @@ type env struct {
 	stdout, stderr io.Writer
 }
 
-var commands = map[string]func(e *env, args []string) error{
-	"index":    runIndex,
-	"entities": runEntities,
-	"context":  runContext,
-	"explore":  runExplore,
-	"map":      runMap,
-	"bench":    runBench,
-	"serve":    runServe,
-	"mcp":      runMCP,
-	"mappings": runMappings,
-	"version":  func(e *env, _ []string) error { _, err := fmt.Fprintln(e.stdout, "ctxmap", Version); return err },
-}
-
 // Run runs the command line args (without the program's name) and returns the exit code: 0 success,
-// 1 failure, 2 a usage error.
+// 1 failure, 2 a usage error; messages go to stderr.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stderr, usage)
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
-	}
-	cmd, ok := commands[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "ctxmap: unknown command %q\n\n%s", args[0], usage)
-		return 2
-	}
-	err := cmd(&env{stdin: stdin, stdout: stdout, stderr: stderr}, args[1:])
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := e.command()
+	root.SetArgs(args)
+	cmd, err := root.ExecuteC()
 	var ue usageError
 	switch {
 	case err == nil:
 		return 0
-	case errors.Is(err, flag.ErrHelp):
-		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "ctxmap %s: %s\n", args[0], ue.msg)
+		fmt.Fprintf(stderr, "%s: %s\nRun '%s --help' for usage.\n", cmd.CommandPath(), ue.msg, cmd.CommandPath())
 		return 2
 	default:
-		fmt.Fprintf(stderr, "ctxmap %s: %v\n", args[0], err)
+		fmt.Fprintf(stderr, "%s: %v\n", cmd.CommandPath(), err)
 		return 1
 	}
 }
 
-// flags makes a command's flag set: errors are returned (as usage errors), not printed and exited.
-func (e *env) flags(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet("ctxmap "+name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	return fs
-}
-
-// workspaceFlags makes the flag set of a command on a workspace, with its -C.
-func (e *env) workspaceFlags(name string) (*flag.FlagSet, *string) {
-	fs := e.flags(name)
-	return fs, fs.String("C", ".", "workspace root")
-}
-
-// parseFlags parses args, accepting flags after positional arguments too.
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
-	var rest []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
+// command is the whole command tree; the man pages and completions are made from it too.
+func (e *env) command() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "ctxmap",
+		Short: "context packs for LLMs from the text of an issue",
+		Long: `ctxmap turns the text of an issue into the code an LLM needs to act on it, within a token
+budget, and says why each piece is there. The same engine serves editors (ctxmap serve, a language
+server) and agents (ctxmap mcp).`,
+		Example: `  ctxmap context "checkout fails when the cart is empty"
+  git log -1 --format=%B | ctxmap context --budget 4000 -
+  ctxmap map --format text --budget 1000`,
+		Version:                    Version,
+		SuggestionsMinimumDistance: 2,
+		SilenceErrors:              true, // Run prints them, with the exit code's distinction
+		SilenceUsage:               true,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
 			}
-			return nil, usageError{err.Error()}
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return rest, nil
-		}
-		if args[0] == "--" {
-			return append(rest, args[1:]...), nil
-		}
-		rest = append(rest, args[0])
-		args = args[1:]
+			msg := fmt.Sprintf("unknown command %q", args[0])
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += fmt.Sprintf(" (did you mean %q?)", s[0])
+			}
+			return usageError{msg}
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cmd.SetOut(e.stderr)
+			_ = cmd.Help()
+			return usagef("give a command")
+		},
 	}
+	root.SetVersionTemplate("ctxmap {{.Version}}\n")
+	// a flag's mistake is a usage error, as an argument's is
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
+	root.AddCommand(
+		e.indexCommand(), e.entitiesCommand(), e.contextCommand(), e.exploreCommand(), e.mapCommand(),
+		e.serveCommand(), e.mcpCommand(), e.mappingsCommand(), e.benchCommand(), e.manCommand(),
+		&cobra.Command{
+			Use:   "version",
+			Short: "print the version",
+			Args:  noArgs,
+			RunE: func(*cobra.Command, []string) error {
+				_, err := fmt.Fprintln(e.stdout, "ctxmap", Version)
+				return err
+			},
+		},
+	)
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	// cobra's own completion command (which takes the writer now), with a missing or unknown shell as a usage error
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Args = func(_ *cobra.Command, args []string) error {
+				if len(args) > 0 {
+					return usagef("no completion for %q: give bash, zsh, fish or powershell", args[0])
+				}
+				return nil
+			}
+			c.RunE = func(*cobra.Command, []string) error { return usagef("give a shell: bash, zsh, fish or powershell") }
+		}
+	}
+	return root
 }
 
-// parseNoArgs parses a command that takes flags only.
-func parseNoArgs(fs *flag.FlagSet, args []string) error {
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(rest) > 0 {
-		return usagef("unexpected argument %q", rest[0])
+// noArgs accepts a command line with flags only.
+func noArgs(_ *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("unexpected argument %q", args[0])
 	}
 	return nil
+}
+
+// dirFlag adds the workspace root flag, -C as in git and make.
+func dirFlag(cmd *cobra.Command) *string {
+	return cmd.Flags().StringP("dir", "C", ".", "workspace root")
 }
 
 func (e *env) logf(prefix string) func(string, ...any) {

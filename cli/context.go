@@ -9,53 +9,72 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/session"
 )
 
-func runContext(e *env, args []string) error {
-	fs, dir := e.workspaceFlags("context")
-	budget := fs.Int("budget", 0, fmt.Sprintf("token budget (default %d, or the workspace's .ctxmap.yaml)", index.DefaultBudget))
-	format := fs.String("format", "", "markdown, xml or json")
-	intent := fs.String("intent", "", "override the detected intent: bug_fix, implementation, refactor, test_writing, definition_lookup, usage_exploration")
-	tokenizer := fs.String("tokenizer", "", "o200k_base or cl100k_base")
-	ranker := fs.String("ranker", "", "learned (default) or fusion")
-	fill := fs.Bool("fill", false, "fill the budget instead of stopping when the evidence does")
-	without := fs.String("without", "", "comma-separated signals to switch off: "+strings.Join(index.Signals, ","))
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
+func (e *env) contextCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "context [flags] (TEXT... | -)",
+		Short: "the context pack for an issue",
+		Long: `Print the context pack for the text of an issue: the definitions, snippets, tests and callers an
+LLM needs to act on it, within a token budget, each with why it is there. Give the text as arguments,
+or - to read it from stdin. When a ctxmap process (the language server or the MCP server) has the
+workspace open, it answers; otherwise the command opens the index itself.`,
+		Example: `  ctxmap context "checkout fails when the cart is empty"
+  ctxmap context --budget 4000 --format json - < issue.md
+  ctxmap context -o pack.md "the refund shows a wrong tax"`,
 	}
-	text := strings.Join(rest, " ")
-	if len(rest) == 1 && rest[0] == "-" {
-		b, err := io.ReadAll(e.stdin)
-		if err != nil {
-			return fmt.Errorf("read stdin: %w", err)
+	dir := dirFlag(cmd)
+	f := cmd.Flags()
+	budget := f.Int("budget", 0, fmt.Sprintf("token budget (default %d, or the workspace's .ctxmap.yaml)", index.DefaultBudget))
+	format := f.String("format", "", "markdown, xml or json (default markdown, or the workspace's .ctxmap.yaml)")
+	intent := f.String("intent", "", "override the detected intent: bug_fix, implementation, refactor, test_writing, definition_lookup, usage_exploration")
+	tokenizer := f.String("tokenizer", "", "o200k_base or cl100k_base")
+	ranker := f.String("ranker", "", "learned (default) or fusion")
+	fill := f.Bool("fill", false, "fill the budget instead of stopping when the evidence does")
+	without := f.StringSlice("without", nil, "signals to switch off, comma-separated: "+strings.Join(index.Signals, ","))
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		// 0 in a request means "the default": on the command line it is a mistake
+		if cmd.Flags().Changed("budget") && *budget < index.MinBudget {
+			return usagef("--budget %d is below the minimum of %d tokens", *budget, index.MinBudget)
 		}
-		text = string(b)
+		text := strings.Join(args, " ")
+		if len(args) == 1 && args[0] == "-" {
+			b, err := io.ReadAll(e.stdin)
+			if err != nil {
+				return fmt.Errorf("read stdin: %w", err)
+			}
+			text = string(b)
+		}
+		if strings.TrimSpace(text) == "" {
+			return usagef("give the issue text as arguments, or - to read it from stdin")
+		}
+		req := index.Request{Text: text, Budget: *budget, Format: *format, Intent: *intent, Tokenizer: *tokenizer,
+			Ranker: *ranker, Fill: *fill, Without: *without}
+		return e.runContext(*dir, req)
 	}
-	if strings.TrimSpace(text) == "" {
-		return usagef("give the issue text as arguments, or - to read it from stdin")
-	}
-	req := index.Request{Text: text, Budget: *budget, Format: *format, Intent: *intent, Tokenizer: *tokenizer, Ranker: *ranker, Fill: *fill}
-	if *without != "" {
-		req.Without = strings.Split(*without, ",")
-	}
+	return cmd
+}
+
+func (e *env) runContext(dir string, req index.Request) error {
 	// the request's own mistakes before the index is opened; the workspace's defaults come after
 	check := req
 	if err := check.Normalize(index.Config{}); err != nil {
 		return usagef("%v", err)
 	}
-	if done, err := e.askRunning(*dir, req); done || err != nil {
+	if done, err := e.askRunning(dir, req); done || err != nil {
 		return err
 	}
-	return e.withIndex(*dir, true, func(ctx context.Context, ix *index.Index, _ index.Stats) error {
+	return e.withIndex(dir, true, func(ctx context.Context, ix *index.Index, _ index.Stats) error {
 		ix.WaitVectors() // one query: better complete than early
 		res, err := ix.Context(ctx, req)
 		if err != nil {
 			return err
 		}
-		return e.write(*format == "json" || (*format == "" && ix.Config().Format == "json"), res.Pack, func(w io.Writer) error {
+		return e.write(req.Format == "json" || (req.Format == "" && ix.Config().Format == "json"), res.Pack, func(w io.Writer) error {
 			_, err := io.WriteString(w, res.Pack.Text)
 			return err
 		})

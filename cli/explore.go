@@ -6,30 +6,40 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/ctxmap/ctxmap/index"
 )
 
-func runExplore(e *env, args []string) error {
-	fs, dir := e.workspaceFlags("explore")
-	limit := fs.Int("limit", index.DefaultExplore, "how many chunks")
-	asJSON := fs.Bool("json", false, "print JSON")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
+func (e *env) exploreCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "explore [flags] ENTITY",
+		Short:   "the chunks about an entity",
+		Long:    "Print an entity (see ctxmap entities) with its importance, related entities, history terms and the chunks that mention it most.",
+		Example: "  ctxmap explore RULE",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("give one entity name, e.g. ctxmap explore RULE")
+			}
+			return nil
+		},
 	}
-	if len(rest) != 1 {
-		return usagef("give one entity name, e.g. ctxmap explore RULE")
-	}
-	if *limit < 1 {
-		return usagef("--limit must be at least 1")
-	}
-	return e.withIndex(*dir, false, func(_ context.Context, ix *index.Index, _ index.Stats) error {
-		ex, err := ix.Explore(rest[0], *limit)
-		if err != nil {
-			return err
+	dir := dirFlag(cmd)
+	limit := cmd.Flags().Int("limit", index.DefaultExplore, "how many chunks")
+	asJSON := cmd.Flags().Bool("json", false, "print JSON")
+	cmd.RunE = func(_ *cobra.Command, args []string) error {
+		if *limit < 1 {
+			return usagef("--limit must be at least 1")
 		}
-		return e.write(*asJSON, ex, func(w io.Writer) error { return writeExploration(w, ex) })
-	})
+		return e.withIndex(*dir, false, func(_ context.Context, ix *index.Index, _ index.Stats) error {
+			ex, err := ix.Explore(args[0], *limit)
+			if err != nil {
+				return err
+			}
+			return e.write(*asJSON, ex, func(w io.Writer) error { return writeExploration(w, ex) })
+		})
+	}
+	return cmd
 }
 
 func writeExploration(w io.Writer, ex *index.Exploration) error {

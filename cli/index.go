@@ -7,41 +7,53 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/ctxmap/ctxmap/index"
 )
 
-func runIndex(e *env, args []string) error {
-	fs, dir := e.workspaceFlags("index")
-	asJSON := fs.Bool("json", false, "print the stats as JSON")
-	export := fs.String("export", "", "write the index of this commit to FILE, for others to import")
-	imp := fs.String("import", "", "start from the index exported to FILE (of the same commit), then refresh it")
-	if err := parseNoArgs(fs, args); err != nil {
-		return err
+func (e *env) indexCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "index",
+		Short: "build or refresh the index, print its stats",
+		Long: `Build or refresh the index of the workspace and print its stats: files, definitions, references,
+entities, languages and the files skipped, with why. The index is kept in a cache folder outside the
+workspace, so the next run reads only what changed.`,
+		Args: noArgs,
 	}
-	if *export != "" && *imp != "" {
+	dir := dirFlag(cmd)
+	asJSON := cmd.Flags().Bool("json", false, "print the stats as JSON")
+	export := cmd.Flags().String("export", "", "write the index of this commit to `FILE`, for others to import")
+	imp := cmd.Flags().String("import", "", "start from the index exported to `FILE` (of the same commit), then refresh it")
+	cmd.RunE = func(*cobra.Command, []string) error { return e.runIndex(*dir, *asJSON, *export, *imp) }
+	return cmd
+}
+
+func (e *env) runIndex(dir string, asJSON bool, export, imp string) error {
+	if export != "" && imp != "" {
 		return usagef("--export and --import do not go together")
 	}
-	if *export != "" || *imp != "" {
+	if export != "" || imp != "" {
 		ctx, cancel := interruptible()
 		defer cancel()
-		opts := index.Options{Root: *dir, Logf: e.logf("ctxmap: ")}
-		if *export != "" {
-			id, err := index.Export(ctx, opts, *export)
+		opts := index.Options{Root: dir, Logf: e.logf("ctxmap: ")}
+		if export != "" {
+			id, err := index.Export(ctx, opts, export)
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(e.stdout, "exported %s (%s)\n", *export, id)
+			_, err = fmt.Fprintf(e.stdout, "exported %s (%s)\n", export, id)
 			return err
 		}
-		id, err := index.Import(ctx, opts, *imp)
+		id, err := index.Import(ctx, opts, imp)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stderr, "ctxmap: imported %s (%s)\n", *imp, id)
+		fmt.Fprintf(e.stderr, "ctxmap: imported %s (%s)\n", imp, id)
 	}
-	return e.withIndex(*dir, false, func(_ context.Context, ix *index.Index, st index.Stats) error {
+	return e.withIndex(dir, false, func(_ context.Context, ix *index.Index, st index.Stats) error {
 		ix.LoadVectors() // the index is checked whole: a damaged vector store is found and refilled now
-		return e.write(*asJSON, st, func(w io.Writer) error {
+		return e.write(asJSON, st, func(w io.Writer) error {
 			fmt.Fprintf(w, "%s: %d files, %d definitions, %d references, %d entities, %d chunks in %.2fs (%d parsed)\n",
 				st.Root, st.Files, st.Definitions, st.References, st.Entities, st.Chunks, st.Seconds, st.Parsed)
 			fmt.Fprintf(w, "languages: %s\n", index.Counts(st.Languages, strconv.Itoa))
@@ -54,19 +66,26 @@ func runIndex(e *env, args []string) error {
 	})
 }
 
-func runEntities(e *env, args []string) error {
-	fs, dir := e.workspaceFlags("entities")
-	top := fs.Int("top", index.DefaultTop, "how many entities")
-	asJSON := fs.Bool("json", false, "print JSON")
-	if err := parseNoArgs(fs, args); err != nil {
-		return err
+func (e *env) entitiesCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "entities",
+		Short: "the project's entities by importance",
+		Args:  noArgs,
 	}
-	if *top < 1 {
+	dir := dirFlag(cmd)
+	top := cmd.Flags().Int("top", index.DefaultTop, "how many entities")
+	asJSON := cmd.Flags().Bool("json", false, "print JSON")
+	cmd.RunE = func(*cobra.Command, []string) error { return e.runEntities(*dir, *top, *asJSON) }
+	return cmd
+}
+
+func (e *env) runEntities(dir string, top int, asJSON bool) error {
+	if top < 1 {
 		return usagef("--top must be at least 1")
 	}
-	return e.withIndex(*dir, false, func(_ context.Context, ix *index.Index, _ index.Stats) error {
-		es := ix.Snapshot().TopEntities(*top)
-		return e.write(*asJSON, es, func(w io.Writer) error {
+	return e.withIndex(dir, false, func(_ context.Context, ix *index.Index, _ index.Stats) error {
+		es := ix.Snapshot().TopEntities(top)
+		return e.write(asJSON, es, func(w io.Writer) error {
 			for _, s := range es {
 				if _, err := fmt.Fprintf(w, "%-28s %.2f %-14s %4d files  related: %s\n", s.Name, s.Importance, s.Centrality, len(s.Files), strings.Join(head(s.Related, 5), ", ")); err != nil {
 					return err

@@ -7,38 +7,50 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/ctxmap/ctxmap/entitymap"
 	"github.com/ctxmap/ctxmap/index"
 )
 
-func runMap(e *env, args []string) error {
-	fs, dir := e.workspaceFlags("map")
-	name := fs.String("entity", "", "centre the map on this entity and its neighbourhood")
-	top := fs.Int("top", entitymap.DefaultTop, "how many entities")
-	out := fs.String("o", "", "the file to write: .svg or .html (default: SVG on stdout)")
-	if err := parseNoArgs(fs, args); err != nil {
-		return err
+func (e *env) mapCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "map",
+		Short: "the entity map as a picture",
+		Long:  "Draw the project's entities and their relations as SVG (on stdout or to -o FILE.svg) or as an HTML page.",
+		Example: `  ctxmap map -o map.html
+  ctxmap map --entity RULE --top 12 -o rule.svg`,
+		Args: noArgs,
 	}
-	if *top < 1 {
+	dir := dirFlag(cmd)
+	name := cmd.Flags().String("entity", "", "centre the map on this entity and its neighbourhood")
+	top := cmd.Flags().Int("top", entitymap.DefaultTop, "how many entities")
+	out := cmd.Flags().StringP("output", "o", "", "the `FILE` to write: .svg or .html (default: SVG on stdout)")
+	cmd.RunE = func(*cobra.Command, []string) error { return e.runMap(*dir, *name, *top, *out) }
+	return cmd
+}
+
+func (e *env) runMap(dir, name string, top int, out string) error {
+	if top < 1 {
 		return usagef("--top must be at least 1")
 	}
-	ext := strings.ToLower(filepath.Ext(*out))
-	if *out != "" && ext != ".svg" && ext != ".html" && ext != ".htm" {
-		return usagef("-o must name a .svg or .html file, got %q", *out)
+	ext := strings.ToLower(filepath.Ext(out))
+	if out != "" && ext != ".svg" && ext != ".html" && ext != ".htm" {
+		return usagef("-o must name a .svg or .html file, got %q", out)
 	}
-	return e.withIndex(*dir, false, func(_ context.Context, ix *index.Index, _ index.Stats) error {
-		m, err := entitymap.Build(ix, entitymap.Options{Top: *top, Entity: *name})
+	return e.withIndex(dir, false, func(_ context.Context, ix *index.Index, _ index.Stats) error {
+		m, err := entitymap.Build(ix, entitymap.Options{Top: top, Entity: name})
 		if err != nil {
 			return err
 		}
 		m.Title = "Entities of " + filepath.Base(ix.Root())
-		if *name != "" {
+		if name != "" {
 			m.Title += " around " + m.Focus
 		}
-		if *out == "" {
+		if out == "" {
 			return m.WriteSVG(e.stdout)
 		}
-		f, err := os.Create(*out)
+		f, err := os.Create(out)
 		if err != nil {
 			return err
 		}
@@ -51,9 +63,9 @@ func runMap(e *env, args []string) error {
 			err = cerr
 		}
 		if err != nil {
-			return fmt.Errorf("write %s: %w", *out, err)
+			return fmt.Errorf("write %s: %w", out, err)
 		}
-		fmt.Fprintf(e.stderr, "ctxmap: wrote %s (%d entities, %d relations)\n", *out, len(m.Nodes), len(m.Edges))
+		fmt.Fprintf(e.stderr, "ctxmap: wrote %s (%d entities, %d relations)\n", out, len(m.Nodes), len(m.Edges))
 		return nil
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/spf13/cobra"
+
 	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/internal/mapping"
 )
@@ -12,15 +14,26 @@ import (
 var errProblems = errors.New("mapping files have problems")
 
 // runMappings checks the workspace's mapping files: file:line: message for each problem, exit 1 when any.
-func runMappings(e *env, args []string) error {
-	if len(args) == 0 || args[0] != "validate" {
-		return usagef("ctxmap mappings validate [-C DIR]")
+func (e *env) mappingsCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mappings",
+		Short: "check the mapping files",
+		Args:  noArgs,
+		RunE:  func(*cobra.Command, []string) error { return usagef("give a subcommand: ctxmap mappings validate") },
 	}
-	fs, dir := e.workspaceFlags("mappings validate")
-	if err := parseNoArgs(fs, args[1:]); err != nil {
-		return err
+	validate := &cobra.Command{
+		Use:   "validate",
+		Short: "check the mapping files: file:line: problem, exit 1 when any",
+		Args:  noArgs,
 	}
-	root, err := filepath.Abs(*dir)
+	dir := dirFlag(validate)
+	validate.RunE = func(*cobra.Command, []string) error { return e.runMappings(*dir) }
+	cmd.AddCommand(validate)
+	return cmd
+}
+
+func (e *env) runMappings(dir string) error {
+	root, err := filepath.Abs(dir)
 	if err != nil {
 		return err
 	}
