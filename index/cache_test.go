@@ -200,7 +200,7 @@ func TestEveryCacheFileDamaged(t *testing.T) {
 		return nil
 	})
 	sort.Strings(names)
-	for _, want := range []string{"files.gob", "vectors.bin", ".zap", "root.bolt", "index_meta.json"} {
+	for _, want := range []string{"index.state", "vectors.bin", ".zap", "root.bolt", "index_meta.json"} {
 		if !strings.Contains(strings.Join(names, " "), want) {
 			t.Fatalf("the cache holds no %s: %v", want, names)
 		}

@@ -153,7 +153,7 @@ func TestTwoProcessesOnOneCache(t *testing.T) {
 	fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(body), body)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if ms, _ := filepath.Glob(filepath.Join(cache, "ctxmap", "*", "files.gob")); len(ms) > 0 {
+		if ms, _ := filepath.Glob(filepath.Join(cache, "ctxmap", "*", "index.state")); len(ms) > 0 {
 			break // the server has indexed and holds its cache
 		}
 		if time.Now().After(deadline) {

@@ -8,13 +8,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxmap/ctxmap/internal/store"
 )
 
 // loadedRecords counts the records of s read into memory.
 func loadedRecords(s *Snapshot) int {
 	n := 0
-	for _, e := range s.files.m {
-		if e.loaded.Load() != nil {
+	for _, e := range s.files.Entries() {
+		if e.Loaded() {
 			n++
 		}
 	}
@@ -65,7 +67,7 @@ func TestReopenedIndexReadsRecordsOnDemand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	total := ix.Snapshot().files.len()
+	total := ix.Snapshot().files.Len()
 	if n := loadedRecords(ix.Snapshot()); st.Parsed != 0 || n != 0 || st.Files != len(files) {
 		t.Errorf("open and build of an unchanged tree: %d parsed, %d of %d records read, %d files", st.Parsed, n, total, st.Files)
 	}
@@ -85,12 +87,12 @@ func TestReopenedIndexReadsRecordsOnDemand(t *testing.T) {
 	if s := snapshotState(t, ix, "vectors"); s != wantState {
 		t.Errorf("the reopened index differs from the one that saved it:\n%s", firstDiff(s, wantState))
 	}
-	e := ix.Snapshot().files.m["rule/rule.go"]
-	at := e.body.off + e.body.len/2
+	off, n := ix.Snapshot().files.Entries()["rule/rule.go"].Span()
+	at := off + n/2
 	ix.Close()
 
 	// one byte of one record
-	f, err := os.OpenFile(statePath(cache), os.O_RDWR, 0)
+	f, err := os.OpenFile(store.StatePath(cache), os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

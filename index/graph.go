@@ -1,6 +1,10 @@
 package index
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/ctxmap/ctxmap/internal/store"
+)
 
 // Graph links files through references: an edge between A and B when code in A names a symbol defined
 // in B. Names defined in many files say little about which one is meant, so an edge's weight is shared
@@ -12,11 +16,8 @@ type Graph struct {
 	index map[string]int // path -> node
 }
 
-// GraphEdge is one weighted link.
-type GraphEdge struct {
-	To     int
-	Weight float64
-}
+// GraphEdge is one weighted link, as the state file keeps it.
+type GraphEdge = store.Edge
 
 const maxDefiners = 6
 

@@ -31,6 +31,7 @@ import (
 	"github.com/ctxmap/ctxmap/internal/lexicon"
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/store"
 	"github.com/ctxmap/ctxmap/internal/walk"
 )
 
@@ -50,7 +51,7 @@ type Index struct {
 	root  string
 	cfg   Config
 	cache string // "" when nothing is persisted
-	lock  *cacheLock
+	lock  *store.Lock
 	logf  func(string, ...any)
 
 	mu      sync.Mutex // the writer's lock
@@ -130,16 +131,16 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	state := ix.openStores(ctx)
 	if state != nil {
 		ix.gen, ix.listing = state.Generation, state.Listing
-		ix.snap.Store(state.snapshot(root))
+		ix.snap.Store(snapshotOf(state, root))
 	} else {
-		ix.snap.Store(newSnapshot(root, 0, filesOf(nil), map[string]string{}, nil))
+		ix.snap.Store(newSnapshot(root, 0, store.NewFiles(nil), map[string]string{}, nil))
 	}
 	return ix, nil
 }
 
 // openStores opens the lexical and vector stores and the persisted state, and checks that they agree.
 // Anything broken is reported, thrown away and rebuilt: a cache is never trusted over the files.
-func (ix *Index) openStores(ctx context.Context) *cacheState {
+func (ix *Index) openStores(ctx context.Context) *store.State {
 	if ix.cache == "" {
 		ix.lex, _ = lexical.Open("")
 		ix.vectors = newVectorFiller(ix, nil, "", "the index is kept in memory only")
@@ -147,9 +148,9 @@ func (ix *Index) openStores(ctx context.Context) *cacheState {
 	}
 	// One process owns the cache, from before its first store is opened or created until Close: no
 	// other process writes, moves or removes anything in it meanwhile.
-	lock, err := lockCache(ix.cache)
+	lock, err := store.TakeLock(ix.cache)
 	if err != nil {
-		if errors.Is(err, errCacheBusy) {
+		if errors.Is(err, store.ErrBusy) {
 			ix.warn("the cache %s is in use by another ctxmap process; indexing in memory", ix.cache)
 		} else {
 			ix.warn("%v; indexing in memory", err)
@@ -163,14 +164,14 @@ func (ix *Index) openStores(ctx context.Context) *cacheState {
 	if lexical.IsBusy(err) {
 		// a ctxmap from before the owner lock holds the lexical index
 		ix.warn("the cache %s is in use by another ctxmap process; indexing in memory", ix.cache)
-		ix.lock.release()
+		ix.lock.Release()
 		ix.lock, ix.cache = nil, ""
 		return ix.openStores(ctx)
 	}
 	rebuilt := err != nil // and said so
 	var damaged *lexical.DamagedError
 	if errors.As(err, &damaged) {
-		ix.warn("cache file %s; %s, rebuilding", err, moveAside(ix.cache, lexDir))
+		ix.warn("cache file %s; %s, rebuilding", err, store.MoveAside(ix.cache, lexDir))
 	} else if err != nil {
 		ix.warn("lexical index unusable, rebuilding: %v", err)
 		os.RemoveAll(lexDir)
@@ -182,16 +183,16 @@ func (ix *Index) openStores(ctx context.Context) *cacheState {
 		}
 	}
 	ix.lex = lex
-	state, err := loadState(ix.cache, ix.root)
-	if errors.As(err, new(damagedState)) {
-		ix.warn("%v; %s, rebuilding", err, moveAside(ix.cache, statePath(ix.cache)))
+	state, err := store.Load(ix.cache, ix.root)
+	if errors.As(err, new(store.DamagedError)) {
+		ix.warn("%v; %s, rebuilding", err, store.MoveAside(ix.cache, store.StatePath(ix.cache)))
 	} else if err != nil {
 		ix.warn("%v; rebuilding", err)
 	}
 	if state != nil {
-		state.src.damaged = func(p string, err error) {
-			ix.warn("cache %s: the record of %s is damaged (%v); the file is read again at the next build", statePath(ix.cache), p, err)
-		}
+		state.OnDamaged(func(p string, err error) {
+			ix.warn("cache %s: the record of %s is damaged (%v); the file is read again at the next build", store.StatePath(ix.cache), p, err)
+		})
 		meta, _ := lex.Meta("generation")
 		if len(meta) != 8 || binary.BigEndian.Uint64(meta) != state.Generation {
 			if !rebuilt {
@@ -340,7 +341,7 @@ func (ix *Index) Update(ctx context.Context, paths []string) error {
 		delete(skipped, p)
 		changes = append(changes, ix.statPath(p, skipped)...)
 		// a folder that disappeared takes its files with it
-		for q := range old.files.m {
+		for q := range old.files.Entries() {
 			if strings.HasPrefix(q, p+"/") && !seen[q] {
 				seen[q] = true
 				changes = append(changes, ix.statPath(q, skipped)...)
@@ -398,9 +399,9 @@ type fileStat struct {
 // gitLog gives the history the snapshot derives from, once the files are read.
 func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped map[string]string, gitLog func() *history.Log, progress Progress) (Stats, error) {
 	old := ix.Snapshot()
-	files := make(map[string]*fileEntry, old.files.len()+len(list))
+	files := make(map[string]*store.Entry, old.files.Len()+len(list))
 	if !full {
-		maps.Copy(files, old.files.m)
+		maps.Copy(files, old.files.Entries())
 	}
 	var work []fileStat
 	for _, f := range list {
@@ -418,7 +419,7 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 			delete(files, f.path)
 			continue
 		}
-		if e := old.files.m[f.path]; e != nil && e.unchanged(f.size, f.mod) && !ix.fromBuffer(f.path) {
+		if e := old.files.Entries()[f.path]; e != nil && e.Unchanged(f.size, f.mod) && !ix.fromBuffer(f.path) {
 			files[f.path] = e
 			continue
 		}
@@ -475,7 +476,7 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 		for _, res := range results {
 			switch {
 			case res.reused:
-				files[res.path] = entryOf(res.rec)
+				files[res.path] = store.EntryOf(res.rec)
 				continue
 			case res.err != nil:
 				// deleted mid-index, unreadable: it is simply not there
@@ -486,7 +487,7 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 				delete(files, res.path)
 			default:
 				ix.lastParsed++
-				files[res.path] = entryOf(res.rec)
+				files[res.path] = store.EntryOf(res.rec)
 				delete(skipped, res.path)
 				if res.rec.Skip != "" {
 					skipped[res.path] = res.rec.Skip
@@ -521,18 +522,18 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 	}
 	// what left the index without being read loses its chunks
 	var removedIDs []string
-	for p, e := range old.files.m {
+	for p, e := range old.files.Entries() {
 		if _, done := read[p]; done {
 			continue
 		}
-		if ne := files[p]; ne == e || ne != nil && ne.head.Hash == e.head.Hash {
+		if ne := files[p]; ne == e || ne != nil && ne.Head().Hash == e.Head().Hash {
 			continue
 		}
-		removedIDs = append(removedIDs, chunkIDs(e.record(p))...)
+		removedIDs = append(removedIDs, chunkIDs(e.Record(p))...)
 		ix.vectors.remove(p)
 	}
 	// new or removed chunks always derive anew; otherwise every record is compared
-	next := &fileSet{m: files}
+	next := store.NewFiles(files)
 	hist := gitLog()
 	same := ix.lastParsed == 0 && !wrote && len(removedIDs) == 0 && old.derivesFrom(next, hist)
 	if !same {
@@ -553,7 +554,7 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 			if reason == "unsupported" || reason == "unreadable" || reason == walk.ReasonSecret || walkReason(reason) {
 				continue
 			}
-			if files[p] == nil || files[p].head.Skip == "" {
+			if files[p] == nil || files[p].Head().Skip == "" {
 				delete(skipped, p)
 			}
 		}
@@ -562,7 +563,7 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 	if same {
 		// nothing to derive again (a warm start, a save without changes): only read times or skips moved
 		snap = old.withRecords(next, skipped)
-		ix.dirty = ix.dirty || !maps.Equal(old.files.m, files) || !maps.Equal(old.Skipped, skipped)
+		ix.dirty = ix.dirty || !maps.Equal(old.files.Entries(), files) || !maps.Equal(old.Skipped, skipped)
 	} else {
 		snap = newSnapshot(ix.root, ix.gen, next, skipped, hist)
 	}
@@ -578,17 +579,17 @@ func (ix *Index) keepPartial(old *Snapshot, read map[string]*Record, skipped map
 	if ix.cache == "" {
 		return
 	}
-	files := old.files.clone()
+	files := maps.Clone(old.files.Entries())
 	for p, r := range read {
 		if r == nil {
-			delete(files.m, p)
+			delete(files, p)
 		} else {
-			files.m[p] = entryOf(r)
+			files[p] = store.EntryOf(r)
 		}
 	}
 	ix.gen++
 	// the partial state has no derived part: the next start derives it
-	if err := saveState(ix.cache, &cacheState{Root: ix.root, Generation: ix.gen, Records: files, Skipped: skipped, History: hist}); err != nil {
+	if err := store.Save(ix.cache, &store.State{Root: ix.root, Generation: ix.gen, Records: store.NewFiles(files), Skipped: skipped, History: hist}); err != nil {
 		ix.warn("%v", err)
 		return
 	}
@@ -923,7 +924,7 @@ func (ix *Index) saveLocked() error {
 		return nil
 	}
 	s := ix.Snapshot()
-	err := saveState(ix.cache, &cacheState{Root: ix.root, Generation: s.Generation, Records: s.files, Skipped: s.Skipped, History: s.History, Derived: s, Listing: ix.listing})
+	err := store.Save(ix.cache, &store.State{Root: ix.root, Generation: s.Generation, Records: s.files, Skipped: s.Skipped, History: s.History, Derived: derivedOf(s), Listing: ix.listing})
 	if err == nil {
 		ix.dirty = false
 	}
@@ -936,7 +937,7 @@ func (ix *Index) VectorStatus() string { return ix.vectors.status() }
 // LoadVectors loads the vector store now rather than when it is first written: a long-running
 // process then searches it in memory, and damage to it is found and repaired now, not by a query.
 func (ix *Index) LoadVectors() {
-	if vs := ix.vectors.loaded(); vs != nil && vs.Count() == 0 && ix.Snapshot().files.len() > 0 {
+	if vs := ix.vectors.loaded(); vs != nil && vs.Count() == 0 && ix.Snapshot().files.Len() > 0 {
 		ix.vectors.refill()
 	}
 }
@@ -957,6 +958,6 @@ func (ix *Index) Close() error {
 	if cerr := ix.lex.Close(); err == nil {
 		err = cerr
 	}
-	ix.lock.release() // after every store is written and closed
+	ix.lock.Release() // after every store is written and closed
 	return err
 }

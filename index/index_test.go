@@ -196,7 +196,7 @@ func snapshotState(t *testing.T, ix *Index, without ...string) string {
 		Chunks               []ChunkRef
 	}
 	recs := map[string]rec{}
-	for p, r := range s.files.all() {
+	for p, r := range s.files.All() {
 		recs[p] = rec{Hash: r.Hash, Language: r.Language, Skip: r.Skip, Lines: r.Lines, File: r.File, Chunks: r.Chunks}
 	}
 	ents, _ := json.Marshal(s.Entities.Entities)
@@ -416,7 +416,7 @@ func TestWarmStartDerivesNothing(t *testing.T) {
 	ix := open(t, root, cache)
 	gen := ix.Snapshot().Generation
 	ix.Close()
-	state := filepath.Join(cache, "files.gob")
+	state := filepath.Join(cache, "index.state")
 	saved, err := os.Stat(state)
 	if err != nil {
 		t.Fatal(err)
@@ -474,7 +474,7 @@ func TestCorruptCacheIsRebuilt(t *testing.T) {
 	writeFiles(t, root, sample)
 	cache := t.TempDir()
 	open(t, root, cache).Close()
-	if err := os.WriteFile(filepath.Join(cache, "files.gob"), []byte("garbage, not a cache"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(cache, "index.state"), []byte("garbage, not a cache"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ix, err := Open(context.Background(), Options{Root: root, CacheDir: cache, Config: &Config{}})
@@ -552,7 +552,7 @@ func TestBadInput(t *testing.T) {
 	if res, err := ix.Context(context.Background(), Request{Text: "`AfterTheNesting` is never called"}); err != nil || len(res.Files) == 0 || res.Files[0].Path != "deep/deep.go" {
 		t.Errorf("the definition after 20,000 nested parentheses is not found: %v", err)
 	}
-	for p := range ix.Snapshot().files.m {
+	for p := range ix.Snapshot().files.Entries() {
 		if strings.HasPrefix(p, "loop/") || strings.HasPrefix(p, "outside/") {
 			t.Errorf("followed a symlink it must not: %s", p)
 		}

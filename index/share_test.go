@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxmap/ctxmap/internal/store"
 )
 
 // An export of one commit, imported into a fresh clone with one file edited, gives the index a fresh
@@ -82,7 +84,7 @@ func TestImportRefuses(t *testing.T) {
 
 	cache := t.TempDir()
 	open(t, root, cache).Close()
-	before, err := os.ReadFile(statePath(cache))
+	before, err := os.ReadFile(store.StatePath(cache))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +94,7 @@ func TestImportRefuses(t *testing.T) {
 		if !errors.Is(err, ErrExport) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: Import = %v, want an error saying %q", what, err, want)
 		}
-		if after, _ := os.ReadFile(statePath(cache)); string(after) != string(before) {
+		if after, _ := os.ReadFile(store.StatePath(cache)); string(after) != string(before) {
 			t.Errorf("%s: the index there before was changed", what)
 		}
 	}
@@ -293,7 +295,7 @@ func TestImportReadsWhatDiffers(t *testing.T) {
 		t.Fatal(err)
 	}
 	openBuilt(t, clone, cache).Close()
-	if _, err := os.Stat(filepath.Join(cache, freshName)); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("%s is still there after the state was saved again: %v", freshName, err)
+	if _, err := os.Stat(filepath.Join(cache, "fresh.stat")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("fresh.stat is still there after the state was saved again: %v", err)
 	}
 }

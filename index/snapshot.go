@@ -14,6 +14,7 @@ import (
 	"github.com/ctxmap/ctxmap/internal/history"
 	"github.com/ctxmap/ctxmap/internal/lexical"
 	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/store"
 )
 
 // Snapshot is an immutable view of the index: requests read one while the writer prepares the next.
@@ -21,8 +22,8 @@ type Snapshot struct {
 	Root       string
 	Generation uint64
 	Updated    time.Time
-	files      *fileSet // every file seen, content-skipped ones included (Record.Skip set)
-	Paths      []string // indexed files (parsed), sorted
+	files      *store.Files // every file seen, content-skipped ones included (Record.Skip set)
+	Paths      []string     // indexed files (parsed), sorted
 	Symbols    map[string][]SymbolRef
 	Entities   *entity.Map
 	History    *history.Log
@@ -38,15 +39,15 @@ type Snapshot struct {
 	lits      []literalRef
 	statsOnce sync.Once
 	stats     *lexical.Stats
-	// read from the state file at first use (see derived.go), when the snapshot came from one
+	// read from the state file at first use, when the snapshot came from one (see snapshotOf)
 	savedLits func() ([]literalRef, error)
 }
 
 // Record is the record of the file at path, nil when the snapshot has none.
-func (s *Snapshot) Record(path string) *Record { return s.files.get(path) }
+func (s *Snapshot) Record(path string) *Record { return s.files.Get(path) }
 
 // HasFile reports whether the snapshot holds a record of path, without reading it.
-func (s *Snapshot) HasFile(path string) bool { return s.files.has(path) }
+func (s *Snapshot) HasFile(path string) bool { return s.files.Has(path) }
 
 // lexicalStats are BM25's collection statistics, summed over the chunks of this snapshot's files.
 func (s *Snapshot) lexicalStats() *lexical.Stats {
@@ -55,7 +56,7 @@ func (s *Snapshot) lexicalStats() *lexical.Stats {
 			return
 		}
 		st := &lexical.Stats{}
-		for _, r := range s.files.all() {
+		for _, r := range s.files.All() {
 			for _, c := range r.Chunks {
 				st.Add(c.Terms)
 			}
@@ -212,12 +213,6 @@ func (s *Snapshot) literals() []literalRef {
 	return s.lits
 }
 
-// SymbolRef places one definition: Records[Path].File.Definitions[Def].
-type SymbolRef struct {
-	Path string
-	Def  int
-}
-
 // Definition returns the definition a SymbolRef points at.
 func (s *Snapshot) Definition(r SymbolRef) (parse.Definition, bool) {
 	rec := s.Record(r.Path)
@@ -229,14 +224,14 @@ func (s *Snapshot) Definition(r SymbolRef) (parse.Definition, bool) {
 
 // newSnapshot derives everything that spans files (symbols, graph, entities) from the records. It is a
 // pure function of its inputs, which is what makes an updated index equal to a fresh build.
-func newSnapshot(root string, gen uint64, fs *fileSet, skipped map[string]string, hist *history.Log) *Snapshot {
+func newSnapshot(root string, gen uint64, fs *store.Files, skipped map[string]string, hist *history.Log) *Snapshot {
 	s := &Snapshot{
 		Root: root, Generation: gen, Updated: time.Now(), files: fs, Skipped: skipped, History: hist,
 		Symbols: map[string][]SymbolRef{},
 	}
 	var contribs []entity.Contribution
-	for p, e := range fs.m {
-		if e.head.Parsed {
+	for p, e := range fs.Entries() {
+		if e.Head().Parsed {
 			s.Paths = append(s.Paths, p)
 		}
 	}
@@ -264,19 +259,20 @@ func newSnapshot(root string, gen uint64, fs *fileSet, skipped map[string]string
 
 // derivesFrom reports whether fs and hist would derive what s holds: the same files, each with the
 // same parse (a file read again with the same content keeps its parse), and the same history.
-func (s *Snapshot) derivesFrom(fs *fileSet, hist *history.Log) bool {
-	if hist != s.History || fs.len() != s.files.len() {
+func (s *Snapshot) derivesFrom(fs *store.Files, hist *history.Log) bool {
+	if hist != s.History || fs.Len() != s.files.Len() {
 		return false
 	}
-	for p, e := range fs.m {
-		o := s.files.m[p]
+	old := s.files.Entries()
+	for p, e := range fs.Entries() {
+		o := old[p]
 		if o == e {
 			continue
 		}
 		if o == nil {
 			return false
 		}
-		or, r := o.record(p), e.record(p)
+		or, r := o.Record(p), e.Record(p)
 		if or.Hash != r.Hash || or.File != r.File || or.Skip != r.Skip {
 			return false
 		}
@@ -285,7 +281,7 @@ func (s *Snapshot) derivesFrom(fs *fileSet, hist *history.Log) bool {
 }
 
 // withRecords is s with the records and skips replaced by ones that derive the same (derivesFrom).
-func (s *Snapshot) withRecords(fs *fileSet, skipped map[string]string) *Snapshot {
+func (s *Snapshot) withRecords(fs *store.Files, skipped map[string]string) *Snapshot {
 	return &Snapshot{
 		Root: s.Root, Generation: s.Generation, Updated: time.Now(), files: fs, Skipped: skipped,
 		History: s.History, Paths: s.Paths, Symbols: s.Symbols, Entities: s.Entities, Graph: s.Graph,
@@ -325,7 +321,7 @@ const maxListedSkips = 200
 func (s *Snapshot) Stats() Stats {
 	st := Stats{Root: s.Root, Languages: map[string]int{}, Skipped: map[string]int{}}
 	for _, p := range s.Paths {
-		h := s.files.m[p].head
+		h := s.files.Entries()[p].Head()
 		st.Files++
 		st.Definitions += h.Defs
 		st.References += h.Refs
@@ -335,9 +331,9 @@ func (s *Snapshot) Stats() Stats {
 	// a file skipped for its content keeps the reason in its record: a run that kept the record without
 	// reading the file counts it as the run that read it did
 	reasons := make(map[string]string, len(s.Skipped))
-	for p, e := range s.files.m {
-		if e.head.Skip != "" {
-			reasons[p] = e.head.Skip
+	for p, e := range s.files.Entries() {
+		if skip := e.Head().Skip; skip != "" {
+			reasons[p] = skip
 		}
 	}
 	for p, r := range s.Skipped {

@@ -104,11 +104,11 @@ func TestBranchSwitchStorm(t *testing.T) {
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		s := ix.Snapshot()
-		if len(s.Symbols["Refund1"]) == 1 && len(s.Symbols["Order1"]) == 0 && s.files.len() == want {
+		if len(s.Symbols["Refund1"]) == 1 && len(s.Symbols["Order1"]) == 0 && s.files.Len() == want {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("not converged: %d files, Refund1 %v, Order1 %v", s.files.len(), s.Symbols["Refund1"], s.Symbols["Order1"])
+			t.Fatalf("not converged: %d files, Refund1 %v, Order1 %v", s.files.Len(), s.Symbols["Refund1"], s.Symbols["Order1"])
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/internal/embed"
+	"github.com/ctxmap/ctxmap/internal/store"
 	"github.com/ctxmap/ctxmap/internal/vector"
 )
 
@@ -68,7 +69,7 @@ func (v *vectorFiller) loaded() *vector.Store {
 	}
 	vs, err := vector.Open(v.dir, v.e)
 	if err != nil && v.dir != "" {
-		v.ix.warn("vector store unusable (%v); %s, rebuilding", err, moveAside(v.ix.cache, v.dir))
+		v.ix.warn("vector store unusable (%v); %s, rebuilding", err, store.MoveAside(v.ix.cache, v.dir))
 		vs, err = vector.Open(v.dir, v.e)
 	}
 	if err != nil {

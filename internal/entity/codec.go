@@ -1,9 +1,9 @@
 package entity
 
 import (
-	"encoding/binary"
 	"errors"
-	"math"
+
+	"github.com/ctxmap/ctxmap/internal/codec"
 )
 
 // The index's state file keeps the entity map, so that a process answering one query does not
@@ -49,23 +49,17 @@ func (m *Map) MarshalBinary() ([]byte, error) {
 	}
 	w.size(len(strs))
 	for _, s := range strs {
-		w.size(len(s))
-		w.b = append(w.b, s...)
+		w.Str(s)
 	}
-	return append(w.b, body.b...), nil
+	return append(w.B, body.B...), nil
 }
 
 // UnmarshalMap decodes what MarshalBinary wrote.
 func UnmarshalMap(b []byte) (*Map, error) {
-	r := reader{b: b}
+	r := reader{Reader: codec.Reader{B: b}}
 	r.strs = make([]string, r.size())
 	for i := range r.strs {
-		n := r.size()
-		if r.bad {
-			return nil, errDamaged
-		}
-		r.strs[i] = string(r.b[:n])
-		r.b = r.b[n:]
+		r.strs[i] = r.Reader.Str()
 	}
 	m := &Map{
 		byName:  map[string]*Entity{},
@@ -102,7 +96,7 @@ func UnmarshalMap(b []byte) (*Map, error) {
 		}
 		m.inferred[p] = is
 	}
-	if r.bad || len(r.b) > 0 {
+	if r.Bad || len(r.B) > 0 {
 		return nil, errDamaged
 	}
 	m.index()
@@ -111,13 +105,15 @@ func UnmarshalMap(b []byte) (*Map, error) {
 
 var errDamaged = errors.New("an entity map is cut short or damaged")
 
+// writer numbers the strings it writes: a string is written once, in the table, and named by its
+// number after that.
 type writer struct {
-	b    []byte
+	codec.Writer
 	num  map[string]int
 	strs *[]string
 }
 
-func (w *writer) size(n int) { w.b = binary.AppendUvarint(w.b, uint64(n)) }
+func (w *writer) size(n int) { w.Size(n) }
 
 func (w *writer) str(s string) {
 	i, ok := w.num[s]
@@ -153,51 +149,25 @@ func (w *writer) relatedList(l []Related) {
 	}
 }
 
-func (w *writer) float(f float64) { w.b = binary.LittleEndian.AppendUint64(w.b, math.Float64bits(f)) }
+func (w *writer) float(f float64) { w.Float(f) }
 
-func (w *writer) flag(f bool) {
-	if f {
-		w.b = append(w.b, 1)
-	} else {
-		w.b = append(w.b, 0)
-	}
-}
+func (w *writer) flag(f bool) { w.Flags(f) }
 
-// reader reads what writer wrote; the first fault sets bad and every later read returns zero values.
+// reader reads what writer wrote, strings by their number in the table.
 type reader struct {
-	b    []byte
+	codec.Reader
 	strs []string
-	bad  bool
 }
 
-func (r *reader) fail() { r.bad, r.b = true, nil }
-
-// size is a count or a length, bounded by the bytes left.
-func (r *reader) size() int {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 || v > uint64(len(r.b)) {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return int(v)
-}
+func (r *reader) size() int { return r.Size() }
 
 // number is an entity's or a string's number: unlike a size, not bounded by the bytes left.
-func (r *reader) number() int {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 || v > math.MaxInt32 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return int(v)
-}
+func (r *reader) number() int { return r.Number() }
 
 func (r *reader) str() string {
 	i := r.number()
 	if i >= len(r.strs) {
-		r.fail()
+		r.Fail()
 		return ""
 	}
 	return r.strs[i]
@@ -227,22 +197,12 @@ func (r *reader) relatedList() []Related {
 	return l
 }
 
-func (r *reader) float() float64 {
-	if len(r.b) < 8 {
-		r.fail()
-		return 0
-	}
-	f := math.Float64frombits(binary.LittleEndian.Uint64(r.b))
-	r.b = r.b[8:]
-	return f
-}
+func (r *reader) float() float64 { return r.Float() }
 
 func (r *reader) flag() bool {
-	if len(r.b) < 1 {
-		r.fail()
-		return false
+	b := r.Byte()
+	if b > 1 {
+		r.Fail()
 	}
-	f := r.b[0] == 1
-	r.b = r.b[1:]
-	return f
+	return b == 1
 }

@@ -1,4 +1,4 @@
-package index
+package store
 
 import (
 	"archive/tar"
@@ -32,7 +32,7 @@ const (
 	exportFormat = "ctxmap-index"
 )
 
-// exportMeta says what an export holds: an index of which commit, by which cache version.
+// exportMeta says what an export holds: an index of which commit, by which version of the state.
 type exportMeta struct {
 	Format  string `json:"format"`
 	Version int    `json:"version"`
@@ -41,50 +41,14 @@ type exportMeta struct {
 
 // shared are the cache's files that make an index: the state, the lexical index and the vectors.
 // The owner lock and anything moved aside stay behind.
-var shared = []string{"files.gob", "lexical.bleve", "vectors", "vectors.gen"}
+var shared = []string{stateName, "lexical.bleve", "vectors", "vectors.gen"}
 
 // ErrExport marks an export that cannot be imported: another commit, another version, damaged.
 var ErrExport = errors.New("cannot import")
 
-// Export brings the index of opts.Root up to date, vectors included, and writes it to dst. The work
-// tree must be a git checkout without changes to tracked files: the export is keyed by its commit.
-// It returns the export's ID.
-func Export(ctx context.Context, opts Options, dst string) (string, error) {
-	if opts.InMemory {
-		return "", errors.New("export: an index kept in memory has nothing to export")
-	}
-	root, err := workspaceRoot(opts.Root)
-	if err != nil {
-		return "", err
-	}
-	commit, err := cleanCommit(ctx, root)
-	if err != nil {
-		return "", err
-	}
-	ix, err := Open(ctx, opts)
-	if err != nil {
-		return "", err
-	}
-	if ix.cache == "" {
-		ix.Close()
-		return "", fmt.Errorf("export: the cache is not available: %s", strings.Join(ix.Warnings(), "; "))
-	}
-	if _, err := ix.Build(ctx, nil); err != nil {
-		ix.Close()
-		return "", err
-	}
-	ix.WaitVectors()
-	// the stores are closed so that their files are complete, the cache kept locked while they are read
-	lock := ix.lock
-	ix.lock = nil
-	defer lock.release()
-	if err := ix.Close(); err != nil {
-		return "", err
-	}
-	return writeExport(ix.cache, dst, commit)
-}
-
-func writeExport(cache, dst, commit string) (id string, err error) {
+// WriteExport writes the index in the cache folder to dst, as the index of commit, and returns the
+// export's ID. The caller has closed the stores, so that their files are complete, and holds the lock.
+func WriteExport(cache, dst, commit string) (id string, err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(dst), filepath.Base(dst)+".*.tmp")
 	if err != nil {
 		return "", fmt.Errorf("export: %w", err)
@@ -109,7 +73,7 @@ func writeExport(cache, dst, commit string) (id string, err error) {
 		fmt.Fprintf(&sums, "%x  %s\n", h.Sum(nil), name)
 		return nil
 	}
-	meta, _ := json.Marshal(exportMeta{Format: exportFormat, Version: cacheVersion, Commit: commit})
+	meta, _ := json.Marshal(exportMeta{Format: exportFormat, Version: version, Commit: commit})
 	if err := add(exportHeader, int64(len(meta)), bytes.NewReader(meta)); err != nil {
 		return "", fmt.Errorf("export: %w", err)
 	}
@@ -124,7 +88,7 @@ func writeExport(cache, dst, commit string) (id string, err error) {
 		})
 	}
 	slices.Sort(names)
-	if !slices.Contains(names, "files.gob") {
+	if !slices.Contains(names, stateName) {
 		return "", errors.New("export: the cache holds no index")
 	}
 	for _, name := range names {
@@ -164,42 +128,22 @@ func writeExport(cache, dst, commit string) (id string, err error) {
 	return id, nil
 }
 
-// Import replaces the index of opts.Root by the export in src, once every entry of it is checked; the
-// next build brings it up to date: files that differ from the exported ones are parsed again, those
-// git finds unchanged are not even read, the others only read. An export of another commit, of
-// another cache version or a damaged one is refused with an error wrapping ErrExport, and the index
-// there before is left as it was.
-func Import(ctx context.Context, opts Options, src string) (string, error) {
-	if opts.InMemory {
-		return "", errors.New("import: an index kept in memory cannot be imported into")
-	}
-	root, err := workspaceRoot(opts.Root)
-	if err != nil {
-		return "", err
-	}
-	commit := gitHead(ctx, root)
-	if commit == "" {
-		return "", fmt.Errorf("import: %s is not a git checkout: an export is keyed by its commit", root)
-	}
-	cache := opts.CacheDir
-	if cache == "" {
-		if cache, err = DefaultCacheDir(root); err != nil {
-			return "", err
-		}
-	}
-	if inside(root, cache) {
-		return "", fmt.Errorf("cache folder %s is inside the workspace %s", cache, root)
-	}
+// Import replaces the index in the cache folder of the workspace root, at commit, by the export in
+// src, once every entry of it is checked; the next build brings it up to date: files that differ from
+// the exported ones are parsed again, those git finds unchanged are not even read, the others only
+// read. An export of another commit, of another version or a damaged one is refused with an error
+// wrapping ErrExport, and the index there before is left as it was. It returns the export's ID.
+func Import(ctx context.Context, cache, root, src, commit string, logf func(string, ...any)) (string, error) {
 	if err := os.MkdirAll(cache, 0o700); err != nil {
 		return "", fmt.Errorf("create cache folder: %w", err)
 	}
-	lock, err := lockCache(cache)
-	if errors.Is(err, errCacheBusy) {
+	lock, err := TakeLock(cache)
+	if errors.Is(err, ErrBusy) {
 		return "", fmt.Errorf("import: the cache %s is in use by another ctxmap process (an editor?); close it and import again", cache)
 	} else if err != nil {
 		return "", fmt.Errorf("import: %w", err)
 	}
-	defer lock.release()
+	defer lock.Release()
 	tmp, err := os.MkdirTemp(cache, "import-*")
 	if err != nil {
 		return "", fmt.Errorf("import: %w", err)
@@ -210,10 +154,11 @@ func Import(ctx context.Context, opts Options, src string) (string, error) {
 		return "", err
 	}
 	fresh, err := freshFiles(ctx, root, commit)
-	if err != nil && opts.Logf != nil {
-		opts.Logf("import: every file is read again: %v", err)
+	if err != nil {
+		logf("import: every file is read again: %v", err)
 	}
 	os.Remove(filepath.Join(cache, freshName)) // a previous import's
+	os.Remove(filepath.Join(cache, oldStateName))
 	for _, top := range shared {
 		if err := os.RemoveAll(filepath.Join(cache, top)); err != nil {
 			return "", fmt.Errorf("import: %w", err)
@@ -225,8 +170,8 @@ func Import(ctx context.Context, opts Options, src string) (string, error) {
 		}
 	}
 	if fresh != nil {
-		if err := writeFresh(cache, fresh); err != nil && opts.Logf != nil {
-			opts.Logf("import: every file is read again: %v", err)
+		if err := writeFresh(cache, fresh); err != nil {
+			logf("import: every file is read again: %v", err)
 		}
 	}
 	return id, nil
@@ -290,7 +235,7 @@ func freshFiles(ctx context.Context, root, commit string) (map[string][2]int64, 
 
 // writeFresh leaves files in the cache for the state file there.
 func writeFresh(cache string, files map[string][2]int64) error {
-	fi, err := os.Stat(statePath(cache))
+	fi, err := os.Stat(StatePath(cache))
 	if err != nil {
 		return err
 	}
@@ -306,7 +251,7 @@ func writeFresh(cache string, files map[string][2]int64) error {
 // applyFresh gives the records of st, read from the state file f, the size and time Import found their
 // files with, when git found them as they are in the export's commit and they have the size the
 // record has.
-func applyFresh(dir string, f *os.File, st *cacheState) {
+func applyFresh(dir string, f *os.File, st *State) {
 	b, err := os.ReadFile(filepath.Join(dir, freshName))
 	if err != nil {
 		return
@@ -374,8 +319,8 @@ func readExport(src, dir, commit string) (string, error) {
 			if err := json.Unmarshal(b, &m); err != nil || m.Format != exportFormat {
 				return "", bad("not a ctxmap index export")
 			}
-			if m.Version != cacheVersion {
-				return "", bad("made by a ctxmap whose index has version %d, this one reads %d", m.Version, cacheVersion)
+			if m.Version != version {
+				return "", bad("made by a ctxmap whose index has version %d, this one reads %d", m.Version, version)
 			}
 			if m.Commit != commit {
 				return "", bad("it is the index of commit %s, the work tree is at %s", m.Commit, commit)
@@ -421,7 +366,7 @@ func readExport(src, dir, commit string) (string, error) {
 			return "", bad("damaged: %s does not match its checksum", name)
 		}
 	}
-	if _, ok := got["files.gob"]; !ok {
+	if _, ok := got[stateName]; !ok {
 		return "", bad("damaged: it holds no index state")
 	}
 	return fmt.Sprintf("%x", sha256.Sum256(sums)), nil
@@ -435,32 +380,4 @@ func sharedName(name string) bool {
 	}
 	top, _, _ := strings.Cut(name, "/")
 	return slices.Contains(shared, top)
-}
-
-// cleanCommit is the commit HEAD of root, refused when tracked files differ from it.
-func cleanCommit(ctx context.Context, root string) (string, error) {
-	commit := gitHead(ctx, root)
-	if commit == "" {
-		return "", fmt.Errorf("export: %s is not a git checkout: an export is keyed by its commit", root)
-	}
-	out, err := exec.CommandContext(ctx, "git", "-C", root, "status", "--porcelain", "--untracked-files=no").Output()
-	if err != nil {
-		return "", fmt.Errorf("export: git status: %w", err)
-	}
-	if len(bytes.TrimSpace(out)) > 0 {
-		return "", fmt.Errorf("export: %s has changes not in commit %s; export a clean checkout", root, commit[:min(12, len(commit))])
-	}
-	return commit, nil
-}
-
-// workspaceRoot is root as Open resolves it.
-func workspaceRoot(root string) (string, error) {
-	abs, err := filepath.Abs(root)
-	if err != nil {
-		return "", fmt.Errorf("workspace %s: %w", root, err)
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	return abs, nil
 }

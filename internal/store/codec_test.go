@@ -1,9 +1,11 @@
-package index
+package store
 
 import (
 	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/ctxmap/ctxmap/internal/codec"
 )
 
 // Every field of a record, set to a value of its own, comes back from the state file's codec: a field
@@ -46,9 +48,9 @@ func TestRecordCodecKeepsEveryField(t *testing.T) {
 	want.File.References[0].Enclosing = -1
 	var w recordWriter
 	w.record(want)
-	first := len(w.b)
+	first := len(w.B)
 	w.record(&Record{Path: "empty"})
-	r := recordReader{b: w.b, words: map[string]string{}}
+	r := recordReader{codec.Reader{B: w.B, Words: map[string]string{}}}
 	got, err := r.record()
 	if err != nil {
 		t.Fatal(err)
@@ -56,12 +58,12 @@ func TestRecordCodecKeepsEveryField(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
 	}
-	if empty, err := r.record(); err != nil || !reflect.DeepEqual(empty, &Record{Path: "empty"}) || len(r.b) != 0 {
-		t.Errorf("round trip of an empty record: %+v, %v, %d bytes left", empty, err, len(r.b))
+	if empty, err := r.record(); err != nil || !reflect.DeepEqual(empty, &Record{Path: "empty"}) || len(r.B) != 0 {
+		t.Errorf("round trip of an empty record: %+v, %v, %d bytes left", empty, err, len(r.B))
 	}
 	// a record cut short anywhere is an error, never a panic or a record
 	for cut := range first {
-		r := recordReader{b: w.b[:cut], words: map[string]string{}}
+		r := recordReader{codec.Reader{B: w.B[:cut], Words: map[string]string{}}}
 		if rec, err := r.record(); err == nil {
 			t.Fatalf("a record cut at byte %d of %d decoded: %+v", cut, first, rec)
 		}

@@ -1,4 +1,4 @@
-package index
+package store
 
 import (
 	"github.com/ctxmap/ctxmap/internal/entity"
@@ -7,7 +7,7 @@ import (
 )
 
 // Record is everything the index keeps about one file, keyed by its content hash so that a file that did
-// not change is never parsed again. Records are immutable once published in a Snapshot.
+// not change is never parsed again. Records are immutable once published in a snapshot.
 type Record struct {
 	Path     string
 	Language string
@@ -28,25 +28,25 @@ type ChunkRef struct {
 	Kind      string
 	StartLine int
 	EndLine   int
-	Target    string          // a mapping's source (see Chunk)
+	Target    string          // a mapping's source file, for a chunk of a mapping file
 	Terms     lexical.Lengths // terms per field, summed into BM25's collection statistics
 }
 
-func refsOf(cs []Chunk) []ChunkRef {
-	out := make([]ChunkRef, len(cs))
-	for i, c := range cs {
-		out[i] = ChunkRef{ID: c.ID, Symbol: c.Symbol, Kind: c.Kind, StartLine: c.StartLine, EndLine: c.EndLine, Target: c.Target, Terms: c.Terms.Lengths()}
-	}
-	return out
+// SymbolRef places one definition: the record of Path, File.Definitions[Def].
+type SymbolRef struct {
+	Path string
+	Def  int
 }
 
-func chunkIDs(r *Record) []string {
-	if r == nil {
-		return nil
-	}
-	ids := make([]string, len(r.Chunks))
-	for i, c := range r.Chunks {
-		ids[i] = c.ID
-	}
-	return ids
+// Edge is one weighted link of the reference graph, to the node numbered To.
+type Edge struct {
+	To     int
+	Weight float64
+}
+
+// Literal is a string literal of the code, where it stands.
+type Literal struct {
+	Path string
+	Line int
+	Text string
 }

@@ -1,4 +1,8 @@
-package index
+// Package store keeps an index's state on disk, in a cache folder outside the workspace: the state
+// file (the records of the files, their table, and what they derive: symbols, graph, BM25 statistics,
+// entity map, literals), the folder's owner lock, and export and import of the whole cache. It knows
+// how things are written and read back, not how they are derived: that is the index's.
+package store
 
 import (
 	"bufio"
@@ -20,30 +24,42 @@ import (
 	"github.com/ctxmap/ctxmap/internal/walk"
 )
 
-// cacheVersion changes whenever what a Record holds, or how it is derived, changes, or an older build
+// version changes whenever what a Record holds, or how it is derived, changes, or an older build
 // could have left the stores short (7: a save without changes lost its chunks; 9: text in sections, long
 // functions in windows; 10: chunks count their terms; 11: the state is in sections, each with a
-// checksum; 12: records written by codec.go; 13: records read on demand, what they derive saved): an
-// old cache is then rebuilt rather than trusted.
-const cacheVersion = 13
+// checksum; 12: records written by codec.go; 13: records read on demand, what they derive saved; 14:
+// the file is index.state, written by internal/codec): an old cache is then rebuilt rather than
+// trusted.
+const version = 14
 
-const cacheMagic = "ctxmap-cache"
+const magic = "ctxmap-cache"
 
-// cacheState is what is persisted between runs, beside the lexical and vector stores.
-type cacheState struct {
-	Magic      string
-	Version    int
+// stateName is the state file's name in the cache folder; oldStateName is the one of versions up to 13,
+// removed when found.
+const (
+	stateName    = "index.state"
+	oldStateName = "files.gob"
+)
+
+// State is what is persisted between runs, beside the lexical and vector stores.
+type State struct {
 	Root       string
 	Generation uint64
-	Records    *fileSet
-	Skipped    map[string]string
+	Records    *Files
+	Skipped    map[string]string // path -> why the walk or the content checks left it out
 	History    *history.Log
-	// Derived is the snapshot the records derive, written so that the next start need not read them
-	// all; nil for a partial state, whose next start derives it.
-	Derived *Snapshot
-	derived *savedDerived // as read back
+	// Derived is what the records derive, saved so that the next start need not read them all; nil
+	// for a partial state (a build stopped midway), whose next start derives it.
+	Derived *Derived
 	Listing *walk.Listing // the last walk's, nil for a partial state
 	src     *stateFile    // the file the records are read from
+}
+
+// OnDamaged sets what is told of a record that cannot be read back when first asked for.
+func (st *State) OnDamaged(f func(path string, err error)) {
+	if st.src != nil {
+		st.src.damaged = f
+	}
 }
 
 // The state file is sections, each with its own CRC-32C: the header (a gob stream), the records one
@@ -66,33 +82,41 @@ type stateHeader struct {
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
-// DefaultCacheDir is $XDG_CACHE_HOME/ctxmap/<name>-<hash of the root>, outside the workspace.
-func DefaultCacheDir(root string) (string, error) {
+// DefaultDir is $XDG_CACHE_HOME/ctxmap/<name>-<hash of the root>, outside the workspace.
+func DefaultDir(root string) (string, error) {
 	base, err := os.UserCacheDir()
 	if err != nil {
 		return "", fmt.Errorf("find the user cache folder: %w", err)
 	}
-	return CacheDirUnder(filepath.Join(base, "ctxmap"), root), nil
+	return DirUnder(filepath.Join(base, "ctxmap"), root), nil
 }
 
-// CacheDirUnder is the cache folder of root under base: <name>-<hash of the root>.
-func CacheDirUnder(base, root string) string {
+// DirUnder is the cache folder of root under base: <name>-<hash of the root>.
+func DirUnder(base, root string) string {
 	sum := sha256.Sum256([]byte(root))
 	return filepath.Join(base, filepath.Base(root)+"-"+hex.EncodeToString(sum[:6]))
 }
 
-// damagedState is a state file that cannot be read back, as opposed to one from another version.
-type damagedState struct{ error }
+// DamagedError is a state file that cannot be read back, as opposed to one from another version: the
+// caller moves it aside (MoveAside) for a post-mortem.
+type DamagedError struct{ error }
 
-func (e damagedState) Unwrap() error { return e.error }
+func (e DamagedError) Unwrap() error { return e.error }
 
-func statePath(dir string) string { return filepath.Join(dir, "files.gob") }
+// StatePath is the state file of the cache folder dir.
+func StatePath(dir string) string { return filepath.Join(dir, stateName) }
 
-// loadState reads the persisted state; a missing file is (nil, nil), anything unreadable, from another
-// version or another root is an error that the caller reports before rebuilding.
-func loadState(dir, root string) (st *cacheState, err error) {
-	f, err := os.Open(statePath(dir))
+// Load reads the persisted state of the cache folder dir for the workspace root; a missing file is
+// (nil, nil), anything unreadable or from another version is an error that the caller reports before
+// rebuilding, a DamagedError when the file is damaged. Records are read when first asked for.
+func Load(dir, root string) (st *State, err error) {
+	f, err := os.Open(StatePath(dir))
 	if errors.Is(err, os.ErrNotExist) {
+		old := filepath.Join(dir, oldStateName)
+		if _, err := os.Stat(old); err == nil {
+			os.Remove(old)
+			return nil, fmt.Errorf("cache %s is from a ctxmap older than version %d: removed", old, version)
+		}
 		return nil, nil
 	}
 	if err != nil {
@@ -106,12 +130,12 @@ func loadState(dir, root string) (st *cacheState, err error) {
 		}
 	}()
 	corrupt := func(what any) error {
-		return damagedState{fmt.Errorf("cache %s is corrupt: %v", statePath(dir), what)}
+		return DamagedError{fmt.Errorf("cache %s is corrupt: %v", StatePath(dir), what)}
 	}
 	sections, err := stateTable(f)
 	if err != nil {
 		if v, ok := olderVersion(f); ok {
-			return nil, fmt.Errorf("cache %s has version %d, this build reads %d", statePath(dir), v, cacheVersion)
+			return nil, fmt.Errorf("cache %s has version %d, this build reads %d", StatePath(dir), v, version)
 		}
 		return nil, corrupt(err)
 	}
@@ -119,8 +143,8 @@ func loadState(dir, root string) (st *cacheState, err error) {
 	src := &stateFile{r: f, words: map[string]string{}, damaged: func(string, error) {}} // Open says it
 	var (
 		h                stateHeader
-		recs             *fileSet
-		derived          *savedDerived
+		recs             *Files
+		derived          *Derived
 		entities         *entity.Map
 		herr, terr, eerr error
 	)
@@ -140,11 +164,11 @@ func loadState(dir, root string) (st *cacheState, err error) {
 		return nil, corrupt(herr)
 	}
 	switch {
-	case h.Magic != cacheMagic:
-		return nil, damagedState{fmt.Errorf("cache %s is not a ctxmap cache", statePath(dir))}
-	case h.Version != cacheVersion:
-		return nil, fmt.Errorf("cache %s has version %d, this build reads %d", statePath(dir), h.Version, cacheVersion)
-	case len(sections) != map[bool]int{false: 3, true: 6}[h.Derived] || terr == nil && recs.len() != h.Files:
+	case h.Magic != magic:
+		return nil, DamagedError{fmt.Errorf("cache %s is not a ctxmap cache", StatePath(dir))}
+	case h.Version != version:
+		return nil, fmt.Errorf("cache %s has version %d, this build reads %d", StatePath(dir), h.Version, version)
+	case len(sections) != map[bool]int{false: 3, true: 6}[h.Derived] || terr == nil && recs.Len() != h.Files:
 		return nil, corrupt("the header does not match the sections")
 	}
 	if err := errors.Join(terr, eerr); err != nil {
@@ -154,10 +178,10 @@ func loadState(dir, root string) (st *cacheState, err error) {
 	// A cache made for another root (a second work tree of the same repository, given the same cache
 	// folder) is still sound: records are keyed by relative path and content hash, and every file is
 	// checked again by the build.
-	st = &cacheState{Magic: h.Magic, Version: h.Version, Root: root, Generation: h.Generation, Records: recs, Skipped: h.Skipped, History: h.History, Listing: h.Listing, src: src}
+	st = &State{Root: root, Generation: h.Generation, Records: recs, Skipped: h.Skipped, History: h.History, Listing: h.Listing, src: src}
 	if derived != nil && entities != nil {
-		derived.entities = entities
-		st.derived = derived
+		derived.Entities = entities
+		st.Derived = derived
 	}
 	applyFresh(dir, f, st) // after an import
 	return st, nil
@@ -177,7 +201,7 @@ func olderVersion(f *os.File) (v int, ok bool) {
 		Magic   string
 		Version int
 	}
-	if err := gob.NewDecoder(bufio.NewReader(f)).Decode(&h); err != nil || h.Magic != cacheMagic || h.Version >= 11 {
+	if err := gob.NewDecoder(bufio.NewReader(f)).Decode(&h); err != nil || h.Magic != magic || h.Version >= 11 {
 		return 0, false
 	}
 	return h.Version, true
@@ -250,9 +274,10 @@ func readSection(s stateSection, read func(*gob.Decoder) error) (err error) {
 	return nil
 }
 
-// saveState writes the state atomically: a reader sees the old file or the new one, never half of one.
-func saveState(dir string, st *cacheState) error {
-	tmp, err := os.CreateTemp(dir, "files-*.tmp")
+// Save writes the state into the cache folder dir atomically: a reader sees the old file or the new
+// one, never half of one.
+func Save(dir string, st *State) error {
+	tmp, err := os.CreateTemp(dir, "state-*.tmp")
 	if err != nil {
 		return fmt.Errorf("save cache: %w", err)
 	}
@@ -263,7 +288,7 @@ func saveState(dir string, st *cacheState) error {
 		tmp.Close()
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), statePath(dir))
+		err = os.Rename(tmp.Name(), StatePath(dir))
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
@@ -274,9 +299,9 @@ func saveState(dir string, st *cacheState) error {
 
 // writeState writes the header, the records in path order, their table, what they derive and the
 // table of sections. A record not read since the last load is copied as it was, not decoded.
-func writeState(f io.Writer, st *cacheState) error {
-	paths := st.Records.sorted()
-	h := stateHeader{Magic: cacheMagic, Version: cacheVersion, Root: st.Root, Generation: st.Generation, Files: len(paths), Derived: st.Derived != nil, Skipped: st.Skipped, History: st.History, Listing: st.Listing}
+func writeState(f io.Writer, st *State) error {
+	paths := st.Records.Sorted()
+	h := stateHeader{Magic: magic, Version: version, Root: st.Root, Generation: st.Generation, Files: len(paths), Derived: st.Derived != nil, Skipped: st.Skipped, History: st.History, Listing: st.Listing}
 	var sections []byte
 	add := func(n int64, crc uint32) {
 		sections = binary.BigEndian.AppendUint64(sections, uint64(n))
@@ -300,22 +325,22 @@ func writeState(f io.Writer, st *cacheState) error {
 	bodySum := crc32.New(crcTable)
 	var bodyLen int64
 	flush := func() error {
-		bodySum.Write(body.b)
-		bodyLen += int64(len(body.b))
-		_, err := f.Write(body.b)
-		body.b = body.b[:0]
+		bodySum.Write(body.B)
+		bodyLen += int64(len(body.B))
+		_, err := f.Write(body.B)
+		body.B = body.B[:0]
 		return err
 	}
 	for _, p := range paths {
 		e := st.Records.m[p]
-		from := len(body.b)
+		from := len(body.B)
 		if raw := e.raw(); raw != nil {
-			body.b = append(body.b, raw...)
+			body.B = append(body.B, raw...)
 		} else {
-			body.record(e.record(p))
+			body.record(e.Record(p))
 		}
-		table.head(p, e.savedHead(), body.b[from:])
-		if len(body.b) >= 1<<20 {
+		table.head(p, e.savedHead(), body.B[from:])
+		if len(body.B) >= 1<<20 {
 			if err := flush(); err != nil {
 				return err
 			}
@@ -325,7 +350,7 @@ func writeState(f io.Writer, st *cacheState) error {
 		return err
 	}
 	add(bodyLen, bodySum.Sum32())
-	if err := write(table.b); err != nil {
+	if err := write(table.B); err != nil {
 		return err
 	}
 	if st.Derived != nil {
@@ -346,9 +371,9 @@ func writeState(f io.Writer, st *cacheState) error {
 // latest of each name only.
 func damagedDir(cache string) string { return filepath.Join(cache, "damaged") }
 
-// moveAside moves a damaged file or folder of the cache out of the way of the rebuild, and says
+// MoveAside moves a damaged file or folder of the cache out of the way of the rebuild, and says
 // where to; a file that cannot be moved is removed.
-func moveAside(cache, path string) string {
+func MoveAside(cache, path string) string {
 	dst := filepath.Join(damagedDir(cache), filepath.Base(path))
 	if err := os.MkdirAll(damagedDir(cache), 0o700); err == nil {
 		os.RemoveAll(dst)

@@ -1,4 +1,4 @@
-package index
+package store
 
 import (
 	"errors"
@@ -10,28 +10,29 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ctxmap/ctxmap/internal/codec"
 	"github.com/ctxmap/ctxmap/internal/parse"
 )
 
-// fileSet is a snapshot's records by path. The records of a snapshot read from the cache stay on disk
+// Files are a snapshot's records by path. The records of a snapshot read from the cache stay on disk
 // until first asked for: a query reads a few hundred of a workspace's tens of thousands, and a process
 // that answers one query must not decode them all. An updated snapshot shares its predecessor's
 // entries, decoded or not.
-type fileSet struct {
-	m map[string]*fileEntry
+type Files struct {
+	m map[string]*Entry
 }
 
-// fileEntry is one file's record, or where to read it, with what a build compares without reading it.
-type fileEntry struct {
-	head    fileHead
+// Entry is one file's record, or where to read it, with what a build compares without reading it.
+type Entry struct {
+	head    Head
 	loaded  atomic.Pointer[Record]
 	once    sync.Once
 	body    *recordBody // nil once the record is in memory from the start
 	damaged atomic.Bool // the body could not be read back: the next build reads the file again
 }
 
-// fileHead is what a build compares and the stats count, kept beside a record that is not read yet.
-type fileHead struct {
+// Head is what a build compares and the stats count, kept beside a record that is not read yet.
+type Head struct {
 	Language, Hash, Skip   string
 	Size, ModTime          int64
 	Lines                  int
@@ -55,30 +56,47 @@ type stateFile struct {
 	damaged func(path string, err error)
 }
 
-func headOf(r *Record) fileHead {
-	h := fileHead{Language: r.Language, Hash: r.Hash, Skip: r.Skip, Size: r.Size, ModTime: r.ModTime, Lines: r.Lines, ChunkCount: len(r.Chunks)}
+func headOf(r *Record) Head {
+	h := Head{Language: r.Language, Hash: r.Hash, Skip: r.Skip, Size: r.Size, ModTime: r.ModTime, Lines: r.Lines, ChunkCount: len(r.Chunks)}
 	if r.File != nil {
 		h.Parsed, h.Defs, h.Refs = true, len(r.File.Definitions), len(r.File.References)
 	}
 	return h
 }
 
-func entryOf(r *Record) *fileEntry {
-	e := &fileEntry{head: headOf(r)}
+// EntryOf is the entry of a record in memory.
+func EntryOf(r *Record) *Entry {
+	e := &Entry{head: headOf(r)}
 	e.loaded.Store(r)
 	return e
 }
 
-func filesOf(m map[string]*Record) *fileSet {
-	f := &fileSet{m: make(map[string]*fileEntry, len(m))}
-	for p, r := range m {
-		f.m[p] = entryOf(r)
+// NewFiles are the files of m, which they own from then on.
+func NewFiles(m map[string]*Entry) *Files {
+	if m == nil {
+		m = map[string]*Entry{}
 	}
-	return f
+	return &Files{m: m}
 }
 
-// record is the entry's record, read from the state file the first time; nil if that fails.
-func (e *fileEntry) record(path string) *Record {
+// Head is what the entry's file was when its record was made.
+func (e *Entry) Head() Head { return e.head }
+
+// Loaded reports whether the record was read into memory (or never left it).
+func (e *Entry) Loaded() bool { return e.loaded.Load() != nil }
+
+// Span is where the record lies in its state file: offset and length; zero for a record in memory.
+func (e *Entry) Span() (off, n int64) {
+	if e.body == nil {
+		return 0, 0
+	}
+	return e.body.off, e.body.len
+}
+
+// Record is the entry's record, read from the state file the first time. A record that cannot be
+// read back is said to the state's OnDamaged and stands as the file without content until a build
+// reads the file again.
+func (e *Entry) Record(path string) *Record {
 	if r := e.loaded.Load(); r != nil {
 		return r
 	}
@@ -113,43 +131,46 @@ func (b *recordBody) read() (*Record, error) {
 	}
 	b.src.mu.Lock()
 	defer b.src.mu.Unlock()
-	rd := recordReader{b: buf, words: b.src.words}
+	rd := recordReader{codec.Reader{B: buf, Words: b.src.words}}
 	r, err := rd.record()
-	if err == nil && len(rd.b) > 0 {
+	if err == nil && len(rd.B) > 0 {
 		err = errors.New("a record holds more than itself")
 	}
 	return r, err
 }
 
-// unchanged reports whether the entry still stands for a file of that size and time.
-func (e *fileEntry) unchanged(size, mod int64) bool {
+// Unchanged reports whether the entry still stands for a file of that size and time.
+func (e *Entry) Unchanged(size, mod int64) bool {
 	return e.head.Size == size && e.head.ModTime == mod && !e.damaged.Load()
 }
 
-// get is the record of path, nil when there is none.
-func (f *fileSet) get(p string) *Record {
+// Get is the record of path, nil when there is none.
+func (f *Files) Get(p string) *Record {
 	if e := f.m[p]; e != nil {
-		return e.record(p)
+		return e.Record(p)
 	}
 	return nil
 }
 
-func (f *fileSet) has(p string) bool { _, ok := f.m[p]; return ok }
+// Has reports whether there is a record of p, without reading it.
+func (f *Files) Has(p string) bool { _, ok := f.m[p]; return ok }
 
-func (f *fileSet) len() int { return len(f.m) }
+// Len is the number of files.
+func (f *Files) Len() int { return len(f.m) }
 
-// all yields every record, in no particular order, reading those not read yet.
-func (f *fileSet) all() iter.Seq2[string, *Record] {
+// Entries are the entries by path, shared: a caller that changes them works on a copy (maps.Clone).
+func (f *Files) Entries() map[string]*Entry { return f.m }
+
+// All yields every record, in no particular order, reading those not read yet.
+func (f *Files) All() iter.Seq2[string, *Record] {
 	return func(yield func(string, *Record) bool) {
 		for p, e := range f.m {
-			if !yield(p, e.record(p)) {
+			if !yield(p, e.Record(p)) {
 				return
 			}
 		}
 	}
 }
 
-// sorted are the paths, in order.
-func (f *fileSet) sorted() []string { return slices.Sorted(maps.Keys(f.m)) }
-
-func (f *fileSet) clone() *fileSet { return &fileSet{m: maps.Clone(f.m)} }
+// Sorted are the paths, in order.
+func (f *Files) Sorted() []string { return slices.Sorted(maps.Keys(f.m)) }

@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package index
+package store
 
 import (
 	"errors"
@@ -10,16 +10,17 @@ import (
 	"syscall"
 )
 
-// cacheLock is the cache's owner lock: an flock on a file in the cache folder, held from before the
+// Lock is the cache's owner lock: an flock on a file in the cache folder, held from before the
 // first store is opened (or created) until the index closes. The kernel drops it when the process
 // dies, so a killed owner never leaves the cache locked.
-type cacheLock struct{ f *os.File }
+type Lock struct{ f *os.File }
 
-// errCacheBusy says another process owns the cache.
-var errCacheBusy = errors.New("the cache is owned by another process")
+// ErrBusy says another process owns the cache.
+var ErrBusy = errors.New("the cache is owned by another process")
 
-// lockCache takes the owner lock of dir without waiting.
-func lockCache(dir string) (*cacheLock, error) {
+// TakeLock takes the owner lock of the cache folder dir without waiting: ErrBusy when another process
+// holds it.
+func TakeLock(dir string) (*Lock, error) {
 	f, err := os.OpenFile(filepath.Join(dir, "owner.lock"), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open the cache lock: %w", err)
@@ -33,16 +34,16 @@ func lockCache(dir string) (*cacheLock, error) {
 	if err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, errCacheBusy
+			return nil, ErrBusy
 		}
 		return nil, fmt.Errorf("lock the cache %s: %w", dir, err)
 	}
-	return &cacheLock{f: f}, nil
+	return &Lock{f: f}, nil
 }
 
-// release gives the cache up; the lock file stays, since removing it while another process waits
+// Release gives the cache up; the lock file stays, since removing it while another process waits
 // to lock it would let two owners in.
-func (l *cacheLock) release() {
+func (l *Lock) Release() {
 	if l != nil && l.f != nil {
 		l.f.Close() // closing drops the flock
 		l.f = nil

@@ -1,0 +1,187 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ctxmap/ctxmap/internal/store"
+)
+
+// Record is everything the index keeps about one file (see store.Record).
+type Record = store.Record
+
+// ChunkRef is a chunk without its text: enough to place a search hit.
+type ChunkRef = store.ChunkRef
+
+// SymbolRef places one definition: the record of Path, File.Definitions[Def].
+type SymbolRef = store.SymbolRef
+
+// ErrExport marks an export that cannot be imported: another commit, another version, damaged.
+var ErrExport = store.ErrExport
+
+// DefaultCacheDir is $XDG_CACHE_HOME/ctxmap/<name>-<hash of the root>, outside the workspace.
+func DefaultCacheDir(root string) (string, error) { return store.DefaultDir(root) }
+
+// CacheDirUnder is the cache folder of root under base: <name>-<hash of the root>.
+func CacheDirUnder(base, root string) string { return store.DirUnder(base, root) }
+
+func refsOf(cs []Chunk) []ChunkRef {
+	out := make([]ChunkRef, len(cs))
+	for i, c := range cs {
+		out[i] = ChunkRef{ID: c.ID, Symbol: c.Symbol, Kind: c.Kind, StartLine: c.StartLine, EndLine: c.EndLine, Target: c.Target, Terms: c.Terms.Lengths()}
+	}
+	return out
+}
+
+func chunkIDs(r *Record) []string {
+	if r == nil {
+		return nil
+	}
+	ids := make([]string, len(r.Chunks))
+	for i, c := range r.Chunks {
+		ids[i] = c.ID
+	}
+	return ids
+}
+
+// snapshotOf is the snapshot a loaded state holds: its derived part as saved, or derived again from
+// the records when the state has none.
+func snapshotOf(st *store.State, root string) *Snapshot {
+	d := st.Derived
+	if d == nil || d.Entities == nil {
+		return newSnapshot(root, st.Generation, st.Records, st.Skipped, st.History)
+	}
+	s := &Snapshot{Root: root, Generation: st.Generation, Updated: time.Now(), files: st.Records, Skipped: st.Skipped,
+		History: st.History, Paths: d.Paths, Symbols: d.Symbols, Entities: d.Entities, stats: &d.Stats, names: d.Names}
+	s.savedLits = func() ([]literalRef, error) {
+		lits, err := d.Literals()
+		if err != nil {
+			return nil, err
+		}
+		out := make([]literalRef, len(lits))
+		for i, x := range lits {
+			out[i] = literalRef{path: x.Path, line: x.Line, text: x.Text, pieces: literalPieces(x.Text)}
+		}
+		return out, nil
+	}
+	s.Graph = &Graph{Nodes: s.Paths, Edges: d.Edges, index: make(map[string]int, len(s.Paths))}
+	for i, p := range s.Paths {
+		s.Graph.index[p] = i
+	}
+	return s
+}
+
+// derivedOf is what the state file keeps of what s derives.
+func derivedOf(s *Snapshot) *store.Derived {
+	return &store.Derived{Paths: s.Paths, Symbols: s.Symbols, Names: s.SymbolNames(), Edges: s.Graph.Edges, Stats: *s.lexicalStats(), Entities: s.Entities,
+		Literals: func() ([]store.Literal, error) {
+			lits := s.literals()
+			out := make([]store.Literal, len(lits))
+			for i, x := range lits {
+				out[i] = store.Literal{Path: x.path, Line: x.line, Text: x.text}
+			}
+			return out, nil
+		}}
+}
+
+// Export brings the index of opts.Root up to date, vectors included, and writes it to dst. The work
+// tree must be a git checkout without changes to tracked files: the export is keyed by its commit.
+// It returns the export's ID.
+func Export(ctx context.Context, opts Options, dst string) (string, error) {
+	if opts.InMemory {
+		return "", errors.New("export: an index kept in memory has nothing to export")
+	}
+	root, err := workspaceRoot(opts.Root)
+	if err != nil {
+		return "", err
+	}
+	commit, err := cleanCommit(ctx, root)
+	if err != nil {
+		return "", err
+	}
+	ix, err := Open(ctx, opts)
+	if err != nil {
+		return "", err
+	}
+	if ix.cache == "" {
+		ix.Close()
+		return "", fmt.Errorf("export: the cache is not available: %s", strings.Join(ix.Warnings(), "; "))
+	}
+	if _, err := ix.Build(ctx, nil); err != nil {
+		ix.Close()
+		return "", err
+	}
+	ix.WaitVectors()
+	// the stores are closed so that their files are complete, the cache kept locked while they are read
+	lock := ix.lock
+	ix.lock = nil
+	defer lock.Release()
+	if err := ix.Close(); err != nil {
+		return "", err
+	}
+	return store.WriteExport(ix.cache, dst, commit)
+}
+
+// Import replaces the index of opts.Root by the export in src (see store.Import); an export that
+// cannot be imported is an error wrapping ErrExport, and the index there before stays as it was.
+func Import(ctx context.Context, opts Options, src string) (string, error) {
+	if opts.InMemory {
+		return "", errors.New("import: an index kept in memory cannot be imported into")
+	}
+	root, err := workspaceRoot(opts.Root)
+	if err != nil {
+		return "", err
+	}
+	commit := gitHead(ctx, root)
+	if commit == "" {
+		return "", fmt.Errorf("import: %s is not a git checkout: an export is keyed by its commit", root)
+	}
+	cache := opts.CacheDir
+	if cache == "" {
+		if cache, err = DefaultCacheDir(root); err != nil {
+			return "", err
+		}
+	}
+	if inside(root, cache) {
+		return "", fmt.Errorf("cache folder %s is inside the workspace %s", cache, root)
+	}
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	return store.Import(ctx, cache, root, src, commit, logf)
+}
+
+// cleanCommit is the commit HEAD of root, refused when tracked files differ from it.
+func cleanCommit(ctx context.Context, root string) (string, error) {
+	commit := gitHead(ctx, root)
+	if commit == "" {
+		return "", fmt.Errorf("export: %s is not a git checkout: an export is keyed by its commit", root)
+	}
+	out, err := exec.CommandContext(ctx, "git", "-C", root, "status", "--porcelain", "--untracked-files=no").Output()
+	if err != nil {
+		return "", fmt.Errorf("export: git status: %w", err)
+	}
+	if len(bytes.TrimSpace(out)) > 0 {
+		return "", fmt.Errorf("export: %s has changes not in commit %s; export a clean checkout", root, commit[:min(12, len(commit))])
+	}
+	return commit, nil
+}
+
+// workspaceRoot is root as Open resolves it.
+func workspaceRoot(root string) (string, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", fmt.Errorf("workspace %s: %w", root, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	return abs, nil
+}
