@@ -38,6 +38,11 @@ type vectorFiller struct {
 	doneGen   uint64 // the generation whose vectors are all in the store
 	lost      bool   // a Put failed: some vectors are missing until the next start
 	failing   string // why the last embedding failed; "" once one succeeds
+	// A damaged store file was found and the store is being made again: until then a query answers
+	// without vectors, or, once WaitVectors asked for complete answers, waits for them. Never with
+	// half of them.
+	repairing bool
+	complete  bool
 
 	// ctx ends in close, so that a slow embedding does not hold it
 	ctx  context.Context
@@ -69,7 +74,7 @@ func (v *vectorFiller) loaded() *vector.Store {
 	}
 	vs, err := vector.Open(v.dir, v.e)
 	if err != nil && v.dir != "" {
-		v.ix.warn("vector store unusable (%v); %s, rebuilding", err, store.MoveAside(v.ix.cache, v.dir))
+		v.damaged(err)
 		vs, err = vector.Open(v.dir, v.e)
 	}
 	if err != nil {
@@ -78,6 +83,20 @@ func (v *vectorFiller) loaded() *vector.Store {
 	}
 	v.store = vs
 	return vs
+}
+
+// damaged moves a store that cannot be read aside and says so; what queries do until it is made
+// again is repairing's. Called with openMu held.
+func (v *vectorFiller) damaged(err error) {
+	v.mu.Lock()
+	v.repairing = true
+	complete := v.complete
+	v.mu.Unlock()
+	until := "packs are made without vectors until they are made again"
+	if complete {
+		until = "packs wait until they are made again"
+	}
+	v.ix.warn("vector store unusable (%v); %s, rebuilding: %s", err, store.MoveAside(v.ix.cache, v.dir), until)
 }
 
 // opened is the store if it is loaded, else nil.
@@ -225,6 +244,7 @@ func (v *vectorFiller) run() {
 			v.busy = len(puts) > 0 || len(dels) > 0
 			if !v.busy {
 				v.doneGen = v.gen // under the lock: wait reads it
+				v.repairing = false
 				v.mu.Unlock()
 				break
 			}
@@ -366,25 +386,26 @@ func (v *vectorFiller) search(ctx context.Context, text string, k int) []vector.
 	if v.e == nil || k <= 0 {
 		return nil
 	}
-	sctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
-	defer cancel()
 	var hits []vector.Hit
 	var err error
 	if store := v.opened(); store != nil || v.dir == "" {
 		if store == nil {
 			store = v.loaded()
 		}
-		if store == nil {
+		if store == nil || !v.repaired(ctx) {
 			return nil
 		}
-		hits, err = store.Search(sctx, text, k)
+		hits, err = v.searchStore(ctx, store, text, k)
 	} else {
+		sctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
 		hits, err = vector.SearchFile(sctx, v.dir, v.e, text, k)
+		cancel()
 		if errors.Is(err, vector.ErrNoStore) || errors.Is(err, vector.ErrCorrupt) {
 			// nothing saved, or damaged: the store is loaded, which repairs it, and filled again
+			hits, err = nil, nil
 			v.ix.LoadVectors()
-			if store := v.opened(); store != nil {
-				hits, err = store.Search(sctx, text, k)
+			if store := v.opened(); store != nil && v.repaired(ctx) {
+				hits, err = v.searchStore(ctx, store, text, k)
 			}
 		}
 	}
@@ -397,8 +418,38 @@ func (v *vectorFiller) search(ctx context.Context, text string, k int) []vector.
 	return hits
 }
 
-// wait blocks until everything queued so far is embedded.
+func (v *vectorFiller) searchStore(ctx context.Context, store *vector.Store, text string, k int) ([]vector.Hit, error) {
+	sctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
+	defer cancel()
+	return store.Search(sctx, text, k)
+}
+
+// repaired tells whether a query may use the store: not while a damaged one is made again, unless
+// complete answers were asked for, which wait for it (as long as ctx allows).
+func (v *vectorFiller) repaired(ctx context.Context) bool {
+	v.mu.Lock()
+	repairing, complete := v.repairing, v.complete
+	v.mu.Unlock()
+	if !repairing {
+		return true
+	}
+	if !complete {
+		return false
+	}
+	v.waitCtx(ctx)
+	return ctx.Err() == nil
+}
+
+// wait blocks until everything queued so far is embedded; from then on, queries wait for a damaged
+// store to be made again rather than answer without it.
 func (v *vectorFiller) wait() {
+	v.mu.Lock()
+	v.complete = true
+	v.mu.Unlock()
+	v.waitCtx(context.Background())
+}
+
+func (v *vectorFiller) waitCtx(ctx context.Context) {
 	for {
 		v.mu.Lock()
 		// idle once the worker has seen nothing left: then the generation counts as complete
@@ -410,9 +461,10 @@ func (v *vectorFiller) wait() {
 		select {
 		case <-v.done:
 			return
-		default:
+		case <-ctx.Done():
+			return
+		case <-time.After(5 * time.Millisecond):
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -424,7 +476,7 @@ func (v *vectorFiller) close() {
 		return
 	}
 	drained := make(chan struct{})
-	go func() { v.wait(); close(drained) }()
+	go func() { v.waitCtx(context.Background()); close(drained) }()
 	select {
 	case <-drained:
 	case <-time.After(drainTimeout):
