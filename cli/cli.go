@@ -32,6 +32,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	quiet          bool // no progress and no summary on stderr
 }
 
 // Run runs the command line args (without the program's name) and returns the exit code: 0 success,
@@ -85,6 +86,7 @@ server) and agents (ctxmap mcp).`,
 			return usagef("give a command")
 		},
 	}
+	root.PersistentFlags().BoolVarP(&e.quiet, "quiet", "q", false, "no progress bars or summary line on stderr")
 	root.SetVersionTemplate("ctxmap {{.Version}}\n")
 	// a flag's mistake is a usage error, as an argument's is
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
@@ -141,20 +143,37 @@ func interruptible() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt)
 }
 
+// indexUse says what a command needs of the index besides its files.
+type indexUse struct {
+	packs   bool // it makes packs: the tokenizer loads while the index builds
+	vectors bool // every chunk's vector in place before it goes on
+	// the vector store loaded and checked whole: a damaged one is found and refilled now
+	checked bool
+}
+
 // withIndex opens and refreshes the index of dir, runs f with it and closes it; progress goes to stderr,
-// and an interrupt stops the work. packs says f will make packs.
-func (e *env) withIndex(dir string, packs bool, f func(ctx context.Context, ix *index.Index, st index.Stats) error) error {
+// and an interrupt stops the work.
+func (e *env) withIndex(dir string, use indexUse, f func(ctx context.Context, ix *index.Index, st index.Stats) error) error {
 	ctx, cancel := interruptible()
 	defer cancel()
-	ix, err := index.Open(ctx, index.Options{Root: dir, Logf: e.logf("ctxmap: "), Packs: packs})
+	ix, err := index.Open(ctx, index.Options{Root: dir, Logf: e.logf("ctxmap: "), Packs: use.packs})
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
-	st, err := ix.Build(ctx, nil)
+	p := e.progress()
+	st, err := ix.Build(ctx, p.files)
+	p.endFiles()
 	if err != nil {
 		return err
 	}
+	if use.checked {
+		ix.LoadVectors()
+	}
+	if use.vectors {
+		p.vectors(ix)
+	}
+	p.summary(st)
 	err = f(ctx, ix, st)
 	if errors.Is(err, index.ErrInvalid) {
 		return usagef("%v", err)

@@ -68,8 +68,8 @@ func (e *env) runContext(dir string, req index.Request) error {
 	if done, err := e.askRunning(dir, req); done || err != nil {
 		return err
 	}
-	return e.withIndex(dir, true, func(ctx context.Context, ix *index.Index, _ index.Stats) error {
-		ix.WaitVectors() // one query: better complete than early
+	// one query: better complete than early, so every vector is waited for
+	return e.withIndex(dir, indexUse{packs: true, vectors: true}, func(ctx context.Context, ix *index.Index, _ index.Stats) error {
 		res, err := ix.Context(ctx, req)
 		if err != nil {
 			return err

@@ -31,7 +31,7 @@ func (e *env) exploreCommand() *cobra.Command {
 		if *limit < 1 {
 			return usagef("--limit must be at least 1")
 		}
-		return e.withIndex(*dir, false, func(_ context.Context, ix *index.Index, _ index.Stats) error {
+		return e.withIndex(*dir, indexUse{}, func(_ context.Context, ix *index.Index, _ index.Stats) error {
 			ex, err := ix.Explore(args[0], *limit)
 			if err != nil {
 				return err

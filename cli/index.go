@@ -51,8 +51,7 @@ func (e *env) runIndex(dir string, asJSON bool, export, imp string) error {
 		}
 		fmt.Fprintf(e.stderr, "ctxmap: imported %s (%s)\n", imp, id)
 	}
-	return e.withIndex(dir, false, func(_ context.Context, ix *index.Index, st index.Stats) error {
-		ix.LoadVectors() // the index is checked whole: a damaged vector store is found and refilled now
+	return e.withIndex(dir, indexUse{vectors: true, checked: true}, func(_ context.Context, ix *index.Index, st index.Stats) error {
 		return e.write(asJSON, st, func(w io.Writer) error {
 			fmt.Fprintf(w, "%s: %d files, %d definitions, %d references, %d entities, %d chunks in %.2fs (%d parsed)\n",
 				st.Root, st.Files, st.Definitions, st.References, st.Entities, st.Chunks, st.Seconds, st.Parsed)
@@ -83,7 +82,7 @@ func (e *env) runEntities(dir string, top int, asJSON bool) error {
 	if top < 1 {
 		return usagef("--top must be at least 1")
 	}
-	return e.withIndex(dir, false, func(_ context.Context, ix *index.Index, _ index.Stats) error {
+	return e.withIndex(dir, indexUse{}, func(_ context.Context, ix *index.Index, _ index.Stats) error {
 		es := ix.Snapshot().TopEntities(top)
 		return e.write(asJSON, es, func(w io.Writer) error {
 			for _, s := range es {

@@ -38,7 +38,7 @@ func (e *env) runMap(dir, name string, top int, out string) error {
 	if out != "" && ext != ".svg" && ext != ".html" && ext != ".htm" {
 		return usagef("-o must name a .svg or .html file, got %q", out)
 	}
-	return e.withIndex(dir, false, func(_ context.Context, ix *index.Index, _ index.Stats) error {
+	return e.withIndex(dir, indexUse{}, func(_ context.Context, ix *index.Index, _ index.Stats) error {
 		m, err := entitymap.Build(ix, entitymap.Options{Top: top, Entity: name})
 		if err != nil {
 			return err

@@ -43,6 +43,8 @@ type vectorFiller struct {
 	// half of them.
 	repairing bool
 	complete  bool
+	// chunks queued since the index opened and chunks embedded (or given up), for progress
+	queuedN, embeddedN int
 
 	// ctx ends in close, so that a slow embedding does not hold it
 	ctx  context.Context
@@ -185,6 +187,7 @@ func (v *vectorFiller) put(path string, cs []Chunk) {
 		return
 	}
 	v.mu.Lock()
+	v.queuedN += len(cs) - len(v.puts[path])
 	v.puts[path] = cs
 	delete(v.dels, path)
 	v.mu.Unlock()
@@ -195,6 +198,7 @@ func (v *vectorFiller) remove(path string) {
 		return
 	}
 	v.mu.Lock()
+	v.queuedN -= len(v.puts[path])
 	delete(v.puts, path)
 	v.dels[path] = true
 	v.mu.Unlock()
@@ -280,11 +284,10 @@ func (v *vectorFiller) write(puts map[string][]Chunk, dels map[string]bool) {
 	flush := func() {
 		if len(docs) > 0 {
 			err := store.Put(ctx, docs)
-			if err != nil {
-				v.mu.Lock()
-				v.lost = true
-				v.mu.Unlock()
-			}
+			v.mu.Lock()
+			v.lost = v.lost || err != nil
+			v.embeddedN += len(docs)
+			v.mu.Unlock()
 			if ctx.Err() == nil {
 				v.note(err)
 			}
@@ -366,6 +369,7 @@ func (v *vectorFiller) putUnlessQueued(path string, cs []Chunk) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if _, put := v.puts[path]; !put && !v.dels[path] {
+		v.queuedN += len(cs)
 		v.puts[path] = cs
 	}
 }
@@ -416,6 +420,15 @@ func (v *vectorFiller) search(ctx context.Context, text string, k int) []vector.
 		return nil
 	}
 	return hits
+}
+
+// VectorProgress counts the chunks embedded and the chunks queued for embedding since the index
+// opened; a front end shows it while it waits for the vectors.
+func (ix *Index) VectorProgress() (done, total int) {
+	v := ix.vectors
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return min(v.embeddedN, v.queuedN), v.queuedN
 }
 
 func (v *vectorFiller) searchStore(ctx context.Context, store *vector.Store, text string, k int) ([]vector.Hit, error) {
