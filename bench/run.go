@@ -269,7 +269,7 @@ func runInstance(ctx context.Context, in Instance, opts Options, cache string, i
 		}
 		return nil
 	}
-	if _, err := ix.Context(ctx, index.Request{Text: warmup, Budget: opts.Budget}); err != nil {
+	if _, err := ask(ctx, ix, index.Request{Text: warmup, Budget: opts.Budget}); err != nil {
 		res.Status, res.Error = StatusFailed, fmt.Sprintf("warm-up query: %v", err)
 		return res
 	}
@@ -300,9 +300,18 @@ func runInstance(ctx context.Context, in Instance, opts Options, cache string, i
 	return res
 }
 
+// ask resolves req against the index's own configuration, as a one-shot process does, and answers it.
+func ask(ctx context.Context, ix *index.Index, req index.Request) (*index.Result, error) {
+	resolved, err := req.Normalize(ix.Config())
+	if err != nil {
+		return nil, err
+	}
+	return ix.Context(ctx, resolved)
+}
+
 func askCtxmap(ctx context.Context, ix *index.Index, in Instance, req index.Request, tok *pack.Tokenizer, defs Definitions) *SystemResult {
 	start := time.Now()
-	r, err := ix.Context(ctx, req)
+	r, err := ask(ctx, ix, req)
 	took := time.Since(start)
 	if err != nil {
 		if errors.Is(err, index.ErrInvalid) {

@@ -200,13 +200,13 @@ func Speed(ctx context.Context, opts SpeedOptions) (*SpeedReport, error) {
 	if len(texts) == 0 {
 		rep.Notes = append(rep.Notes, "the tree has no entities to make queries from")
 	} else {
-		if _, err := ix.Context(ctx, index.Request{Text: warmup, Budget: opts.Budget}); err != nil {
+		if _, err := ask(ctx, ix, index.Request{Text: warmup, Budget: opts.Budget}); err != nil {
 			return nil, fmt.Errorf("warm-up query: %w", err)
 		}
 		var qs []time.Duration
 		for _, t := range texts {
 			start := time.Now()
-			if _, err := ix.Context(ctx, index.Request{Text: t, Budget: opts.Budget}); err != nil {
+			if _, err := ask(ctx, ix, index.Request{Text: t, Budget: opts.Budget}); err != nil {
 				return nil, fmt.Errorf("query: %w", err)
 			}
 			qs = append(qs, time.Since(start))

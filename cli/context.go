@@ -60,39 +60,37 @@ workspace open, it answers; otherwise the command opens the index itself.`,
 }
 
 func (e *env) runContext(dir string, req index.Request) error {
-	// the request's own mistakes before the index is opened; the workspace's defaults come after
-	check := req
-	if err := check.Normalize(index.Config{}); err != nil {
+	// resolved once, against the workspace's file: as the index opened below reads it, and as a running
+	// process is asked (not with its editor's settings); a broken file is reported by opening the index
+	cfg, cfgErr := index.LoadConfig(dir)
+	if cfgErr != nil {
+		cfg = index.Config{}
+	}
+	resolved, err := req.Normalize(cfg)
+	if err != nil {
 		return usagef("%v", err)
 	}
-	if done, err := e.askRunning(dir, req); done || err != nil {
-		return err
+	if cfgErr == nil {
+		if done, err := e.askRunning(dir, resolved.Request()); done || err != nil {
+			return err
+		}
 	}
 	// one query: better complete than early, so every vector is waited for
 	return e.withIndex(dir, indexUse{packs: true, vectors: true}, func(ctx context.Context, ix *index.Index, _ index.Stats) error {
-		res, err := ix.Context(ctx, req)
+		res, err := ix.Context(ctx, resolved)
 		if err != nil {
 			return err
 		}
-		return e.write(req.Format == "json" || (req.Format == "" && ix.Config().Format == "json"), res.Pack, func(w io.Writer) error {
+		return e.write(resolved.Request().Format == "json", res.Pack, func(w io.Writer) error {
 			_, err := io.WriteString(w, res.Pack.Text)
 			return err
 		})
 	})
 }
 
-// askRunning hands the request to the ctxmap process serving dir, if one runs, and prints its pack;
-// done is false when none answered.
+// askRunning hands the resolved request to the ctxmap process serving dir, if one runs, and prints its
+// pack; done is false when none answered.
 func (e *env) askRunning(dir string, req index.Request) (done bool, err error) {
-	cfg, err := index.LoadConfig(dir)
-	if err != nil {
-		return false, nil // opening the index reports it
-	}
-	// every default from the workspace's file, as a one-shot process would take them, not from the
-	// editor's settings
-	if err := req.Normalize(cfg); err != nil {
-		return false, nil
-	}
 	ctx, cancel := interruptible()
 	defer cancel()
 	raw, err := session.Ask(ctx, dir, req)

@@ -227,7 +227,7 @@ func BenchmarkContext(b *testing.B) {
 	}
 	n, tokens := 0, 0
 	for b.Loop() {
-		res, err := ix.Context(context.Background(), index.Request{Text: texts[n%len(texts)], Budget: 8000})
+		res, err := askIndex(ix, index.Request{Text: texts[n%len(texts)], Budget: 8000})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -235,4 +235,13 @@ func BenchmarkContext(b *testing.B) {
 		n++
 	}
 	b.ReportMetric(float64(tokens)/float64(n), "tokens/op")
+}
+
+// askIndex resolves req against the index's configuration and answers it.
+func askIndex(ix *index.Index, req index.Request) (*index.Result, error) {
+	resolved, err := req.Normalize(ix.Config())
+	if err != nil {
+		return nil, err
+	}
+	return ix.Context(context.Background(), resolved)
 }

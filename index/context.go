@@ -21,7 +21,7 @@ import (
 	"github.com/ctxmap/ctxmap/internal/rank"
 )
 
-// Request asks for a context pack.
+// Request asks for a context pack, as a front end received it; Normalize resolves it.
 type Request struct {
 	Text      string
 	Budget    int         // tokens; 0: the configuration's, else DefaultBudget
@@ -32,8 +32,6 @@ type Request struct {
 	Ranker    string      // learned, fusion; "": the configuration's, else learned
 	Fill      bool        // fill the budget (as the fusion ranker always did) instead of stopping with the evidence
 	Model     *rank.Model // the learned ranker's model; nil: the one shipped in the binary
-
-	normalized bool // by a front end, against settings newer than the index's own configuration
 }
 
 // Result is a pack with the ranking it came from.
@@ -51,11 +49,12 @@ func invalidf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
 }
 
-// Context answers a request from the current snapshot.
-func (ix *Index) Context(ctx context.Context, req Request) (*Result, error) {
+// Context answers a resolved request from the current snapshot.
+func (ix *Index) Context(ctx context.Context, resolved Resolved) (*Result, error) {
 	start := time.Now()
-	if err := req.Normalize(ix.cfg); err != nil {
-		return nil, err
+	req := resolved.req
+	if req.Text == "" {
+		return nil, invalidf("the request was not resolved by Request.Normalize")
 	}
 	without := map[string]bool{}
 	for _, w := range req.Without {

@@ -106,7 +106,7 @@ func TestProviderVectorsAnswerQueries(t *testing.T) {
 	}
 
 	// the signal itself: the fused ranking, which a lone embedding match leads
-	res, err := ix.Context(context.Background(), Request{Text: "the flibbertigibbet", Ranker: RankerFusion})
+	res, err := ask(context.Background(), ix, Request{Text: "the flibbertigibbet", Ranker: RankerFusion})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestProviderVectorsAnswerQueries(t *testing.T) {
 	if q := srv.Requests()[len(srv.Requests())-1]; !slices.Equal(q.Input, []string{"the flibbertigibbet"}) {
 		t.Errorf("the query was embedded as %q", q.Input)
 	}
-	res, err = ix.Context(context.Background(), Request{Text: "the flibbertigibbet", Without: []string{"vectors"}})
+	res, err = ask(context.Background(), ix, Request{Text: "the flibbertigibbet", Without: []string{"vectors"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestProviderDownAtOpen(t *testing.T) {
 					t.Errorf("VectorStatus %q lacks %q", status, w)
 				}
 			}
-			res, err := ix.Context(context.Background(), Request{Text: "Cannot search for words longer than 15 characters in rule descriptions"})
+			res, err := ask(context.Background(), ix, Request{Text: "Cannot search for words longer than 15 characters in rule descriptions"})
 			if err != nil || len(res.Files) == 0 || res.Files[0].Path != "rule/index.go" {
 				t.Fatalf("query without vectors: %v, %v", res, err)
 			}
@@ -246,7 +246,7 @@ func TestProviderFailingAtQueryTime(t *testing.T) {
 	defer ix.Close()
 	query := func() {
 		t.Helper()
-		res, err := ix.Context(context.Background(), Request{Text: "Cannot search for words longer than 15 characters in rule descriptions"})
+		res, err := ask(context.Background(), ix, Request{Text: "Cannot search for words longer than 15 characters in rule descriptions"})
 		if err != nil || len(res.Files) == 0 || res.Files[0].Path != "rule/index.go" {
 			t.Fatalf("query: %v, %v", res.Files, err)
 		}

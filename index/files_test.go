@@ -43,7 +43,7 @@ func TestReopenedIndexReadsRecordsOnDemand(t *testing.T) {
 	req := Request{Text: "search the rule variants and export the quality profile"}
 	ix := open(t, root, cache)
 	ix.WaitVectors() // the pack to compare with has every vector, as the reopened index's file does
-	want, err := ix.Context(context.Background(), req)
+	want, err := ask(context.Background(), ix, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestReopenedIndexReadsRecordsOnDemand(t *testing.T) {
 	if ix.listing == nil {
 		t.Error("the state kept no listing of the walk")
 	}
-	got, err := ix.Context(context.Background(), req)
+	got, err := ask(context.Background(), ix, req)
 	if err != nil {
 		t.Fatal(err)
 	}

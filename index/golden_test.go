@@ -169,7 +169,7 @@ func TestGoldenPacks(t *testing.T) {
 	ix, marks := shop(t)
 	for _, c := range goldenCases {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := ix.Context(context.Background(), Request{Text: fill(t, c.text, marks), Budget: 1500, Without: c.without})
+			res, err := ask(context.Background(), ix, Request{Text: fill(t, c.text, marks), Budget: 1500, Without: c.without})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -196,14 +196,14 @@ func TestGoldenPacks(t *testing.T) {
 func TestLexiconExpansionFindsTheCart(t *testing.T) {
 	ix, _ := shop(t)
 	text := "The basket forgets the quantity when the same product is put in twice"
-	res, err := ix.Context(context.Background(), Request{Text: text, Budget: 1500})
+	res, err := ask(context.Background(), ix, Request{Text: text, Budget: 1500})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.ContainsFunc(res.Analysis.Terms, func(x query.Term) bool { return x.Word == "cart" && x.Source == "lexicon:basket" }) {
 		t.Errorf("no expansion basket -> cart in %+v", res.Analysis.Terms)
 	}
-	off, err := ix.Context(context.Background(), Request{Text: text, Budget: 1500, Without: []string{"lexicon"}})
+	off, err := ask(context.Background(), ix, Request{Text: text, Budget: 1500, Without: []string{"lexicon"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func TestLexiconExpansionFindsTheCart(t *testing.T) {
 	if err := os.Chtimes(file, later, later); err != nil {
 		t.Fatal(err)
 	}
-	again, err := ix.Context(context.Background(), Request{Text: "The trolley forgets the quantity", Budget: 1500})
+	again, err := ask(context.Background(), ix, Request{Text: "The trolley forgets the quantity", Budget: 1500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestGoldenBudgets(t *testing.T) {
 			}
 			for _, format := range []string{"markdown", "xml", "json"} {
 				for _, budget := range []int{200, 500, 1000, 2000, 4000, 8000, 16000, 32000} {
-					res, err := ix.Context(context.Background(), Request{Text: text, Budget: budget, Format: format, Tokenizer: tokName})
+					res, err := ask(context.Background(), ix, Request{Text: text, Budget: budget, Format: format, Tokenizer: tokName})
 					if err != nil {
 						t.Fatal(err)
 					}

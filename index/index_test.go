@@ -49,6 +49,15 @@ func git(t testing.TB, dir string, args ...string) {
 	}
 }
 
+// ask resolves req against the index's configuration, as a one-shot front end does, and answers it.
+func ask(ctx context.Context, ix *Index, req Request) (*Result, error) {
+	resolved, err := req.Normalize(ix.Config())
+	if err != nil {
+		return nil, err
+	}
+	return ix.Context(ctx, resolved)
+}
+
 func open(t testing.TB, root, cache string) *Index {
 	t.Helper()
 	opts := Options{Root: root, CacheDir: cache, InMemory: cache == "", Config: &Config{}}
@@ -137,7 +146,7 @@ func TestBuildAndContext(t *testing.T) {
 	if st.Definitions < 10 || st.Entities == 0 {
 		t.Errorf("stats too small: %+v", st)
 	}
-	res, err := ix.Context(context.Background(), Request{Text: "Cannot search for words longer than 15 characters in rule descriptions", Budget: 2000})
+	res, err := ask(context.Background(), ix, Request{Text: "Cannot search for words longer than 15 characters in rule descriptions", Budget: 2000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,11 +164,14 @@ func TestBuildAndContext(t *testing.T) {
 			t.Errorf("item %s:%d has no why", it.Path, it.StartLine)
 		}
 	}
-	if _, err := ix.Context(context.Background(), Request{Text: "  "}); err == nil {
+	if _, err := ask(context.Background(), ix, Request{Text: "  "}); err == nil {
 		t.Error("empty text accepted")
 	}
-	if _, err := ix.Context(context.Background(), Request{Text: "x", Budget: 50}); err == nil {
+	if _, err := ask(context.Background(), ix, Request{Text: "x", Budget: 50}); err == nil {
 		t.Error("budget 50 accepted")
+	}
+	if _, err := ix.Context(context.Background(), Resolved{}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("a request Normalize did not make: %v, want ErrInvalid", err)
 	}
 }
 
@@ -168,7 +180,7 @@ func TestErrorMessageFindsItsLiteral(t *testing.T) {
 	writeFiles(t, root, sample)
 	ix := open(t, root, "")
 	defer ix.Close()
-	res, err := ix.Context(context.Background(), Request{Text: `I get "cannot activate a rule without a key" when saving`})
+	res, err := ask(context.Background(), ix, Request{Text: `I get "cannot activate a rule without a key" when saving`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +188,7 @@ func TestErrorMessageFindsItsLiteral(t *testing.T) {
 		t.Fatalf("top file = %s, want qualityprofile/profile.go", res.Files[0].Path)
 	}
 	// without the literal matching, the generated error mapping still leads BM25 to the raising code
-	res, err = ix.Context(context.Background(), Request{Text: `I get "cannot activate a rule without a key" when saving`, Without: []string{"errors"}, Ranker: RankerFusion})
+	res, err = ask(context.Background(), ix, Request{Text: `I get "cannot activate a rule without a key" when saving`, Without: []string{"errors"}, Ranker: RankerFusion})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +238,7 @@ func snapshotState(t *testing.T, ix *Index, without ...string) string {
 	// and a query must rank and pack alike, to the last bit of every score: BM25's statistics must not
 	// depend on how the chunks came to be indexed
 	ix.WaitVectors()
-	res, err := ix.Context(context.Background(), Request{Text: "search the rule variants and export the quality profile", Without: without})
+	res, err := ask(context.Background(), ix, Request{Text: "search the rule variants and export the quality profile", Without: without})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -549,7 +561,7 @@ func TestBadInput(t *testing.T) {
 	if err := ix.Update(context.Background(), []string{"bad/utf8.go"}); err != nil {
 		t.Fatal(err)
 	}
-	if res, err := ix.Context(context.Background(), Request{Text: "`AfterTheNesting` is never called"}); err != nil || len(res.Files) == 0 || res.Files[0].Path != "deep/deep.go" {
+	if res, err := ask(context.Background(), ix, Request{Text: "`AfterTheNesting` is never called"}); err != nil || len(res.Files) == 0 || res.Files[0].Path != "deep/deep.go" {
 		t.Errorf("the definition after 20,000 nested parentheses is not found: %v", err)
 	}
 	for p := range ix.Snapshot().files.Entries() {
@@ -580,7 +592,7 @@ func TestFramePathsKeepTheirFolders(t *testing.T) {
 	ix := open(t, root, "")
 	defer ix.Close()
 	framed := func(text string) []string {
-		res, err := ix.Context(context.Background(), Request{Text: text})
+		res, err := ask(context.Background(), ix, Request{Text: text})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -628,7 +640,7 @@ func TestMappingRanksItsSource(t *testing.T) {
 	writeFiles(t, root, files)
 	ix := open(t, root, "")
 	defer ix.Close()
-	res, err := ix.Context(context.Background(), Request{Text: "How can I record a refund for a customer?"})
+	res, err := ask(context.Background(), ix, Request{Text: "How can I record a refund for a customer?"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -658,7 +670,7 @@ func TestSecretsNeverInAPack(t *testing.T) {
 	ix := open(t, root, "")
 	defer ix.Close()
 	for _, q := range []string{"PAYMENT_TOKEN in .env is wrong", "what is in deploy/tls.key", "payment token"} {
-		res, err := ix.Context(context.Background(), Request{Text: q, Format: "json"})
+		res, err := ask(context.Background(), ix, Request{Text: q, Format: "json"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -738,7 +750,7 @@ func TestSaveWithoutChangesKeepsChunks(t *testing.T) {
 	if after != before {
 		t.Fatalf("chunks %d -> %d after a save without changes", before, after)
 	}
-	res, err := ix.Context(context.Background(), Request{Text: "RuleIndex search"})
+	res, err := ask(context.Background(), ix, Request{Text: "RuleIndex search"})
 	if err != nil || res.Files[0].Path != "rule/index.go" {
 		t.Fatalf("the file is no longer found: %v %+v", err, res.Files)
 	}
@@ -774,7 +786,7 @@ func TestGrammarLoopIndexesAsText(t *testing.T) {
 	if w := strings.Join(st.Warnings, "\n"); !strings.Contains(w, "Downloader.swift: the swift grammar did not finish") {
 		t.Errorf("warnings: %s", w)
 	}
-	res, err := ix.Context(context.Background(), Request{Text: "the Downloader gives up retrying too early"})
+	res, err := ask(context.Background(), ix, Request{Text: "the Downloader gives up retrying too early"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -807,7 +819,7 @@ func TestKeywordDefinitionsRank(t *testing.T) {
 	})
 	ix := open(t, root, "")
 	defer ix.Close()
-	res, err := ix.Context(context.Background(), Request{Text: "gsub loops forever with an empty pattern\n\n    jq '.key|=gsub(\"\";\"\")'"})
+	res, err := ask(context.Background(), ix, Request{Text: "gsub loops forever with an empty pattern\n\n    jq '.key|=gsub(\"\";\"\")'"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -847,7 +859,7 @@ func TestLongFunctionIsSearchableToItsEnd(t *testing.T) {
 	if n, _ := windows("store.py", "Store"); n != 1 {
 		t.Errorf("class Store: %d chunks, want 1 (its methods have theirs)", n)
 	}
-	res, err := ix.Context(context.Background(), Request{Text: "the journal is rotated after every run, twice"})
+	res, err := ask(context.Background(), ix, Request{Text: "the journal is rotated after every run, twice"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -864,7 +876,7 @@ func rankedFiles(t *testing.T, files map[string]string, text string) []RankedFil
 	writeFiles(t, root, files)
 	ix := open(t, root, "")
 	defer ix.Close()
-	res, err := ix.Context(context.Background(), Request{Text: text})
+	res, err := ask(context.Background(), ix, Request{Text: text})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ func TestLearnedPackStopsWithTheEvidence(t *testing.T) {
 	ix, marks := shop(t)
 	text := fill(t, goldenCases[0].text, marks) // a Python traceback into shop/discount.py
 	ctx := context.Background()
-	tight, err := ix.Context(ctx, Request{Text: text})
+	tight, err := ask(ctx, ix, Request{Text: text})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestLearnedPackStopsWithTheEvidence(t *testing.T) {
 			t.Fatalf("files out of the model's order at %d: %v > %v", i, tight.Files[i].Prob, tight.Files[i-1].Prob)
 		}
 	}
-	again, err := ix.Context(ctx, Request{Text: text})
+	again, err := ask(ctx, ix, Request{Text: text})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,14 +48,14 @@ func TestLearnedPackStopsWithTheEvidence(t *testing.T) {
 		t.Error("the same query gave another pack")
 	}
 
-	filled, err := ix.Context(ctx, Request{Text: text, Fill: true})
+	filled, err := ask(ctx, ix, Request{Text: text, Fill: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if filled.Pack.Tokens <= tight.Pack.Tokens {
 		t.Errorf("a filled pack of %d tokens beside a tight one of %d", filled.Pack.Tokens, tight.Pack.Tokens)
 	}
-	fusion, err := ix.Context(ctx, Request{Text: text, Ranker: RankerFusion})
+	fusion, err := ask(ctx, ix, Request{Text: text, Ranker: RankerFusion})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestLearnedPackStopsWithTheEvidence(t *testing.T) {
 			t.Fatalf("the fusion ranker gave %s a probability", it.Path)
 		}
 	}
-	if _, err := ix.Context(ctx, Request{Text: text, Ranker: "magic"}); err == nil {
+	if _, err := ask(ctx, ix, Request{Text: text, Ranker: "magic"}); err == nil {
 		t.Error("an unknown ranker was accepted")
 	}
 }
@@ -72,7 +72,7 @@ func TestLearnedPackStopsWithTheEvidence(t *testing.T) {
 // A file's evidence is said once, with its best definition; its next definitions point to that one.
 func TestTightPackSaysAFilesEvidenceOnce(t *testing.T) {
 	ix, _ := shop(t)
-	res, err := ix.Context(context.Background(), Request{Text: "Stock.Reserve and Stock.Available disagree after Stock.Place"})
+	res, err := ask(context.Background(), ix, Request{Text: "Stock.Reserve and Stock.Available disagree after Stock.Place"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,18 +96,18 @@ func TestTightPackSaysAFilesEvidenceOnce(t *testing.T) {
 	}
 }
 
-// The index's own configuration fills a request's unset fields; a request a front end normalized
-// against newer settings (fill switched off in the editor) keeps them.
-func TestNormalizedRequestKeepsItsFill(t *testing.T) {
+// A request is resolved against the settings of the front end that resolves it (fill switched off in
+// the editor), not the index's own configuration as opened.
+func TestResolvedRequestKeepsItsFill(t *testing.T) {
 	ix, marks := shop(t)
 	ix.cfg.Fill = true // as opened, before the editor's setting changed
 	text := fill(t, goldenCases[0].text, marks)
-	filled, err := ix.Context(context.Background(), Request{Text: text})
+	filled, err := ask(context.Background(), ix, Request{Text: text})
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := Request{Text: text}
-	if err := req.Normalize(Config{}); err != nil {
+	req, err := Request{Text: text}.Normalize(Config{})
+	if err != nil {
 		t.Fatal(err)
 	}
 	tight, err := ix.Context(context.Background(), req)
@@ -128,7 +128,7 @@ func TestFeaturesDescribeTheFusedRanking(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := ix.Context(context.Background(), Request{Text: text, Ranker: RankerFusion})
+	res, err := ask(context.Background(), ix, Request{Text: text, Ranker: RankerFusion})
 	if err != nil {
 		t.Fatal(err)
 	}

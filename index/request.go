@@ -17,15 +17,20 @@ const (
 	MaxSymbols     = 100                // definitions FindSymbols returns at most
 )
 
-// Normalize fills a request's unset fields from cfg (the workspace's configuration and the editor's
-// settings), then the defaults, and checks them; the error wraps ErrInvalid.
-// A request normalized once keeps what it was given: Fill, unlike the others, cannot say "unset".
-func (r *Request) Normalize(cfg Config) error {
-	if r.normalized {
-		return nil
-	}
+// Resolved is a request with every unset field filled from a configuration, then from the defaults,
+// and every field checked. Only Normalize makes one, and it is the only request Index.Context
+// answers: defaults are decided in one place, once, by the front end that knows the settings.
+type Resolved struct{ req Request }
+
+// Request is the request as resolved: every default filled in.
+func (r Resolved) Request() Request { return r.req }
+
+// Normalize resolves a request against cfg (the workspace's configuration, with the editor's settings
+// over it): unset fields take cfg's values, then the defaults, and every field is checked; the error
+// wraps ErrInvalid.
+func (r Request) Normalize(cfg Config) (Resolved, error) {
 	if strings.TrimSpace(r.Text) == "" {
-		return invalidf("the text is empty: give an issue, a bug report or a comment")
+		return Resolved{}, invalidf("the text is empty: give an issue, a bug report or a comment")
 	}
 	if r.Budget == 0 {
 		r.Budget = cfg.Budget
@@ -34,7 +39,7 @@ func (r *Request) Normalize(cfg Config) error {
 		r.Budget = DefaultBudget
 	}
 	if r.Budget < MinBudget {
-		return invalidf("budget %d is below the minimum of %d tokens", r.Budget, MinBudget)
+		return Resolved{}, invalidf("budget %d is below the minimum of %d tokens", r.Budget, MinBudget)
 	}
 	if r.Format == "" {
 		r.Format = cfg.Format
@@ -42,33 +47,32 @@ func (r *Request) Normalize(cfg Config) error {
 	switch r.Format {
 	case "", "markdown", "xml", "json":
 	default:
-		return invalidf("format %q is not one of markdown, xml, json", r.Format)
+		return Resolved{}, invalidf("format %q is not one of markdown, xml, json", r.Format)
 	}
 	if r.Tokenizer == "" {
 		r.Tokenizer = cfg.Tokenizer
 	}
 	if err := pack.CheckTokenizer(r.Tokenizer); err != nil {
-		return invalidf("%v", err)
+		return Resolved{}, invalidf("%v", err)
 	}
 	if r.Ranker == "" {
 		r.Ranker = cfg.Ranker
 	}
 	if err := checkRanker(r.Ranker); err != nil {
-		return invalidf("%v", err)
+		return Resolved{}, invalidf("%v", err)
 	}
 	r.Fill = r.Fill || cfg.Fill
 	for _, w := range r.Without {
 		if !knownSignal(w) {
-			return invalidf("unknown signal %q (known: %s)", w, strings.Join(Signals, ", "))
+			return Resolved{}, invalidf("unknown signal %q (known: %s)", w, strings.Join(Signals, ", "))
 		}
 	}
 	if r.Intent != "" {
 		if _, err := query.ParseIntent(r.Intent); err != nil {
-			return invalidf("%v", err)
+			return Resolved{}, invalidf("%v", err)
 		}
 	}
-	r.normalized = true
-	return nil
+	return Resolved{req: r}, nil
 }
 
 // CheckLimit checks a list request's size: 0 means the default, else 1 to MaxListed.

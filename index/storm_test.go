@@ -87,7 +87,7 @@ func TestBranchSwitchStorm(t *testing.T) {
 				return
 			default:
 			}
-			res, err := ix.Context(context.Background(), Request{Text: "a customer's payment is returned twice", Budget: 800})
+			res, err := ask(context.Background(), ix, Request{Text: "a customer's payment is returned twice", Budget: 800})
 			queries.Add(1)
 			if err != nil || len(res.Pack.Items) == 0 || res.Pack.Tokens > 800 {
 				failed.Add(1)

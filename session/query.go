@@ -31,11 +31,12 @@ func (s *Session) Read(ctx context.Context, f func(ix *index.Index) error) error
 
 // Context answers a request with the session's configuration as its defaults.
 func (s *Session) Context(ctx context.Context, req index.Request) (res *index.Result, err error) {
-	if err := req.Normalize(s.Config()); err != nil {
+	resolved, err := req.Normalize(s.Config())
+	if err != nil {
 		return nil, err
 	}
 	err = s.Read(ctx, func(ix *index.Index) error {
-		res, err = ix.Context(ctx, req)
+		res, err = ix.Context(ctx, resolved)
 		return err
 	})
 	return res, err

@@ -227,16 +227,17 @@ func readRequest(r *bufio.Reader, limit int) ([]byte, error) {
 
 // oneShot answers as a one-shot process would: once the queued changes and the embeddings are in.
 func (s *Session) oneShot(ctx context.Context, req index.Request) (json.RawMessage, error) {
-	if err := req.Normalize(s.Config()); err != nil {
+	resolved, err := req.Normalize(s.Config())
+	if err != nil {
 		return nil, err
 	}
 	if err := s.WaitReady(ctx); err != nil {
 		return nil, err
 	}
 	var res *index.Result
-	err := s.Read(ctx, func(ix *index.Index) (err error) {
+	err = s.Read(ctx, func(ix *index.Index) (err error) {
 		ix.WaitVectors()
-		res, err = ix.Context(ctx, req)
+		res, err = ix.Context(ctx, resolved)
 		return err
 	})
 	if err != nil {
