@@ -58,7 +58,7 @@ func TestDamagedVectorsNeverMakeHalfAPack(t *testing.T) {
 	req := Request{Text: "the gizmo stops turning when a rule is activated", Format: "json"}
 	packOf := func(ix *Index, req Request) string {
 		t.Helper()
-		res, err := ix.Context(context.Background(), req)
+		res, err := ask(context.Background(), ix, req)
 		if err != nil {
 			t.Fatal(err)
 		}
