@@ -50,7 +50,8 @@ type run struct {
 
 // indexRun runs `ctxmap index --json` on root with cache as XDG_CACHE_HOME, killing it after limit.
 func indexRun(bin, root, cache string, limit time.Duration) run {
-	cmd := exec.Command(bin, "index", "-C", root, "--json")
+	// --quiet: what is said on stderr is then only what went wrong
+	cmd := exec.Command(bin, "index", "-C", root, "--json", "--quiet")
 	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
