@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxmap/ctxmap/entitymap"
 	"github.com/ctxmap/ctxmap/index"
 )
 
@@ -24,7 +23,7 @@ func (e *env) mapCommand() *cobra.Command {
 	}
 	dir := dirFlag(cmd)
 	name := cmd.Flags().String("entity", "", "centre the map on this entity and its neighbourhood")
-	top := cmd.Flags().Int("top", entitymap.DefaultTop, "how many entities")
+	top := cmd.Flags().Int("top", index.DefaultTop, "how many entities")
 	out := cmd.Flags().StringP("output", "o", "", "the `FILE` to write: .svg or .html (default: SVG on stdout)")
 	cmd.RunE = func(*cobra.Command, []string) error { return e.runMap(*dir, *name, *top, *out) }
 	return cmd
@@ -39,7 +38,7 @@ func (e *env) runMap(dir, name string, top int, out string) error {
 		return usagef("-o must name a .svg or .html file, got %q", out)
 	}
 	return e.withIndex(dir, indexUse{}, func(_ context.Context, ix *index.Index, _ index.Stats) error {
-		m, err := entitymap.Build(ix, entitymap.Options{Top: top, Entity: name})
+		m, err := ix.EntityPicture(top, name)
 		if err != nil {
 			return err
 		}

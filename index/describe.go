@@ -8,7 +8,6 @@ import (
 
 	"github.com/ctxmap/ctxmap/internal/entity"
 	"github.com/ctxmap/ctxmap/internal/parse"
-	"github.com/ctxmap/ctxmap/internal/words"
 )
 
 // maxHoverSymbols bounds the definitions listed for one name ("String" has hundreds).
@@ -18,7 +17,7 @@ const maxHoverSymbols = 5
 // definitions of that name, with links to their lines; "" when there are neither.
 func (snap *Snapshot) Describe(word string) string {
 	var b strings.Builder
-	if e := entityOf(snap.Entities, word); e != nil {
+	if e := snap.Entities.Find(word); e != nil {
 		describeEntity(&b, snap, e)
 	}
 	refs := snap.Symbols[word]
@@ -37,34 +36,6 @@ func (snap *Snapshot) Describe(word string) string {
 		describeDefinition(&b, snap, ref.Path, d)
 	}
 	return b.String()
-}
-
-// entityOf finds the entity a word names: by name ("QualityProfile", "gists"), by its normalised stem
-// among entity terms, and for an identifier made of several words, by the compound or its last word.
-func entityOf(m *entity.Map, word string) *entity.Entity {
-	if m == nil {
-		return nil
-	}
-	if e := m.Get(word); e != nil {
-		return e
-	}
-	if n := words.Normalize(strings.ToLower(word)); n != "" {
-		if es := m.Lookup(n); len(es) > 0 {
-			return es[0]
-		}
-	}
-	terms := words.Terms(word)
-	if len(terms) > 1 {
-		if es := m.Lookup(strings.Join(terms, " ")); len(es) > 0 {
-			return es[0]
-		}
-		for i := len(terms) - 1; i >= 0; i-- {
-			if e := m.Get(terms[i]); e != nil {
-				return e
-			}
-		}
-	}
-	return nil
 }
 
 // maxHoverFiles bounds the files listed for an entity.
@@ -105,47 +76,12 @@ func describeEntity(b *strings.Builder, snap *Snapshot, e *entity.Entity) {
 	}
 }
 
-// entityLine is the line of the definition in a file that names the entity best: a type named after
-// it, else any definition whose name holds all its terms, else the file's first line.
+// entityLine is the line in rec's file of the definition that names e best (entity.DefinitionLine).
 func entityLine(rec *Record, e *entity.Entity) int {
 	if rec == nil || rec.File == nil {
 		return 1
 	}
-	best, bestScore := 1, 0
-	for _, d := range rec.File.Definitions {
-		terms := words.Terms(d.Name)
-		if !containsAll(terms, e.Terms) {
-			continue
-		}
-		score := 1
-		if len(terms) == len(e.Terms) {
-			score = 2
-			switch d.Kind {
-			case "type", "struct", "class", "interface", "trait", "enum":
-				score = 3
-			}
-		}
-		if score > bestScore {
-			best, bestScore = d.StartLine, score
-		}
-	}
-	return best
-}
-
-func containsAll(have, want []string) bool {
-	for _, w := range want {
-		found := false
-		for _, h := range have {
-			if h == w {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return len(want) > 0
+	return entity.DefinitionLine(rec.File.Definitions, e)
 }
 
 func describeDefinition(b *strings.Builder, snap *Snapshot, path string, d parse.Definition) {

@@ -1,5 +1,13 @@
 package index
 
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ctxmap/ctxmap/internal/entity"
+	"github.com/ctxmap/ctxmap/internal/entity/picture"
+)
+
 // EntitySummary is an entity as the lists of entities show it.
 type EntitySummary struct {
 	Name          string   `json:"name"`
@@ -40,4 +48,43 @@ func (e EntitySummary) Shortened(n int) EntitySummary {
 	e.Files, e.Modules, e.Related = firstOf(e.Files, n), firstOf(e.Modules, n), firstOf(e.Related, n)
 	e.Terms, e.BusinessTerms = firstOf(e.Terms, n), firstOf(e.BusinessTerms, n)
 	return e
+}
+
+// EntityPicture lays out the entity map of the current snapshot for drawing (as SVG or HTML): the top
+// most important entities (0: picture.DefaultTop), or, with focus, that entity and its neighbourhood.
+func (ix *Index) EntityPicture(top int, focus string) (*picture.Picture, error) {
+	es := ix.Snapshot().Entities
+	if es == nil || len(es.Entities) == 0 {
+		return nil, fmt.Errorf("%s has no entities yet", ix.Root())
+	}
+	p, err := picture.Draw(es, ix.Root(), picture.Options{Top: top, Entity: focus}, ix.entityLinks)
+	if errors.Is(err, picture.ErrNoFocus) {
+		return nil, fmt.Errorf("%w %q", ErrUnknownEntity, focus)
+	}
+	return p, err
+}
+
+// entityLinks lists an entity's files, most relevant first, each at the definition in it that
+// mentions the entity most (its first line when none does).
+func (ix *Index) entityLinks(e *entity.Entity) []picture.FileLink {
+	best := map[string]picture.FileLink{}
+	if ex, err := ix.Explore(e.Name, 5*picture.FilesPerNode); err == nil {
+		for _, c := range ex.Chunks {
+			if _, ok := best[c.Path]; !ok && c.Symbol != "" {
+				best[c.Path] = picture.FileLink{Path: c.Path, Line: max(c.StartLine, 1), Symbol: c.Symbol}
+			}
+		}
+	}
+	var out []picture.FileLink
+	for _, p := range e.Files {
+		if len(out) == picture.FilesPerNode {
+			break
+		}
+		link, ok := best[p]
+		if !ok {
+			link = picture.FileLink{Path: p, Line: 1}
+		}
+		out = append(out, link)
+	}
+	return out
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"path/filepath"
 
-	"github.com/ctxmap/ctxmap/entitymap"
 	"github.com/ctxmap/ctxmap/index"
 )
 
@@ -26,10 +25,22 @@ func (s *Server) entityMapCommand(ctx context.Context, raw json.RawMessage) (any
 	if err := index.CheckLimit("top", a.Top); err != nil {
 		return nil, invalidParams("%s: %v", cmdEntityMap, err)
 	}
-	var m *entitymap.Map
-	err := s.session().Read(ctx, func(ix *index.Index) (err error) {
-		m, err = entitymap.Build(ix, entitymap.Options{Top: a.Top, Entity: a.Entity})
-		return err
+	var page, svg bytes.Buffer
+	entities := 0
+	err := s.session().Read(ctx, func(ix *index.Index) error {
+		m, err := ix.EntityPicture(a.Top, a.Entity)
+		if err != nil {
+			return err
+		}
+		m.Title = "Entities of " + filepath.Base(s.session().Root())
+		if a.Entity != "" {
+			m.Title += " around " + m.Focus
+		}
+		entities = len(m.Nodes)
+		if err := m.WriteHTML(&page); err != nil {
+			return err
+		}
+		return m.WriteSVG(&svg)
 	})
 	if errors.Is(err, index.ErrInvalid) {
 		return nil, invalidParams("%s: %v", cmdEntityMap, err)
@@ -37,16 +48,5 @@ func (s *Server) entityMapCommand(ctx context.Context, raw json.RawMessage) (any
 	if err != nil {
 		return nil, err
 	}
-	m.Title = "Entities of " + filepath.Base(s.session().Root())
-	if a.Entity != "" {
-		m.Title += " around " + m.Focus
-	}
-	var page, svg bytes.Buffer
-	if err := m.WriteHTML(&page); err != nil {
-		return nil, err
-	}
-	if err := m.WriteSVG(&svg); err != nil {
-		return nil, err
-	}
-	return map[string]any{"html": page.String(), "svg": svg.String(), "entities": len(m.Nodes)}, nil
+	return map[string]any{"html": page.String(), "svg": svg.String(), "entities": entities}, nil
 }

@@ -1,4 +1,4 @@
-package entitymap
+package picture
 
 import (
 	"math"
@@ -27,10 +27,10 @@ const (
 
 // place lays out the chosen entities with gonum's force-directed Eades layout, then pushes apart
 // circles and labels that still overlap and fits the result to the canvas.
-func place(chosen []*entity.Entity, focus *entity.Entity) *Map {
+func place(chosen []*entity.Entity, focus *entity.Entity) *Picture {
 	regs, regionOf := regions(chosen)
 	edges := relations(chosen)
-	m := &Map{Regions: regs, Edges: edges}
+	m := &Picture{Regions: regs, Edges: edges}
 	if focus != nil {
 		m.Focus = focus.Name
 	}
@@ -116,7 +116,7 @@ func extent(n Node) float64 { return math.Max(n.R, labelWidth(n.Name)/2) + 6 }
 
 // pullIn brings entities with no drawn relation, which the layout pushes far off, to the edge of the
 // others so that they do not shrink the picture.
-func pullIn(m *Map) {
+func pullIn(m *Picture) {
 	if len(m.Nodes) < 3 {
 		return
 	}
@@ -141,7 +141,7 @@ func pullIn(m *Map) {
 }
 
 // fit scales the layout to a spread that grows with the number of entities, keeping proportions.
-func fit(m *Map) {
+func fit(m *Picture) {
 	if len(m.Nodes) == 0 {
 		return
 	}
@@ -164,7 +164,7 @@ func fit(m *Map) {
 }
 
 // separate pushes overlapping nodes apart (circles and labels), a few pixels at a time.
-func separate(m *Map) {
+func separate(m *Picture) {
 	for round := 0; round < 200; round++ {
 		moved := false
 		for i := range m.Nodes {
@@ -194,7 +194,7 @@ func separate(m *Map) {
 
 // bound moves the layout into the page, sets the page's size and draws each region's box around its
 // nodes.
-func bound(m *Map) {
+func bound(m *Picture) {
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, n := range m.Nodes {
 		e := extent(n)
@@ -222,4 +222,4 @@ func bound(m *Map) {
 }
 
 // legendHeight is the room below the map for the folders' colours.
-func legendHeight(m *Map) float64 { return 22 * float64((len(m.Regions)+2)/3) }
+func legendHeight(m *Picture) float64 { return 22 * float64((len(m.Regions)+2)/3) }

@@ -1,4 +1,4 @@
-package entitymap
+package picture_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/internal/entity/picture"
 	"github.com/ctxmap/ctxmap/internal/shoptest"
 )
 
@@ -32,7 +33,7 @@ func shop(t *testing.T) *index.Index {
 	return ix
 }
 
-func names(m *Map) map[string]int {
+func names(m *picture.Picture) map[string]int {
 	out := map[string]int{}
 	for i, n := range m.Nodes {
 		out[n.Name] = i
@@ -42,7 +43,7 @@ func names(m *Map) map[string]int {
 
 func TestMapOfShop(t *testing.T) {
 	ix := shop(t)
-	m, err := Build(ix, Options{})
+	m, err := ix.EntityPicture(0, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestMapOfShop(t *testing.T) {
 		t.Errorf("CART's region is %q, want shop", m.Regions[cart.Region].Folder)
 	}
 
-	again, err := Build(ix, Options{})
+	again, err := ix.EntityPicture(0, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestMapOfShop(t *testing.T) {
 
 func TestMapAroundAnEntity(t *testing.T) {
 	ix := shop(t)
-	m, err := Build(ix, Options{Entity: "cart", Top: 5})
+	m, err := ix.EntityPicture(5, "cart")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestMapAroundAnEntity(t *testing.T) {
 	if _, ok := names(m)["DISCOUNT"]; !ok {
 		t.Errorf("CART's related DISCOUNT is not on its map: %v", names(m))
 	}
-	_, err = Build(ix, Options{Entity: "spaceship"})
+	_, err = ix.EntityPicture(0, "spaceship")
 	if !errors.Is(err, index.ErrUnknownEntity) {
 		t.Errorf("unknown entity: got %v", err)
 	}
@@ -128,7 +129,7 @@ func TestMapRendersInChromium(t *testing.T) {
 		t.Skip("chromium is not installed")
 	}
 	ix := shop(t)
-	m, err := Build(ix, Options{})
+	m, err := ix.EntityPicture(0, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,21 +1,21 @@
-// Package entitymap draws a workspace's entity map as a picture: the most important entities as circles
+// Package picture draws a workspace's entity map (the model of package entity) as a picture: the most important entities as circles
 // sized by importance, the relations between them as lines as thick as they are strong, and the folders
 // the entities live in as coloured regions. It writes SVG, and HTML where a click on an entity lists its
 // files with path:line links and its related entities.
-package entitymap
+package picture
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
 
-	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/internal/entity"
 )
 
-// Map is a laid-out entity map, ready to draw.
-type Map struct {
+// Picture is a laid-out entity map, ready to draw.
+type Picture struct {
 	Title   string   `json:"title"`
 	Root    string   `json:"root"` // absolute workspace root, to make file links
 	Focus   string   `json:"focus,omitempty"`
@@ -31,7 +31,7 @@ type Node struct {
 	Name       string     `json:"name"`
 	Importance float64    `json:"importance"`
 	Centrality string     `json:"centrality"`
-	Region     int        `json:"region"` // index in Map.Regions
+	Region     int        `json:"region"` // index in Picture.Regions
 	FileCount  int        `json:"fileCount"`
 	Files      []FileLink `json:"files"`
 	Related    []string   `json:"related"` // all its related entities, on the map or not
@@ -64,32 +64,32 @@ type Region struct {
 	H      float64 `json:"h"`
 }
 
-// Options choose what the map shows.
+// Options choose what the picture shows.
 type Options struct {
 	Top    int    // how many entities (default 40)
-	Entity string // centre the map on this entity and its neighbourhood
+	Entity string // centre the picture on this entity and its neighbourhood
 }
 
-// DefaultTop keeps a large project's map readable: more circles turn it into a hairball.
+// DefaultTop keeps a large project's picture readable: more circles turn it into a hairball.
 const DefaultTop = 40
 
-// filesPerNode bounds the links listed for an entity.
-const filesPerNode = 10
+// FilesPerNode bounds the links listed for an entity.
+const FilesPerNode = 10
 
-// Build lays out the entity map of the index's current snapshot.
-func Build(ix *index.Index, opts Options) (*Map, error) {
-	es := ix.Snapshot().Entities
-	if es == nil || len(es.Entities) == 0 {
-		return nil, fmt.Errorf("%s has no entities yet", ix.Root())
-	}
+// ErrNoFocus says the entity to centre the picture on is not in the map.
+var ErrNoFocus = errors.New("no such entity")
+
+// Draw lays out the entity map es for drawing, the workspace at root; links gives the places an
+// entity is about, at most FilesPerNode.
+func Draw(es *entity.Map, root string, opts Options, links func(*entity.Entity) []FileLink) (*Picture, error) {
 	chosen, focus, err := choose(es, opts)
 	if err != nil {
 		return nil, err
 	}
 	m := place(chosen, focus)
-	m.Root = ix.Root()
+	m.Root = root
 	for i := range m.Nodes {
-		m.Nodes[i].Files = fileLinks(ix, chosen[i])
+		m.Nodes[i].Files = links(chosen[i])
 	}
 	return m, nil
 }
@@ -107,7 +107,7 @@ func choose(es *entity.Map, opts Options) ([]*entity.Entity, *entity.Entity, err
 	}
 	focus := es.Get(strings.ReplaceAll(strings.TrimSpace(opts.Entity), " ", "_"))
 	if focus == nil {
-		return nil, nil, fmt.Errorf("%w %q", index.ErrUnknownEntity, opts.Entity)
+		return nil, nil, fmt.Errorf("%w: %q", ErrNoFocus, opts.Entity)
 	}
 	seen := map[string]bool{focus.Name: true}
 	out := []*entity.Entity{focus}
@@ -131,31 +131,6 @@ func choose(es *entity.Map, opts Options) ([]*entity.Entity, *entity.Entity, err
 		ring = next
 	}
 	return out, focus, nil
-}
-
-// fileLinks lists an entity's files, most relevant first, each at the definition in it that mentions
-// the entity most (its first line when none does).
-func fileLinks(ix *index.Index, e *entity.Entity) []FileLink {
-	best := map[string]FileLink{}
-	if ex, err := ix.Explore(e.Name, 5*filesPerNode); err == nil {
-		for _, c := range ex.Chunks {
-			if _, ok := best[c.Path]; !ok && c.Symbol != "" {
-				best[c.Path] = FileLink{Path: c.Path, Line: max(c.StartLine, 1), Symbol: c.Symbol}
-			}
-		}
-	}
-	var out []FileLink
-	for _, p := range e.Files {
-		if len(out) == filesPerNode {
-			break
-		}
-		link, ok := best[p]
-		if !ok {
-			link = FileLink{Path: p, Line: 1}
-		}
-		out = append(out, link)
-	}
-	return out
 }
 
 // edgesPerNode keeps each entity's strongest relations only, so the picture stays readable.

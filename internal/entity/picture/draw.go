@@ -1,4 +1,4 @@
-package entitymap
+package picture
 
 import (
 	"bytes"
@@ -10,14 +10,14 @@ import (
 )
 
 // WriteSVG draws the map as a standalone SVG picture.
-func (m *Map) WriteSVG(w io.Writer) error {
+func (m *Picture) WriteSVG(w io.Writer) error {
 	var b bytes.Buffer
 	m.svg(&b)
 	_, err := w.Write(b.Bytes())
 	return err
 }
 
-func (m *Map) svg(b *bytes.Buffer) {
+func (m *Picture) svg(b *bytes.Buffer) {
 	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %.0f %.0f" width="%.0f" height="%.0f" font-family="Helvetica, Arial, sans-serif">`+"\n",
 		m.Width, m.Height, m.Width, m.Height)
 	fmt.Fprintf(b, `<rect width="100%%" height="100%%" fill="#ffffff"/>`+"\n")
@@ -63,7 +63,7 @@ var page = template.Must(template.New("page").Parse(pageHTML))
 
 // WriteHTML writes a page with the map and, on a click on an entity, its files as path:line links and
 // its related entities. The page needs no network.
-func (m *Map) WriteHTML(w io.Writer) error {
+func (m *Picture) WriteHTML(w io.Writer) error {
 	var svg bytes.Buffer
 	m.svg(&svg)
 	data, err := json.Marshal(m) // escapes <, > and &: safe inside <script>
