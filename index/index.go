@@ -159,6 +159,7 @@ func (ix *Index) openStores(ctx context.Context) *store.State {
 		return ix.openStores(ctx)
 	}
 	ix.lock = lock
+	store.RemoveLeftovers(ix.cache, ix.logf)
 	lexDir := filepath.Join(ix.cache, "lexical.bleve")
 	lex, err := lexical.Open(lexDir)
 	if lexical.IsBusy(err) {

@@ -15,6 +15,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"os/exec"
 	"path"
@@ -23,8 +24,10 @@ import (
 	"strings"
 )
 
-// An export is a tar file: exportHeader as its first entry, the cache's files, then exportSums, the
-// SHA-256 of every entry before it. The export's ID is the SHA-256 of exportSums: the same index of
+// An export is a tar file: exportHeader as its first entry (naming every file that follows with its
+// size), exportSums (the SHA-256 of the header and of every file), then the cache's files. The sums and
+// sizes come first so that an import checks what it is asked to write before writing it, and stops at
+// the first file that does not match. The export's ID is the SHA-256 of exportSums: the same index of
 // the same commit has the same ID.
 const (
 	exportHeader = "ctxmap.json"
@@ -34,10 +37,17 @@ const (
 
 // exportMeta says what an export holds: an index of which commit, by which version of the state.
 type exportMeta struct {
-	Format  string `json:"format"`
-	Version int    `json:"version"`
-	Commit  string `json:"commit"`
+	Format  string           `json:"format"`
+	Version int              `json:"version"`
+	Commit  string           `json:"commit"`
+	Sizes   map[string]int64 `json:"sizes"` // every file that follows the sums, by name
 }
+
+// maxSmallEntry bounds the header and the sums, which are read into memory.
+const maxSmallEntry = 1 << 20
+
+// diskMargin is left free on the cache's disk by an import.
+const diskMargin = 64 << 20
 
 // shared are the cache's files that make an index: the state, the lexical index and the vectors.
 // The owner lock and anything moved aside stay behind.
@@ -73,10 +83,6 @@ func WriteExport(cache, dst, commit string) (id string, err error) {
 		fmt.Fprintf(&sums, "%x  %s\n", h.Sum(nil), name)
 		return nil
 	}
-	meta, _ := json.Marshal(exportMeta{Format: exportFormat, Version: version, Commit: commit})
-	if err := add(exportHeader, int64(len(meta)), bytes.NewReader(meta)); err != nil {
-		return "", fmt.Errorf("export: %w", err)
-	}
 	var names []string
 	for _, top := range shared {
 		filepath.WalkDir(filepath.Join(cache, top), func(p string, d fs.DirEntry, err error) error {
@@ -91,19 +97,23 @@ func WriteExport(cache, dst, commit string) (id string, err error) {
 	if !slices.Contains(names, stateName) {
 		return "", errors.New("export: the cache holds no index")
 	}
+	// the files are hashed before they are written, and again as they are: the caller holds the lock,
+	// so they do not change in between, and if they did the export would say so
+	meta := exportMeta{Format: exportFormat, Version: version, Commit: commit, Sizes: map[string]int64{}}
+	fileSums := map[string]string{}
 	for _, name := range names {
-		f, err := os.Open(filepath.Join(cache, filepath.FromSlash(name)))
-		if err != nil {
-			return "", fmt.Errorf("export: %w", err)
-		}
-		fi, err := f.Stat()
-		if err == nil {
-			err = add(name, fi.Size(), f)
-		}
-		f.Close()
+		size, sum, err := hashFile(filepath.Join(cache, filepath.FromSlash(name)))
 		if err != nil {
 			return "", fmt.Errorf("export %s: %w", name, err)
 		}
+		meta.Sizes[name], fileSums[name] = size, sum
+	}
+	metaJSON, _ := json.Marshal(meta)
+	if err := add(exportHeader, int64(len(metaJSON)), bytes.NewReader(metaJSON)); err != nil {
+		return "", fmt.Errorf("export: %w", err)
+	}
+	for _, name := range names {
+		fmt.Fprintf(&sums, "%s  %s\n", fileSums[name], name)
 	}
 	id = fmt.Sprintf("%x", sha256.Sum256(sums.Bytes()))
 	sumText := sums.Bytes()
@@ -112,6 +122,24 @@ func WriteExport(cache, dst, commit string) (id string, err error) {
 	}
 	if _, err := tw.Write(sumText); err != nil {
 		return "", fmt.Errorf("export: %w", err)
+	}
+	for _, name := range names {
+		f, err := os.Open(filepath.Join(cache, filepath.FromSlash(name)))
+		if err != nil {
+			return "", fmt.Errorf("export: %w", err)
+		}
+		h := sha256.New()
+		err = tw.WriteHeader(&tar.Header{Name: name, Mode: 0o600, Size: meta.Sizes[name], Typeflag: tar.TypeReg, Format: tar.FormatPAX})
+		if err == nil {
+			_, err = io.Copy(tw, io.TeeReader(f, h))
+		}
+		f.Close()
+		if err == nil && hex.EncodeToString(h.Sum(nil)) != fileSums[name] {
+			err = errors.New("changed while it was exported")
+		}
+		if err != nil {
+			return "", fmt.Errorf("export %s: %w", name, err)
+		}
 	}
 	if err := tw.Close(); err != nil {
 		return "", fmt.Errorf("export: %w", err)
@@ -126,6 +154,18 @@ func WriteExport(cache, dst, commit string) (id string, err error) {
 		return "", fmt.Errorf("export: %w", err)
 	}
 	return id, nil
+}
+
+// hashFile is a file's size and SHA-256.
+func hashFile(path string) (int64, string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	return n, hex.EncodeToString(h.Sum(nil)), err
 }
 
 // Import replaces the index in the cache folder of the workspace root, at commit, by the export in
@@ -144,12 +184,13 @@ func Import(ctx context.Context, cache, root, src, commit string, logf func(stri
 		return "", fmt.Errorf("import: %w", err)
 	}
 	defer lock.Release()
-	tmp, err := os.MkdirTemp(cache, "import-*")
+	RemoveLeftovers(cache, logf)
+	tmp, err := os.MkdirTemp(cache, importPrefix+"*")
 	if err != nil {
 		return "", fmt.Errorf("import: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	id, err := readExport(src, tmp, commit)
+	id, err := readExport(ctx, src, tmp, commit)
 	if err != nil {
 		return "", err
 	}
@@ -271,8 +312,10 @@ func applyFresh(dir string, f *os.File, st *State) {
 	}
 }
 
-// readExport unpacks src into dir, checking its header against commit and every entry against its sum.
-func readExport(src, dir, commit string) (string, error) {
+// readExport unpacks src into dir, checking its header against commit, every size it declares against
+// what the archive holds and the disk has free before anything is written, and every file against its
+// sum as it is written: it stops at the first that does not match, and when ctx ends.
+func readExport(ctx context.Context, src, dir, commit string) (string, error) {
 	f, err := os.Open(src)
 	if err != nil {
 		return "", fmt.Errorf("import: %w", err)
@@ -282,9 +325,83 @@ func readExport(src, dir, commit string) (string, error) {
 		return fmt.Errorf("%w %s: %s", ErrExport, src, fmt.Sprintf(format, args...))
 	}
 	tr := tar.NewReader(bufio.NewReaderSize(f, 1<<20))
-	got := map[string]string{} // entry -> its SHA-256
-	var order []string
-	var sums []byte
+	// the header and the sums, read whole
+	small := func(want string) ([]byte, error) {
+		h, err := tr.Next()
+		switch {
+		case err == io.EOF:
+			return nil, bad("damaged: it ends before its %s", want)
+		case err != nil:
+			return nil, bad("damaged: %v", err)
+		case h.Name != want:
+			if want == exportHeader {
+				return nil, bad("not a ctxmap index export")
+			}
+			return nil, bad("made by an older ctxmap, whose checksums come last: export it again")
+		case h.Typeflag != tar.TypeReg || h.Size < 0 || h.Size > maxSmallEntry:
+			return nil, bad("damaged: %s is not a file of at most %d bytes", want, maxSmallEntry)
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			return nil, bad("damaged: %v", err)
+		}
+		return b, nil
+	}
+	header, err := small(exportHeader)
+	if err != nil {
+		return "", err
+	}
+	var m exportMeta
+	if err := json.Unmarshal(header, &m); err != nil || m.Format != exportFormat {
+		return "", bad("not a ctxmap index export")
+	}
+	if m.Version != version {
+		return "", bad("made by a ctxmap whose index has version %d, this one reads %d", m.Version, version)
+	}
+	if m.Commit != commit {
+		return "", bad("it is the index of commit %s, the work tree is at %s", m.Commit, commit)
+	}
+	sums, err := small(exportSums)
+	if err != nil {
+		return "", err
+	}
+	want := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(sums)), "\n") {
+		hash, name, ok := strings.Cut(line, "  ")
+		if _, dup := want[name]; !ok || dup {
+			return "", bad("damaged: bad checksum line %q", line)
+		}
+		want[name] = hash
+	}
+	if h := sha256.Sum256(header); want[exportHeader] != hex.EncodeToString(h[:]) {
+		return "", bad("damaged: %s does not match its checksum", exportHeader)
+	}
+	if len(want) != len(m.Sizes)+1 {
+		return "", bad("damaged: the checksums list %d files, the header %d", len(want)-1, len(m.Sizes))
+	}
+	if _, ok := m.Sizes[stateName]; !ok {
+		return "", bad("damaged: it holds no index state")
+	}
+	// what it declares, against what the archive holds (a tar stores files as they are: a sparse or
+	// lying entry declares more) and the disk has free, before a byte is written
+	var total int64
+	for name, size := range m.Sizes {
+		if _, ok := want[name]; !ok || !sharedName(name) {
+			return "", bad("damaged: unexpected entry %s", name)
+		}
+		if size < 0 || size > math.MaxInt64-total {
+			return "", bad("damaged: %s declares %d bytes", name, size)
+		}
+		total += size
+	}
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && total > fi.Size() {
+		return "", bad("damaged: its files declare %d bytes, more than the %d it holds", total, fi.Size())
+	}
+	if free, err := freeSpace(dir); err == nil && total > free-diskMargin {
+		return "", fmt.Errorf("import: the index takes %s and %s is free on the cache's disk (%s kept free): free some space and import again",
+			mib(total), mib(free), mib(diskMargin))
+	}
+	seen := map[string]bool{}
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
@@ -294,82 +411,108 @@ func readExport(src, dir, commit string) (string, error) {
 			return "", bad("damaged: %v", err)
 		}
 		name := h.Name
-		if sums != nil {
-			return "", bad("damaged: %s after the checksums", name)
-		}
-		if len(order) == 0 && name != exportHeader {
-			return "", bad("not a ctxmap index export")
-		}
-		if _, dup := got[name]; dup || h.Typeflag != tar.TypeReg || h.Size < 0 {
-			return "", bad("damaged: unexpected entry %s", name)
-		}
-		sum := sha256.New()
+		size, listed := m.Sizes[name]
 		switch {
-		case name == exportHeader || name == exportSums:
-			b, err := io.ReadAll(io.LimitReader(tr, 1<<20))
-			if err != nil {
-				return "", bad("damaged: %v", err)
-			}
-			if name == exportSums {
-				sums = b
-				continue
-			}
-			sum.Write(b)
-			var m exportMeta
-			if err := json.Unmarshal(b, &m); err != nil || m.Format != exportFormat {
-				return "", bad("not a ctxmap index export")
-			}
-			if m.Version != version {
-				return "", bad("made by a ctxmap whose index has version %d, this one reads %d", m.Version, version)
-			}
-			if m.Commit != commit {
-				return "", bad("it is the index of commit %s, the work tree is at %s", m.Commit, commit)
-			}
-		case !sharedName(name):
+		case !listed || seen[name] || h.Typeflag != tar.TypeReg:
 			return "", bad("damaged: unexpected entry %s", name)
-		default:
-			dst := filepath.Join(dir, filepath.FromSlash(name))
-			if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
-				return "", fmt.Errorf("import: %w", err)
-			}
-			out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-			if err != nil {
-				return "", fmt.Errorf("import: %w", err)
-			}
-			_, err = io.Copy(out, io.TeeReader(tr, sum))
-			if cerr := out.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return "", bad("damaged: %s: %v", name, err)
-			}
+		case h.Size != size:
+			return "", bad("damaged: %s holds %d bytes, the header says %d", name, h.Size, size)
+		case sparse(h):
+			return "", bad("damaged: %s is a sparse entry", name)
 		}
-		got[name] = hex.EncodeToString(sum.Sum(nil))
-		order = append(order, name)
-	}
-	if sums == nil {
-		return "", bad("damaged: the checksums are missing (a file cut short?)")
-	}
-	want := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(sums)), "\n") {
-		hash, name, ok := strings.Cut(line, "  ")
-		if !ok {
-			return "", bad("damaged: bad checksum line %q", line)
-		}
-		want[name] = hash
-	}
-	if len(want) != len(got) {
-		return "", bad("damaged: %d entries, the checksums list %d", len(got), len(want))
-	}
-	for _, name := range order {
-		if want[name] != got[name] {
-			return "", bad("damaged: %s does not match its checksum", name)
+		seen[name] = true
+		if err := unpack(ctx, tr, filepath.Join(dir, filepath.FromSlash(name)), size, want[name]); err != nil {
+			if ctx.Err() != nil {
+				return "", fmt.Errorf("import: %w", ctx.Err())
+			}
+			var damaged damagedEntry
+			if errors.As(err, &damaged) {
+				return "", bad("damaged: %s %v", name, err)
+			}
+			return "", fmt.Errorf("import %s: %w", name, err)
 		}
 	}
-	if _, ok := got[stateName]; !ok {
-		return "", bad("damaged: it holds no index state")
+	if len(seen) != len(m.Sizes) {
+		return "", bad("damaged: %d of its %d files are missing (cut short?)", len(m.Sizes)-len(seen), len(m.Sizes))
 	}
 	return fmt.Sprintf("%x", sha256.Sum256(sums)), nil
+}
+
+// damagedEntry is an entry whose content is not what its header and checksum say.
+type damagedEntry struct{ error }
+
+// unpack writes size bytes of r to a new file dst through their SHA-256, checking ctx between
+// buffers, and compares the sum with want once they are written.
+func unpack(ctx context.Context, r io.Reader, dst string, size int64, want string) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		return err
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	sum := sha256.New()
+	buf := make([]byte, 1<<20)
+	var n int64
+	for n < size {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k, err := io.ReadFull(r, buf[:min(int64(len(buf)), size-n)])
+		sum.Write(buf[:k])
+		if _, werr := out.Write(buf[:k]); werr != nil {
+			return werr
+		}
+		n += int64(k)
+		if err != nil {
+			return damagedEntry{fmt.Errorf("is cut short: %v", err)}
+		}
+	}
+	if hex.EncodeToString(sum.Sum(nil)) != want {
+		return damagedEntry{errors.New("does not match its checksum")}
+	}
+	return out.Close()
+}
+
+// sparse tells whether a tar entry is stored sparse: its holes would be written out as zeros.
+func sparse(h *tar.Header) bool {
+	for k := range h.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			return true
+		}
+	}
+	return false
+}
+
+func mib(n int64) string {
+	if n >= 1<<30 {
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
+// importPrefix starts the name of the folder an import unpacks into, inside the cache folder.
+const importPrefix = "import-"
+
+// RemoveLeftovers removes what a process killed while it wrote left in the cache folder: an import's
+// folder, a state file never renamed into place. The caller holds the cache's lock, so no live
+// process is writing them.
+func RemoveLeftovers(cache string, logf func(string, ...any)) {
+	entries, err := os.ReadDir(cache)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() && strings.HasPrefix(name, importPrefix) || !e.IsDir() && strings.HasPrefix(name, "state-") && strings.HasSuffix(name, ".tmp") {
+			if err := os.RemoveAll(filepath.Join(cache, name)); err != nil {
+				logf("remove %s, left by a process that was stopped: %v", filepath.Join(cache, name), err)
+			} else {
+				logf("removed %s, left by a process that was stopped", filepath.Join(cache, name))
+			}
+		}
+	}
 }
 
 // sharedName tells whether an entry's name is one of the cache files an export carries, and safe to

@@ -1,0 +1,74 @@
+package index
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// An import killed half-way leaves its folder in the cache; the next start removes it, under the
+// cache's lock, and builds as usual.
+func TestKilledImportIsRemovedAtTheNextStart(t *testing.T) {
+	if env := os.Getenv("CTXMAP_IMPORT_CHILD"); env != "" {
+		// the process to kill: it imports from the pipe its parent feeds and stops feeding
+		f := strings.Split(env, "\n")
+		_, err := Import(context.Background(), Options{Root: f[0], CacheDir: f[1], Config: &withoutVectors}, f[2])
+		t.Fatalf("the import ended: %v", err)
+	}
+	cache := t.TempDir()
+	root, exported := committed(t, t.TempDir())
+	archive, err := os.ReadFile(exported)
+	if err != nil {
+		t.Fatal(err)
+	}
+	openBuilt(t, root, cache).Close()
+	fifo := filepath.Join(t.TempDir(), "index.tar")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledImportIsRemovedAtTheNextStart$")
+	cmd.Env = append(os.Environ(), "CTXMAP_IMPORT_CHILD="+root+"\n"+cache+"\n"+fifo)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	// all but the end of the archive, and then nothing: the child waits in the middle of its last file
+	pipe, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pipe.Close()
+	if _, err := pipe.Write(archive[:len(archive)-2048]); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		left, _ = filepath.Glob(filepath.Join(cache, "import-*", "*"))
+		if len(left) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the import wrote nothing in a minute")
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if dirs, _ := filepath.Glob(filepath.Join(cache, "import-*")); len(dirs) == 0 {
+		t.Fatalf("the killed import left nothing (it had written %v): the test proves nothing", left)
+	}
+	ix := openBuilt(t, root, cache)
+	defer ix.Close()
+	if dirs, _ := filepath.Glob(filepath.Join(cache, "import-*")); len(dirs) > 0 {
+		t.Errorf("after the next start, %v is still there", dirs)
+	}
+	if st := ix.Snapshot().Stats(); st.Files != len(sample) {
+		t.Errorf("after the next start: %d files, want %d", st.Files, len(sample))
+	}
+}
