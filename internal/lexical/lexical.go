@@ -86,7 +86,9 @@ var boosts = [4]float64{3, 2, 1, 1}
 
 // Store wraps one bleve index.
 type Store struct {
-	idx bleve.Index
+	idx     bleve.Index
+	dir     string   // "" in memory
+	checked manifest // what open checked the files against (see check.go)
 }
 
 const analyzerName = "terms"
@@ -131,7 +133,7 @@ func Open(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create lexical index %s: %w", dir, err)
 	}
-	return &Store{idx: idx}, nil
+	return &Store{idx: idx, dir: dir}, nil
 }
 
 // Normalize turns text into the space-separated terms the store indexes and queries.
@@ -235,10 +237,19 @@ func (s *Store) SetMeta(key string, val []byte) error { return s.idx.SetInternal
 
 func (s *Store) Meta(key string) ([]byte, error) { return s.idx.GetInternal([]byte(key)) }
 
-// Close releases the index (and its file lock).
+// Close releases the index (and its file lock), then writes the manifest of its files.
 func (s *Store) Close() error {
 	if s == nil || s.idx == nil {
 		return nil
 	}
-	return s.idx.Close()
+	if err := s.idx.Close(); err != nil {
+		return err
+	}
+	if s.dir == "" {
+		return nil
+	}
+	if err := writeManifest(s.dir, s.checked); err != nil {
+		return fmt.Errorf("close lexical index: %w", err)
+	}
+	return nil
 }

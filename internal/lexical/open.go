@@ -49,16 +49,18 @@ func guarded(f func() error) (err error) {
 // openExisting opens the index at dir, and reads what every later use needs (the document count, the
 // generation), so that a damaged index fails here, where it can be rebuilt, and not in a query.
 func openExisting(dir string) (*Store, error) {
-	// bleve reads only the pages of its bolt file it needs at first: a file cut short shows later,
-	// in a write, unless every page is checked now (a few milliseconds: the file is small)
-	root := filepath.Join(dir, "store", "root.bolt")
-	if err := checkBolt(root); IsBusy(err) {
+	// bleve reads only the pages of its bolt file it needs at first, and never a segment's checksum:
+	// damage would show later, in a query or a write, unless the files are checked now (see check.go)
+	checked, err := checkFiles(dir, false)
+	if err != nil {
+		return nil, err
+	}
+	// rewritten by Close: a process that dies leaves none, and the next open checks everything
+	if err := os.Remove(filepath.Join(dir, manifestName)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("open lexical index %s: %w", dir, err)
-	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, &DamagedError{File: root, Err: err}
 	}
 	var idx bleve.Index
-	err := guarded(func() error {
+	err = guarded(func() error {
 		var err error
 		if idx, err = bleve.OpenUsing(dir, map[string]interface{}{"bolt_timeout": "1s"}); err != nil {
 			return err
@@ -70,7 +72,7 @@ func openExisting(dir string) (*Store, error) {
 		return err
 	})
 	if err == nil {
-		return &Store{idx: idx}, nil
+		return &Store{idx: idx, dir: dir, checked: checked}, nil
 	}
 	if idx != nil {
 		guarded(idx.Close)
@@ -113,12 +115,20 @@ func damagedFile(dir string) string {
 // (bolt's own Check panics on a goroutine of its own, where no recover reaches).
 func checkBolt(path string) error {
 	return guarded(func() error {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
 		db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
 		if err != nil {
 			return err
 		}
 		defer db.Close()
 		return db.View(func(tx *bolt.Tx) error {
+			// a file cut short loses pages bolt may hand out later, even when no page in use is gone
+			if fi.Size() < tx.Size() {
+				return fmt.Errorf("cut short: %d bytes, its pages reach %d", fi.Size(), tx.Size())
+			}
 			return tx.ForEach(func(_ []byte, b *bolt.Bucket) error { return walkBucket(b) })
 		})
 	})

@@ -1,0 +1,160 @@
+package lexical
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// damage flips 16 bytes of path at frac of its size, or cuts it there.
+func damage(t *testing.T, path, how string, frac float64) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := int(float64(len(b)) * frac)
+	if how == "cut" {
+		b = b[:at]
+	} else {
+		for i := at; i < min(at+16, len(b)); i++ {
+			b[i] ^= 0xff
+		}
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// built is an index of 600 chunks in three batches, closed.
+func built(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "lex")
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for b := range 3 {
+		var docs []Doc
+		for i := range 200 {
+			n := b*200 + i
+			docs = append(docs, doc(fmt.Sprintf("pkg%d/f%d.go#0", n%7, n), fmt.Sprintf("rule profile word%d word%d order%d invoice", n, n%13, n%31)))
+		}
+		if err := s.Replace(nil, docs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.SetMeta("generation", []byte("12345678")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// answers are what an open index says: its count and a search's scores.
+func answers(t *testing.T, s *Store) string {
+	t.Helper()
+	n, err := s.Count()
+	if err != nil {
+		return "count: " + err.Error()
+	}
+	hits, err := s.Search(context.Background(), []Term{{Word: "rule", Weight: 1}, {Word: "word7", Weight: 2}, {Word: "order3", Weight: 1}}, 50, nil)
+	if err != nil {
+		return "search: " + err.Error()
+	}
+	return fmt.Sprint(n, hits)
+}
+
+// Every file of a closed index, flipped or cut at a quarter, half and 97% of it: the next open names
+// the file, or the index answers as before; Verify names it every time.
+func TestDamageFoundOnOpen(t *testing.T) {
+	clean := built(t)
+	s, err := Open(clean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := answers(t, s)
+	s.Close()
+	var files []string
+	filepath.WalkDir(clean, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(clean, p)
+			files = append(files, rel)
+		}
+		return nil
+	})
+	sort.Strings(files)
+	if !strings.Contains(strings.Join(files, " "), ".zap") || !slices.Contains(files, manifestName) {
+		t.Fatalf("the index holds %v: no segment or no manifest", files)
+	}
+	for _, rel := range files {
+		for _, how := range []string{"flip", "cut"} {
+			for _, frac := range []float64{0.25, 0.5, 0.97} {
+				name := fmt.Sprintf("%s %s %.0f%%", rel, how, 100*frac)
+				dir := filepath.Join(t.TempDir(), "lex")
+				if err := os.CopyFS(dir, os.DirFS(clean)); err != nil {
+					t.Fatal(err)
+				}
+				damage(t, filepath.Join(dir, rel), how, frac)
+				if err := Verify(dir); !namesFile(err, rel) {
+					t.Errorf("%s: Verify = %v, want it to name the file", name, err)
+				}
+				s, err := Open(dir)
+				if err != nil {
+					if !namesFile(err, rel) {
+						t.Errorf("%s: open says %v, naming another file", name, err)
+					} else {
+						t.Logf("%s: %v", name, err)
+					}
+					continue
+				}
+				if got := answers(t, s); got != want {
+					t.Errorf("%s: open said nothing, and the index answers otherwise:\n%s\n---\n%s", name, got, want)
+				} else if rel != manifestName {
+					t.Logf("%s: harmless", name)
+				}
+				s.Close()
+			}
+		}
+	}
+}
+
+func namesFile(err error, rel string) bool {
+	var d *DamagedError
+	return errors.As(err, &d) && strings.HasSuffix(d.File, rel)
+}
+
+// A segment is read again only when it changed since the last close: an unchanged one is trusted to
+// the manifest, one written since (same name, other time) is checked.
+func TestUnchangedSegmentsAreNotReadAgain(t *testing.T) {
+	dir := built(t)
+	m, ok, err := readManifest(dir)
+	if !ok || err != nil {
+		t.Fatalf("no manifest after Close: %v", err)
+	}
+	var seg string
+	for rel := range m {
+		if isSegment(rel) {
+			seg = filepath.Join(dir, rel)
+		}
+	}
+	// damaged without its size or time changing, as a disk's bit rot would: open trusts the
+	// manifest, Verify does not
+	fi, _ := os.Stat(seg)
+	damage(t, seg, "flip", 0.5)
+	os.Chtimes(seg, fi.ModTime(), fi.ModTime())
+	if err := Verify(dir); !namesFile(err, filepath.Base(seg)) {
+		t.Errorf("Verify = %v, want it to name %s", err, seg)
+	}
+	if _, err := checkFiles(dir, false); err != nil {
+		t.Errorf("open read an unchanged segment: %v", err)
+	}
+}
