@@ -12,6 +12,8 @@ type Reliability struct {
 	Bins []Bin `json:"bins"`
 }
 
+// Bin is one range of predicted probabilities: how many files fell in it, their mean prediction and
+// how often they were in the fix.
 type Bin struct {
 	Lo       float64 `json:"lo"`
 	Hi       float64 `json:"hi"`

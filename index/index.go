@@ -397,9 +397,65 @@ type fileStat struct {
 
 // apply reads and parses the given files, updates the stores and publishes the next snapshot. With
 // full set, files not in the list are removed (a full build); otherwise the list is a set of changes.
-// gitLog gives the history the snapshot derives from, once the files are read.
+// gitLog gives the history the snapshot derives from, once the files are read. It goes as a build
+// does: decide what to read, read and store it a batch at a time, drop what left, derive and publish.
 func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped map[string]string, gitLog func() *history.Log, progress Progress) (Stats, error) {
 	old := ix.Snapshot()
+	files, work := ix.plan(old, list, full, skipped)
+	if len(work) >= bigBuild && os.Getenv("GOGC") == "" {
+		// a large build keeps every record it makes while parse trees come and go: collecting twice
+		// as often keeps its peak a third lower (1.6 GB -> 1.1 GB on a 23,000-file tree) for a
+		// tenth more time
+		defer debug.SetGCPercent(debug.SetGCPercent(50))
+	}
+	b := &batchWriter{ix: ix, old: old, files: files, skipped: skipped, read: map[string]*Record{}}
+	stopped, err := b.load(ctx, work, progress)
+	if err != nil {
+		return Stats{}, err
+	}
+	if stopped {
+		if b.wrote {
+			ix.keepPartial(old, b.read, skipped, gitLog())
+		}
+		return Stats{}, fmt.Errorf("index %s: %w", ix.root, ctx.Err())
+	}
+	removedIDs := ix.removed(old, files, b.read)
+	next := store.NewFiles(files)
+	hist := gitLog()
+	// new or removed chunks always derive anew; otherwise every record is compared
+	same := ix.lastParsed == 0 && !b.wrote && len(removedIDs) == 0 && old.derivesFrom(next, hist)
+	if !same {
+		if len(removedIDs) > 0 {
+			if err := b.write(removedIDs, nil); err != nil {
+				return Stats{}, err
+			}
+		}
+		ix.gen++
+		if err := ix.markGeneration(); err != nil {
+			return Stats{}, err
+		}
+		ix.dirty = true
+	}
+	if full {
+		forgetSkips(skipped, files)
+	}
+	var snap *Snapshot
+	if same {
+		// nothing to derive again (a warm start, a save without changes): only read times or skips moved
+		snap = old.withRecords(next, skipped)
+		ix.dirty = ix.dirty || !maps.Equal(old.files.Entries(), files) || !maps.Equal(old.Skipped, skipped)
+	} else {
+		snap = newSnapshot(ix.root, ix.gen, next, skipped, hist)
+	}
+	ix.snap.Store(snap)
+	ix.vectors.kick(ix.gen)
+	return snap.Stats(), nil
+}
+
+// plan decides what apply reads: the entries that stay as they are, and the files to read, in path
+// order (the stores' insertion order, which breaks ties, is then the same whatever order the changes
+// came in). Files gone, secret or of no language leave the entries; the last two are skipped.
+func (ix *Index) plan(old *Snapshot, list []fileStat, full bool, skipped map[string]string) (map[string]*store.Entry, []fileStat) {
 	files := make(map[string]*store.Entry, old.files.Len()+len(list))
 	if !full {
 		maps.Copy(files, old.files.Entries())
@@ -426,103 +482,119 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 		}
 		work = append(work, f)
 	}
-	// Files are read and parsed a batch at a time and their chunks go to the stores at once, so a cold
-	// build holds one batch's chunks, not the whole workspace's. In path order: the stores' insertion
-	// order, which breaks ties, is the same whatever order the changes came in.
 	slices.SortFunc(work, func(a, b fileStat) int { return strings.Compare(a.path, b.path) })
+	return files, work
+}
+
+// batchWriter reads and parses the files of a build a batch at a time and sends each batch's chunks
+// to the stores at once, so that a cold build holds one batch's chunks, not the whole workspace's.
+type batchWriter struct {
+	ix       *Index
+	old      *Snapshot
+	files    map[string]*store.Entry // the next snapshot's entries, updated as files are read
+	skipped  map[string]string
+	read     map[string]*Record // the files the batches wrote, nil for those gone
+	wrote    bool               // the lexical index was written to
+	lexBatch int
+}
+
+// load reads work and stores what it reads; stopped when ctx ended first.
+func (b *batchWriter) load(ctx context.Context, work []fileStat, progress Progress) (stopped bool, err error) {
+	ix := b.ix
 	// A lexical batch is a segment that bleve merges later: a small build's load batch goes in one
 	// (cli/cli indexes a few percent faster than in batches of 500), a large build's in batches of 500,
 	// which keep its peak 90 MB lower on a 30,000-file tree.
-	lexBatch := 4096
+	b.lexBatch = 4096
 	if len(work) >= bigBuild {
-		lexBatch = 500
-	}
-	if len(work) >= bigBuild && os.Getenv("GOGC") == "" {
-		// a large build keeps every record it makes while parse trees come and go: collecting twice
-		// as often keeps its peak a third lower (1.6 GB -> 1.1 GB on a 23,000-file tree) for a
-		// tenth more time
-		defer debug.SetGCPercent(debug.SetGCPercent(50))
+		b.lexBatch = 500
 	}
 	ix.lastParsed = 0
-	read := map[string]*Record{} // the files the batches wrote, nil for those gone
-	wrote := false
-	write := func(del []string, docs []lexical.Doc) error {
-		if !wrote {
-			// until the generation is written again, the next start sees that the lexical index does not
-			// match the saved state and rebuilds it: a crash midway leaves no half-written index in use
-			if err := ix.lex.SetMeta("generation", nil); err != nil {
-				return fmt.Errorf("write lexical generation: %w", err)
-			}
-			wrote = true
-		}
-		for i := 0; i < len(docs) || i == 0; i += lexBatch {
-			if i > 0 {
-				del = nil
-			}
-			if err := ix.lex.Replace(del, docs[i:min(i+lexBatch, len(docs))]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	batches, stop := ix.loadAhead(ctx, work, old, progress)
+	batches, stop := ix.loadAhead(ctx, work, b.old, progress)
 	defer stop()
 	from := 0
 	for results := range batches {
 		batch := work[from : from+len(results)]
 		from += len(results)
 		ix.readAgain(batch)
-		var del []string
-		var docs []lexical.Doc
-		for _, res := range results {
-			switch {
-			case res.reused:
-				files[res.path] = store.EntryOf(res.rec)
-				continue
-			case res.err != nil:
-				// deleted mid-index, unreadable: it is simply not there
-				if !errors.Is(res.err, fs.ErrNotExist) {
-					skipped[res.path] = "unreadable"
-					ix.warn("%v", res.err)
-				}
-				delete(files, res.path)
-			default:
-				ix.lastParsed++
-				files[res.path] = store.EntryOf(res.rec)
-				delete(skipped, res.path)
-				if res.rec.Skip != "" {
-					skipped[res.path] = res.rec.Skip
-				}
-				for i := range res.chunks {
-					docs = append(docs, lexical.Doc{ID: res.chunks[i].ID, Fields: res.chunks[i].Terms})
-					res.chunks[i].Terms = lexical.Fields{} // the embedder, which keeps the chunks a while, reads only their text
-				}
-				ix.vectors.put(res.path, res.chunks)
-			}
-			// new content or none: the old chunks go
-			read[res.path] = res.rec
-			if r := old.Record(res.path); r != nil {
-				del = append(del, chunkIDs(r)...)
-				if files[res.path] == nil {
-					ix.vectors.remove(res.path)
-				}
-			}
-		}
-		if len(del) > 0 || len(docs) > 0 {
-			if err := write(del, docs); err != nil {
-				return Stats{}, err
-			}
+		if err := b.store(results); err != nil {
+			return false, err
 		}
 		ix.vectors.nudge()
 	}
-	if from < len(work) { // stopped
-		if wrote {
-			ix.keepPartial(old, read, skipped, gitLog())
+	return from < len(work), nil
+}
+
+// store takes one batch's results into the entries and their chunks into the stores, in place of the
+// chunks of the files' old records.
+func (b *batchWriter) store(results []loaded) error {
+	ix := b.ix
+	var del []string
+	var docs []lexical.Doc
+	for _, res := range results {
+		switch {
+		case res.reused:
+			b.files[res.path] = store.EntryOf(res.rec)
+			continue
+		case res.err != nil:
+			// deleted mid-index, unreadable: it is simply not there
+			if !errors.Is(res.err, fs.ErrNotExist) {
+				b.skipped[res.path] = "unreadable"
+				ix.warn("%v", res.err)
+			}
+			delete(b.files, res.path)
+		default:
+			ix.lastParsed++
+			b.files[res.path] = store.EntryOf(res.rec)
+			delete(b.skipped, res.path)
+			if res.rec.Skip != "" {
+				b.skipped[res.path] = res.rec.Skip
+			}
+			for i := range res.chunks {
+				docs = append(docs, lexical.Doc{ID: res.chunks[i].ID, Fields: res.chunks[i].Terms})
+				res.chunks[i].Terms = lexical.Fields{} // the embedder, which keeps the chunks a while, reads only their text
+			}
+			ix.vectors.put(res.path, res.chunks)
 		}
-		return Stats{}, fmt.Errorf("index %s: %w", ix.root, ctx.Err())
+		// new content or none: the old chunks go
+		b.read[res.path] = res.rec
+		if r := b.old.Record(res.path); r != nil {
+			del = append(del, chunkIDs(r)...)
+			if b.files[res.path] == nil {
+				ix.vectors.remove(res.path)
+			}
+		}
 	}
-	// what left the index without being read loses its chunks
-	var removedIDs []string
+	if len(del) > 0 || len(docs) > 0 {
+		return b.write(del, docs)
+	}
+	return nil
+}
+
+// write deletes and adds chunks in the lexical index, a lexical batch at a time.
+func (b *batchWriter) write(del []string, docs []lexical.Doc) error {
+	if !b.wrote {
+		// until the generation is written again, the next start sees that the lexical index does not
+		// match the saved state and rebuilds it: a crash midway leaves no half-written index in use
+		if err := b.ix.lex.SetMeta("generation", nil); err != nil {
+			return fmt.Errorf("write lexical generation: %w", err)
+		}
+		b.wrote = true
+	}
+	for i := 0; i < len(docs) || i == 0; i += b.lexBatch {
+		if i > 0 {
+			del = nil
+		}
+		if err := b.ix.lex.Replace(del, docs[i:min(i+b.lexBatch, len(docs))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// removed are the chunks of what left the index without being read (a file deleted, or replaced by
+// another record); their vectors go now.
+func (ix *Index) removed(old *Snapshot, files map[string]*store.Entry, read map[string]*Record) []string {
+	var ids []string
 	for p, e := range old.files.Entries() {
 		if _, done := read[p]; done {
 			continue
@@ -530,47 +602,23 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 		if ne := files[p]; ne == e || ne != nil && ne.Head().Hash == e.Head().Hash {
 			continue
 		}
-		removedIDs = append(removedIDs, chunkIDs(e.Record(p))...)
+		ids = append(ids, chunkIDs(e.Record(p))...)
 		ix.vectors.remove(p)
 	}
-	// new or removed chunks always derive anew; otherwise every record is compared
-	next := store.NewFiles(files)
-	hist := gitLog()
-	same := ix.lastParsed == 0 && !wrote && len(removedIDs) == 0 && old.derivesFrom(next, hist)
-	if !same {
-		if len(removedIDs) > 0 {
-			if err := write(removedIDs, nil); err != nil {
-				return Stats{}, err
-			}
+	return ids
+}
+
+// forgetSkips drops, after a full build, the skip reasons of files no longer listed: a reason only
+// lasts as long as the file does.
+func forgetSkips(skipped map[string]string, files map[string]*store.Entry) {
+	for p, reason := range skipped {
+		if reason == "unsupported" || reason == "unreadable" || reason == walk.ReasonSecret || walkReason(reason) {
+			continue
 		}
-		ix.gen++
-		if err := ix.markGeneration(); err != nil {
-			return Stats{}, err
-		}
-		ix.dirty = true
-	}
-	if full {
-		// a skip reason only lasts as long as the file is listed
-		for p, reason := range skipped {
-			if reason == "unsupported" || reason == "unreadable" || reason == walk.ReasonSecret || walkReason(reason) {
-				continue
-			}
-			if files[p] == nil || files[p].Head().Skip == "" {
-				delete(skipped, p)
-			}
+		if files[p] == nil || files[p].Head().Skip == "" {
+			delete(skipped, p)
 		}
 	}
-	var snap *Snapshot
-	if same {
-		// nothing to derive again (a warm start, a save without changes): only read times or skips moved
-		snap = old.withRecords(next, skipped)
-		ix.dirty = ix.dirty || !maps.Equal(old.files.Entries(), files) || !maps.Equal(old.Skipped, skipped)
-	} else {
-		snap = newSnapshot(ix.root, ix.gen, next, skipped, hist)
-	}
-	ix.snap.Store(snap)
-	ix.vectors.kick(ix.gen)
-	return snap.Stats(), nil
 }
 
 // keepPartial saves what a build stopped midway leaves: the records of the files its batches wrote and

@@ -23,6 +23,7 @@ import (
 // Level says how a message to the user matters.
 type Level int
 
+// The levels of a message, as the editor shows them.
 const (
 	Info Level = iota
 	Warning

@@ -13,6 +13,7 @@ import (
 	"github.com/ctxmap/ctxmap/internal/words"
 )
 
+// Embedder turns text into a vector for the vector store; the offline default ships in the binary.
 type Embedder interface {
 	// ID names the model and dimension; stores keep it so that a change of model re-embeds.
 	ID() string

@@ -71,8 +71,10 @@ func NewOpenAI(ctx context.Context, cfg OpenAIConfig) (*OpenAI, error) {
 // ID carries the model and the dimension, not the key or the URL: what makes vectors differ.
 func (o *OpenAI) ID() string { return fmt.Sprintf("openai/%s/%d", o.cfg.Model, o.dim) }
 
+// Dim is the number of components the model returns.
 func (o *OpenAI) Dim() int { return o.dim }
 
+// Embed asks the endpoint for one text's vector.
 func (o *OpenAI) Embed(ctx context.Context, text string) ([]float32, error) {
 	vs, err := o.EmbedBatch(ctx, []string{text})
 	if err != nil {

@@ -235,6 +235,7 @@ func (s *Store) Count() (uint64, error) { return s.idx.DocCount() }
 // cache that describes it can be checked against each other.
 func (s *Store) SetMeta(key string, val []byte) error { return s.idx.SetInternal([]byte(key), val) }
 
+// Meta reads back what SetMeta kept; nil when nothing is.
 func (s *Store) Meta(key string) ([]byte, error) { return s.idx.GetInternal([]byte(key)) }
 
 // Close releases the index (and its file lock), then writes the manifest of its files.

@@ -24,8 +24,10 @@ type DamagedError struct {
 	Err  error
 }
 
+// Error names the damaged file and what is wrong with it.
 func (e *DamagedError) Error() string { return fmt.Sprintf("%s is damaged: %v", e.File, e.Err) }
 
+// Unwrap gives the reading error.
 func (e *DamagedError) Unwrap() error { return e.Err }
 
 // IsBusy reports an index that another process holds open (bleve's lock timed out).

@@ -50,6 +50,7 @@ type Problem struct {
 	Message string
 }
 
+// String is the problem as file:line: message.
 func (p Problem) String() string { return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Message) }
 
 // IsMappingFile reports whether a workspace path is a mapping file: YAML under one of the folders.

@@ -10,6 +10,8 @@ import (
 	"strings"
 )
 
+// Candidate is a piece of code the ranking offers the pack, at up to three sizes, best first: the
+// pack places candidates in their order, each at the largest size its bucket can still afford.
 type Candidate struct {
 	Kind      string   // "definition", "snippet", "file", "test", "caller", "import"
 	Bucket    string   // "definitions", "snippets", "imports", "tests", "callers"; "" derives it from Kind
@@ -31,11 +33,13 @@ type Candidate struct {
 	Cap int
 }
 
+// Intent is what the request asks for (bug fix, implementation, ...) and how sure the analysis is.
 type Intent struct {
 	Name       string  `json:"name"`
 	Confidence float64 `json:"confidence"`
 }
 
+// Entity is a business term of the workspace as a pack names it: where it lives and what relates to it.
 type Entity struct {
 	Name       string   `json:"name"`
 	Importance float64  `json:"importance"`
@@ -43,6 +47,8 @@ type Entity struct {
 	Related    []string `json:"related"`
 }
 
+// Options shape a pack: its budget, how tokens are counted, how the budget is shared between buckets,
+// the format it is rendered in.
 type Options struct {
 	Budget    int                // tokens for the whole rendered text; 0 means 8000; below 100 is an error
 	Tokenizer *Tokenizer         // nil means the default encoding
@@ -57,6 +63,7 @@ type Also struct {
 	Probability float64 `json:"probability"`
 }
 
+// Item is a candidate placed in the pack: where it is, the size it got, its tokens and why it is there.
 type Item struct {
 	Kind      string   `json:"kind"`
 	Path      string   `json:"path"`
@@ -71,6 +78,8 @@ type Item struct {
 	Probability float64 `json:"probability,omitempty"`
 }
 
+// Pack is the answer to a request: the items that fit the budget, in rank order, and their rendering.
+// It marshals as the JSON format of a pack.
 type Pack struct {
 	Query     string         `json:"query"`
 	Intent    Intent         `json:"intent"`
@@ -84,6 +93,7 @@ type Pack struct {
 	Text      string         `json:"text"`           // the rendering; markdown when the format is "json"
 }
 
+// The budgets of a pack, in tokens: the one used when none is given, and the smallest that holds anything.
 const (
 	DefaultBudget = 8000
 	MinBudget     = 100

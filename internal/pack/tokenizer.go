@@ -59,6 +59,7 @@ func CheckTokenizer(name string) error {
 	return fmt.Errorf("unknown tokenizer %q (known: o200k_base, cl100k_base)", name)
 }
 
+// Name is the encoding's name (o200k_base, cl100k_base); "" for no tokenizer.
 func (t *Tokenizer) Name() string {
 	if t == nil {
 		return ""

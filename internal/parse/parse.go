@@ -13,6 +13,8 @@ import (
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
+// Definition is a named declaration of a file: a function, type, method, constant, section of a
+// document, with where it stands and what a reader sees of it without its body.
 type Definition struct {
 	Name      string `json:"name"`
 	Kind      string `json:"kind"`                // function, method, class, struct, interface, trait, enum, type, module, namespace, constant, variable, field, constructor, macro, section
@@ -25,12 +27,14 @@ type Definition struct {
 	EndByte   int    `json:"endByte"`
 }
 
+// Reference is a use of a name in a file: a call, a type used, a selector.
 type Reference struct {
 	Name      string `json:"name"` // the identifier referenced (called function, type used, selector field)
 	Line      int    `json:"line"`
 	Enclosing int    `json:"enclosing"` // index in File.Definitions of the innermost definition containing it, -1 if none
 }
 
+// Comment is a comment block of a file; markers such as TODO are what code lenses offer packs for.
 type Comment struct {
 	Text      string `json:"text"` // without markers
 	StartLine int    `json:"startLine"`
@@ -38,6 +42,7 @@ type Comment struct {
 	Marker    string `json:"marker,omitempty"` // TODO, FIXME, BUG, XXX or ""
 }
 
+// Import is a dependency a file names, as written.
 type Import struct {
 	Path string `json:"path"` // as written: "fmt", "os.path", "./util", "crate::x::y", "stdio.h"
 	Line int    `json:"line"`
@@ -50,6 +55,8 @@ type Literal struct {
 	Line int    `json:"line"`
 }
 
+// File is what parsing one file gives: its definitions, references, comments, imports and
+// message-like string literals.
 type File struct {
 	Language    string       `json:"language"`
 	Definitions []Definition `json:"definitions"` // in source order
@@ -94,6 +101,7 @@ type Parser struct {
 	lang   string // the grammar ts is set to
 }
 
+// NewParser makes a parser; Close frees it.
 func NewParser() *Parser {
 	return &Parser{cursor: sitter.NewQueryCursor()}
 }
@@ -110,11 +118,11 @@ func (p *Parser) Close() {
 	}
 }
 
-// Parse reads src as the language LanguageOf(path) names. ctx bounds the work: a cancelled or
-// expired context stops it with ctx's error.
 // ErrNotText is returned for content that is binary past the first bytes a walk looks at.
 var ErrNotText = errors.New("not source text")
 
+// Parse reads src as the language LanguageOf(path) names. ctx bounds the work: a cancelled or
+// expired context stops it with ctx's error.
 func (p *Parser) Parse(ctx context.Context, path string, src []byte) (*File, error) {
 	name := LanguageOf(path)
 	l := byName[name]

@@ -19,6 +19,7 @@ type Trees struct {
 	Trees    []Tree   `json:"trees"`
 }
 
+// Tree is one regression tree of the ensemble, as arrays by node (see Trees for how they read).
 type Tree struct {
 	Left        []int32   `json:"left"`
 	Right       []int32   `json:"right"`

@@ -101,6 +101,7 @@ func DirUnder(base, root string) string {
 // caller moves it aside (MoveAside) for a post-mortem.
 type DamagedError struct{ error }
 
+// Unwrap gives what was wrong with the file.
 func (e DamagedError) Unwrap() error { return e.error }
 
 // StatePath is the state file of the cache folder dir.

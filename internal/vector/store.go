@@ -26,12 +26,14 @@ import (
 	"github.com/ctxmap/ctxmap/internal/embed"
 )
 
+// Doc is a chunk to embed and keep.
 type Doc struct {
 	ID   string // unique per chunk
 	Path string // workspace-relative file the chunk comes from
 	Text string
 }
 
+// Hit is a chunk found near a query's vector.
 type Hit struct {
 	ID    string
 	Path  string
@@ -53,6 +55,7 @@ const (
 	sumKey   = "sum" // textSum of the text a vector was made from
 )
 
+// Store keeps the chunks' vectors (chromem-go), in memory or in one file, and searches them.
 type Store struct {
 	e    embed.Embedder
 	db   *chromem.DB
@@ -428,6 +431,7 @@ func byRank(a, b Hit) int {
 // Embedder is the model the store's vectors come from.
 func (s *Store) Embedder() embed.Embedder { return s.e }
 
+// Count is the number of vectors kept.
 func (s *Store) Count() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()

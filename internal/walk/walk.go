@@ -15,6 +15,7 @@ import (
 	"time"
 )
 
+// Options change what a walk leaves out.
 type Options struct {
 	MaxFileSize int64    // 0 means 1 MiB
 	Excludes    []string // gitignore-syntax patterns relative to the root
@@ -23,6 +24,7 @@ type Options struct {
 
 const defaultMaxFileSize = 1 << 20
 
+// File is a file a walk lists, with the size and time a build compares.
 type File struct {
 	Path    string    `json:"path"` // slash-separated, relative to the root
 	Size    int64     `json:"size"`
@@ -48,6 +50,7 @@ const (
 	ReasonSpecial          = "not a regular file" // fifos, sockets, devices: reading them could block
 )
 
+// Result is what a walk lists and what it left out, and why.
 type Result struct {
 	Files   []File   `json:"files"`
 	Skipped []Skip   `json:"skipped"`

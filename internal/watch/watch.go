@@ -18,11 +18,13 @@ import (
 	"github.com/ctxmap/ctxmap/internal/walk"
 )
 
+// Batch is the changes of one burst of file events.
 type Batch struct {
 	Paths  []string // slash-separated, relative to the root, deduplicated and sorted
 	Rescan bool     // events were lost or the rules changed: the receiver must compare the whole tree
 }
 
+// Options tune how events become batches.
 type Options struct {
 	Debounce time.Duration // 0 means 50 ms: a burst becomes one batch
 	Rescan   time.Duration // periodic rescan once the watch limit was hit; 0 means 30 s
@@ -36,6 +38,8 @@ const (
 	warningBuffer   = 16
 )
 
+// Watcher follows a workspace's files (fsnotify, else periodic rescans) and sends their changes in
+// batches.
 type Watcher struct {
 	root     string // absolute; fsnotify names events under it
 	opts     Options
@@ -119,8 +123,10 @@ func New(root string, opts Options) (*Watcher, error) {
 	return w, nil
 }
 
+// Batches are the changes, a burst at a time.
 func (w *Watcher) Batches() <-chan Batch { return w.batches }
 
+// Warnings say what the watcher cannot do (the watch limit hit, events lost), for the user.
 func (w *Watcher) Warnings() <-chan string { return w.warnings }
 
 // Close stops watching; both channels are closed once it returns. Pending changes are dropped.

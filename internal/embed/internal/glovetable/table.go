@@ -20,6 +20,7 @@ import (
 	"strings"
 )
 
+// A table file starts with Magic and a header of HeaderSize bytes.
 const (
 	Magic      = "CTXGLV1\n"
 	HeaderSize = 20
@@ -83,6 +84,7 @@ func Parse(data string) (*Table, error) {
 	return t, nil
 }
 
+// Dim is the number of components of a vector.
 func (t *Table) Dim() int { return t.dim }
 
 // Len is the number of words.

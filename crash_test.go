@@ -1,4 +1,4 @@
-package index_test
+package main
 
 import (
 	"encoding/json"
@@ -111,7 +111,7 @@ func pack(t *testing.T, bin, root, cache string) string {
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "ctxmap")
-	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
