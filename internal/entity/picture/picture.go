@@ -1,7 +1,7 @@
-// Package picture draws a workspace's entity map (the model of package entity) as a picture: the most important entities as circles
-// sized by importance, the relations between them as lines as thick as they are strong, and the folders
-// the entities live in as coloured regions. It writes SVG, and HTML where a click on an entity lists its
-// files with path:line links and its related entities.
+// Package picture draws a workspace's entity map (the model of package entity) as a picture: the most
+// important entities as circles sized by importance, the relations between them as lines as thick as
+// they are strong, and the folders the entities live in as coloured regions. It writes SVG, and HTML
+// where a click on an entity lists its files with path:line links and its related entities.
 package picture
 
 import (

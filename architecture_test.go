@@ -1,0 +1,141 @@
+package main
+
+import (
+	"flag"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/ctxmap/ctxmap"
+
+var updateArchitecture = flag.Bool("update-architecture", false, "rewrite the import table of docs/architecture.md from the code")
+
+// packageImports maps each package of the project (a folder with Go files other than tests, relative
+// to the root: "." for the command) to the project's packages it imports.
+func packageImports(t *testing.T) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (p == "editors" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && p != ".") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		pkg := filepath.ToSlash(filepath.Dir(p))
+		if _, ok := out[pkg]; !ok {
+			out[pkg] = nil
+		}
+		for _, im := range f.Imports {
+			path, _ := strconv.Unquote(im.Path.Value)
+			if dep, ok := strings.CutPrefix(path, module+"/"); ok && !slices.Contains(out[pkg], dep) {
+				out[pkg] = append(out[pkg], dep)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, deps := range out {
+		slices.Sort(deps)
+	}
+	return out
+}
+
+// level is a package's floor in the house: a package imports only packages on lower floors (higher
+// numbers) or, under internal/, its neighbours there.
+func level(pkg string) int {
+	switch {
+	case pkg == ".":
+		return 0
+	case pkg == "cli":
+		return 1
+	case pkg == "server" || pkg == "mcp" || pkg == "bench":
+		return 2
+	case pkg == "session":
+		return 3
+	case pkg == "index":
+		return 4
+	case strings.HasPrefix(pkg, "internal/"):
+		return 5
+	}
+	return -1
+}
+
+// The architecture document is held against the code: it names every package, its table of imports is
+// the code's, and no package imports one on a floor above its own.
+func TestArchitectureIsCurrent(t *testing.T) {
+	imports := packageImports(t)
+	pkgs := slices.Sorted(func(yield func(string) bool) {
+		for p := range imports {
+			if !yield(p) {
+				return
+			}
+		}
+	})
+	for _, p := range pkgs {
+		if level(p) < 0 {
+			t.Errorf("package %s has no floor in the house: give it one in level and in docs/architecture.md", p)
+		}
+		for _, dep := range imports[p] {
+			if level(dep) < level(p) || level(dep) == level(p) && level(p) != 5 {
+				t.Errorf("%s imports %s, on a floor above or beside its own", p, dep)
+			}
+		}
+	}
+	var table strings.Builder
+	table.WriteString("| package | imports of the project |\n| --- | --- |\n")
+	for _, p := range pkgs {
+		deps := "-"
+		if len(imports[p]) > 0 {
+			deps = strings.Join(imports[p], ", ")
+		}
+		name := p
+		if p == "." {
+			name = "(root) main"
+		}
+		table.WriteString("| " + name + " | " + deps + " |\n")
+	}
+	const doc = "docs/architecture.md"
+	b, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	const begin, end = "<!-- imports: begin -->\n", "<!-- imports: end -->"
+	i, j := strings.Index(text, begin), strings.Index(text, end)
+	if i < 0 || j < i {
+		t.Fatalf("%s has no %q ... %q block", doc, begin, end)
+	}
+	if got := text[i+len(begin) : j]; got != table.String() {
+		if *updateArchitecture {
+			if err := os.WriteFile(doc, []byte(text[:i+len(begin)]+table.String()+text[j:]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			t.Errorf("the import table of %s is not the code's; go test -run TestArchitectureIsCurrent . -args -update-architecture rewrites it:\n%s", doc, table.String())
+		}
+	}
+	// every package is named where the rooms are described, not only in the generated table
+	rooms := text[:i]
+	for _, p := range pkgs {
+		if p != "." && !strings.Contains(rooms, "`"+p+"/`") {
+			t.Errorf("%s does not describe package %s (as `%s/`)", doc, p, p)
+		}
+	}
+}
