@@ -257,17 +257,5 @@ func overlaps(a, b []string) bool {
 	if len(a) > len(b) {
 		a, b = b, a
 	}
-	for _, w := range a {
-		found := false
-		for _, x := range b {
-			if x == w {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(a, func(w string) bool { return !slices.Contains(b, w) })
 }

@@ -1,6 +1,7 @@
 package entity
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/ctxmap/ctxmap/internal/parse"
@@ -60,18 +61,7 @@ func DefinitionLine(defs []parse.Definition, e *Entity) int {
 	return best
 }
 
+// containsAll reports whether want is not empty and each of its words is among have.
 func containsAll(have, want []string) bool {
-	for _, w := range want {
-		found := false
-		for _, h := range have {
-			if h == w {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return len(want) > 0
+	return len(want) > 0 && !slices.ContainsFunc(want, func(w string) bool { return !slices.Contains(have, w) })
 }
