@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -138,4 +139,74 @@ func TestArchitectureIsCurrent(t *testing.T) {
 			t.Errorf("%s does not describe package %s (as `%s/`)", doc, p, p)
 		}
 	}
+}
+
+// Every exported identifier outside tests has a doc comment: types, functions, methods of exported
+// types, constants and variables (a comment over a group of them counts for the group).
+func TestExportedIdentifiersHaveDocComments(t *testing.T) {
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (p == "editors" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && p != ".") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		if f.Name.Name == "main" {
+			return nil // a command's names are not an API
+		}
+		missing := func(pos token.Pos, name string) {
+			t.Errorf("%s: %s has no doc comment", fset.Position(pos), name)
+		}
+		for _, decl := range f.Decls {
+			switch decl := decl.(type) {
+			case *ast.FuncDecl:
+				if decl.Name.IsExported() && decl.Doc == nil && exportedReceiver(decl) {
+					missing(decl.Pos(), decl.Name.Name)
+				}
+			case *ast.GenDecl:
+				for _, spec := range decl.Specs {
+					switch spec := spec.(type) {
+					case *ast.TypeSpec:
+						if spec.Name.IsExported() && spec.Doc == nil && decl.Doc == nil {
+							missing(spec.Pos(), spec.Name.Name)
+						}
+					case *ast.ValueSpec:
+						for _, n := range spec.Names {
+							if n.IsExported() && spec.Doc == nil && spec.Comment == nil && decl.Doc == nil {
+								missing(n.Pos(), n.Name)
+							}
+						}
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// exportedReceiver reports whether a function is a plain function or a method of an exported type.
+func exportedReceiver(fn *ast.FuncDecl) bool {
+	if fn.Recv == nil {
+		return true
+	}
+	typ := fn.Recv.List[0].Type
+	if star, ok := typ.(*ast.StarExpr); ok {
+		typ = star.X
+	}
+	if generic, ok := typ.(*ast.IndexExpr); ok {
+		typ = generic.X
+	}
+	id, ok := typ.(*ast.Ident)
+	return !ok || id.IsExported()
 }
