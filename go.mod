@@ -3,6 +3,7 @@ module github.com/ctxmap/ctxmap
 go 1.26.8
 
 require (
+	github.com/atotto/clipboard v0.1.4
 	github.com/blevesearch/bleve/v2 v2.5.7
 	github.com/blevesearch/zapx/v16 v16.2.8
 	github.com/fsnotify/fsnotify v1.10.1

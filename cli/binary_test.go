@@ -9,6 +9,16 @@ import (
 	"testing"
 )
 
+// goCache is Go's build cache as the tests found it: a test that sets XDG_CACHE_HOME would otherwise
+// send the build to an empty cache, and the grammars take minutes to compile again.
+var goCache = func() string {
+	if c := os.Getenv("GOCACHE"); c != "" {
+		return c
+	}
+	dir, _ := os.UserCacheDir()
+	return filepath.Join(dir, "go-build")
+}()
+
 var binary struct {
 	once sync.Once
 	path string
@@ -26,7 +36,9 @@ func ctxmapBinary(t testing.TB) string {
 			return
 		}
 		binary.path = filepath.Join(dir, "ctxmap")
-		out, err := exec.Command("go", "build", "-o", binary.path, "github.com/ctxmap/ctxmap").CombinedOutput()
+		cmd := exec.Command("go", "build", "-o", binary.path, "github.com/ctxmap/ctxmap")
+		cmd.Env = append(os.Environ(), "GOCACHE="+goCache)
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			binary.err = errors.New(string(out))
 		}

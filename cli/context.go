@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/session"
 )
 
@@ -35,6 +36,8 @@ workspace open, it answers; otherwise the command opens the index itself.`,
 	tokenizer := f.String("tokenizer", "", "o200k_base or cl100k_base")
 	ranker := f.String("ranker", "", "learned (default) or fusion")
 	fill := f.Bool("fill", false, "fill the budget instead of stopping when the evidence does")
+	out := f.StringP("output", "o", "", "write the pack to `FILE` instead of stdout")
+	copyIt := f.Bool("copy", false, "copy the pack to the system clipboard instead of printing it")
 	without := f.StringSlice("without", nil, "signals to switch off, comma-separated: "+strings.Join(index.Signals, ","))
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		// 0 in a request means "the default": on the command line it is a mistake
@@ -54,12 +57,16 @@ workspace open, it answers; otherwise the command opens the index itself.`,
 		}
 		req := index.Request{Text: text, Budget: *budget, Format: *format, Intent: *intent, Tokenizer: *tokenizer,
 			Ranker: *ranker, Fill: *fill, Without: *without}
-		return e.runContext(*dir, req)
+		o := packOutput{file: *out, copy: *copyIt}
+		if err := o.check(); err != nil {
+			return err
+		}
+		return e.runContext(*dir, req, o)
 	}
 	return cmd
 }
 
-func (e *env) runContext(dir string, req index.Request) error {
+func (e *env) runContext(dir string, req index.Request, o packOutput) error {
 	// resolved once, against the workspace's file: as the index opened below reads it, and as a running
 	// process is asked (not with its editor's settings); a broken file is reported by opening the index
 	cfg, cfgErr := index.LoadConfig(dir)
@@ -71,7 +78,7 @@ func (e *env) runContext(dir string, req index.Request) error {
 		return usagef("%v", err)
 	}
 	if cfgErr == nil {
-		if done, err := e.askRunning(dir, resolved.Request()); done || err != nil {
+		if done, err := e.askRunning(dir, resolved.Request(), o); done || err != nil {
 			return err
 		}
 	}
@@ -81,16 +88,20 @@ func (e *env) runContext(dir string, req index.Request) error {
 		if err != nil {
 			return err
 		}
-		return e.write(resolved.Request().Format == "json", res.Pack, func(w io.Writer) error {
-			_, err := io.WriteString(w, res.Pack.Text)
-			return err
-		})
+		body := []byte(res.Pack.Text)
+		if resolved.Request().Format == "json" {
+			if body, err = json.MarshalIndent(res.Pack, "", "  "); err != nil {
+				return err
+			}
+			body = append(body, '\n')
+		}
+		return e.emit(o, body, res.Pack)
 	})
 }
 
 // askRunning hands the resolved request to the ctxmap process serving dir, if one runs, and prints its
 // pack; done is false when none answered.
-func (e *env) askRunning(dir string, req index.Request) (done bool, err error) {
+func (e *env) askRunning(dir string, req index.Request, o packOutput) (done bool, err error) {
 	ctx, cancel := interruptible()
 	defer cancel()
 	raw, err := session.Ask(ctx, dir, req)
@@ -102,21 +113,18 @@ func (e *env) askRunning(dir string, req index.Request) (done bool, err error) {
 	case err != nil:
 		return true, err
 	}
+	var p pack.Pack
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return true, err
+	}
+	body := []byte(p.Text)
 	if req.Format == "json" {
 		var b bytes.Buffer
 		if err := json.Indent(&b, raw, "", "  "); err != nil {
 			return true, err
 		}
 		b.WriteByte('\n')
-		_, err = e.stdout.Write(b.Bytes())
-		return true, err
+		body = b.Bytes()
 	}
-	var p struct {
-		Text string `json:"text"`
-	}
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return true, err
-	}
-	_, err = io.WriteString(e.stdout, p.Text)
-	return true, err
+	return true, e.emit(o, body, &p)
 }
