@@ -124,7 +124,7 @@ func TestBashCompletion(t *testing.T) {
 	}{
 		{[]string{"__complete", "cont"}, "context"},
 		{[]string{"__complete", "context", "--bud"}, "--budget"},
-		{[]string{"__complete", "map", "--ent"}, "--entity"},
+		{[]string{"__complete", "map", "--fo"}, "--format"},
 	} {
 		if _, out, _ := run(c.args...); !strings.Contains(out, c.want) {
 			t.Errorf("ctxmap %s: %q lacks %s", strings.Join(c.args, " "), out, c.want)

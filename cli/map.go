@@ -14,28 +14,89 @@ import (
 
 func (e *env) mapCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "map",
-		Short: "the entity map as a picture",
-		Long:  "Draw the project's entities and their relations as SVG (on stdout or to -o FILE.svg) or as an HTML page.",
-		Example: `  ctxmap map -o map.html
+		Use:   "map [flags] [TEXT...]",
+		Short: "a map of the project: ranked outline as text, or the entity map as a picture",
+		Long: `Draw a map of the project.
+
+--format text is a ranked outline: the files that matter most (by the reference graph), each with the
+signatures of its definitions that other files name most, within --budget tokens. Centred on --entity
+or on a TEXT when given, it starts from that entity's files or from the files a pack for the text ranks.
+
+--format svg (the default) or html draws the entities and their relations as a picture, on stdout or to
+-o FILE.`,
+		Example: `  ctxmap map --format text --budget 1000
+  ctxmap map --format text "checkout fails when the cart is empty"
+  ctxmap map -o map.html
   ctxmap map --entity RULE --top 12 -o rule.svg`,
-		Args: noArgs,
 	}
 	dir := dirFlag(cmd)
-	name := cmd.Flags().String("entity", "", "centre the map on this entity and its neighbourhood")
-	top := cmd.Flags().Int("top", index.DefaultTop, "how many entities")
-	out := cmd.Flags().StringP("output", "o", "", "the `FILE` to write: .svg or .html (default: SVG on stdout)")
-	cmd.RunE = func(*cobra.Command, []string) error { return e.runMap(*dir, *name, *top, *out) }
+	f := cmd.Flags()
+	format := f.String("format", "", "text, svg or html (default: from -o's extension, else svg)")
+	name := f.String("entity", "", "centre the map on this entity and its neighbourhood")
+	top := f.Int("top", index.DefaultTop, "how many entities (svg, html)")
+	budget := f.Int("budget", index.DefaultOutlineBudget, "token budget of the outline (text)")
+	tokenizer := f.String("tokenizer", "", "o200k_base or cl100k_base, to count the outline's tokens (text)")
+	out := f.StringP("output", "o", "", "the `FILE` to write (default: stdout)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		form := strings.ToLower(*format)
+		ext := strings.ToLower(filepath.Ext(*out))
+		if form == "" {
+			switch ext {
+			case ".txt", ".md":
+				form = "text"
+			case ".html", ".htm":
+				form = "html"
+			default:
+				form = "svg"
+			}
+		}
+		switch form {
+		case "text":
+			if *budget < index.MinBudget {
+				return usagef("--budget %d is below the minimum of %d tokens", *budget, index.MinBudget)
+			}
+			text := strings.TrimSpace(strings.Join(args, " "))
+			if text != "" && *name != "" {
+				return usagef("centre the map on --entity or on a text, not both")
+			}
+			req := index.OutlineRequest{Budget: *budget, Entity: *name, Text: text, Tokenizer: *tokenizer}
+			return e.runOutline(*dir, req, *out)
+		case "svg", "html":
+			if len(args) > 0 {
+				return usagef("a picture is centred on --entity; a text centres only --format text")
+			}
+			if *out != "" && form == "svg" && ext != ".svg" || form == "html" && *out != "" && ext != ".html" && ext != ".htm" {
+				return usagef("-o %q does not end in .%s", *out, form)
+			}
+			return e.runMap(*dir, *name, *top, *out, form)
+		default:
+			return usagef("--format %q is not one of text, svg, html", *format)
+		}
+	}
 	return cmd
 }
 
-func (e *env) runMap(dir, name string, top int, out string) error {
+func (e *env) runOutline(dir string, req index.OutlineRequest, out string) error {
+	return e.withIndex(dir, indexUse{packs: true, vectors: req.Text != ""}, func(ctx context.Context, ix *index.Index, _ index.Stats) error {
+		o, err := ix.Outline(ctx, req)
+		if err != nil {
+			return err
+		}
+		if out == "" {
+			_, err := fmt.Fprint(e.stdout, o.Text)
+			return err
+		}
+		if err := os.WriteFile(out, []byte(o.Text), 0o644); err != nil {
+			return fmt.Errorf("write the map: %w", err)
+		}
+		fmt.Fprintf(e.stderr, "ctxmap: wrote %s: %s, %s\n", out, count(o.Tokens, "token"), count(len(o.Files), "file"))
+		return nil
+	})
+}
+
+func (e *env) runMap(dir, name string, top int, out, form string) error {
 	if top < 1 {
 		return usagef("--top must be at least 1")
-	}
-	ext := strings.ToLower(filepath.Ext(out))
-	if out != "" && ext != ".svg" && ext != ".html" && ext != ".htm" {
-		return usagef("-o must name a .svg or .html file, got %q", out)
 	}
 	return e.withIndex(dir, indexUse{}, func(_ context.Context, ix *index.Index, _ index.Stats) error {
 		m, err := ix.EntityPicture(top, name)
@@ -46,25 +107,30 @@ func (e *env) runMap(dir, name string, top int, out string) error {
 		if name != "" {
 			m.Title += " around " + m.Focus
 		}
-		if out == "" {
-			return m.WriteSVG(e.stdout)
+		w := e.stdout
+		var f *os.File
+		if out != "" {
+			if f, err = os.Create(out); err != nil {
+				return err
+			}
+			w = f
 		}
-		f, err := os.Create(out)
-		if err != nil {
-			return err
-		}
-		if ext == ".svg" {
-			err = m.WriteSVG(f)
+		if form == "svg" {
+			err = m.WriteSVG(w)
 		} else {
-			err = m.WriteHTML(f)
+			err = m.WriteHTML(w)
 		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
+		if f != nil {
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("write %s: %w", out, err)
 		}
-		fmt.Fprintf(e.stderr, "ctxmap: wrote %s (%d entities, %d relations)\n", out, len(m.Nodes), len(m.Edges))
+		if out != "" {
+			fmt.Fprintf(e.stderr, "ctxmap: wrote %s (%d entities, %d relations)\n", out, len(m.Nodes), len(m.Edges))
+		}
 		return nil
 	})
 }
