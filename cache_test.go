@@ -19,6 +19,10 @@ import (
 // full runs the long versions of the reliability tests.
 var full = os.Getenv("CTXMAP_RELIABILITY") == "full"
 
+// vocabulary gives the files of a test workspace their words.
+var vocabulary = strings.Fields(`invoice refund ledger tax discount coupon cart shipping carrier parcel warehouse stock
+	supplier payment card wallet receipt currency rate customer address loyalty voucher basket checkout`)
+
 // writeWorkspace makes a workspace of n Go files whose words differ enough that no two tie in BM25.
 func writeWorkspace(t *testing.T, n int, vectors bool) string {
 	t.Helper()

@@ -12,9 +12,6 @@ import (
 	"time"
 )
 
-var vocabulary = strings.Fields(`invoice refund ledger tax discount coupon cart shipping carrier parcel warehouse stock
-	supplier payment card wallet receipt currency rate customer address loyalty voucher basket checkout`)
-
 // The real binary killed (SIGKILL) at random points while it indexes and writes its cache, then run
 // again: the cache is detected incomplete and repaired or rebuilt, never trusted half-written, and the
 // result equals a build on a clean cache.
@@ -24,22 +21,8 @@ func TestKilledWhileIndexing(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	bin := buildBinary(t)
-	root := filepath.Join(tmp, "ws")
-	for i := 0; i < 1500; i++ {
-		p := filepath.Join(root, fmt.Sprintf("pkg%02d", i%30), fmt.Sprintf("file%04d.go", i))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		// a few words per file, repeated a different number of times, so that no two files tie in BM25
-		doc := strings.Repeat(vocabulary[i%len(vocabulary)]+" ", 1+i%5) + strings.Repeat(vocabulary[(i*7)%len(vocabulary)]+" ", 1+i%3)
-		src := fmt.Sprintf("package pkg%02d\n\n// Order%d is about %s\ntype Order%d struct{ ID int }\n\n"+
-			"// Total%d adds the lines of an invoice.\nfunc Total%d(o Order%d) int { return o.ID * %d }\n", i%30, i, doc, i, i, i, i, i)
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// embeddings fill in the background and a pack uses what is there; compare the rest exactly
-	if err := os.WriteFile(filepath.Join(root, ".ctxmap.yaml"), []byte("vectors: false\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// embeddings fill in the background and a pack uses what is there: without them the rest compares exactly
+	root := writeWorkspace(t, 1500, false)
 	index := func(cache string) (map[string]any, error) {
 		cmd := exec.Command(bin, "index", "-C", root, "--json")
 		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
@@ -86,8 +69,8 @@ func TestKilledWhileIndexing(t *testing.T) {
 			os.RemoveAll(cache) // the next kill lands on a cold build; otherwise on a warm one after edits
 		} else {
 			for i := 0; i < 200; i++ {
-				p := filepath.Join(root, fmt.Sprintf("pkg%02d", i%30), fmt.Sprintf("file%04d.go", i))
-				os.WriteFile(p, []byte(fmt.Sprintf("package pkg%02d\n\n// Refund%d returns an order.\nfunc Refund%d() {}\n", i%30, round*1000+i, round*1000+i)), 0o644)
+				p := filepath.Join(root, fmt.Sprintf("pkg%02d", i%20), fmt.Sprintf("file%04d.go", i))
+				os.WriteFile(p, []byte(fmt.Sprintf("package pkg%02d\n\n// Refund%d returns an order.\nfunc Refund%d() {}\n", i%20, round*1000+i, round*1000+i)), 0o644)
 			}
 			if want, err = index(filepath.Join(tmp, "clean")); err != nil {
 				t.Fatal(err)
