@@ -18,11 +18,9 @@ const module = "github.com/ctxmap/ctxmap"
 
 var updateArchitecture = flag.Bool("update-architecture", false, "rewrite the import table of docs/architecture.md from the code")
 
-// packageImports maps each package of the project (a folder with Go files other than tests, relative
-// to the root: "." for the command) to the project's packages it imports.
-func packageImports(t *testing.T) map[string][]string {
+// sourceFiles calls f with each Go file of the project that is not a test, testdata or an editor's.
+func sourceFiles(t *testing.T, f func(path string)) {
 	t.Helper()
-	out := map[string][]string{}
 	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -30,12 +28,25 @@ func packageImports(t *testing.T) map[string][]string {
 		if d.IsDir() && (p == "editors" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && p != ".") {
 			return filepath.SkipDir
 		}
-		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
+		if !d.IsDir() && strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
+			f(p)
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// packageImports maps each package of the project (a folder with Go files other than tests, relative
+// to the root: "." for the command) to the project's packages it imports.
+func packageImports(t *testing.T) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	sourceFiles(t, func(p string) {
 		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		pkg := filepath.ToSlash(filepath.Dir(p))
 		if _, ok := out[pkg]; !ok {
@@ -47,11 +58,7 @@ func packageImports(t *testing.T) map[string][]string {
 				out[pkg] = append(out[pkg], dep)
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, deps := range out {
 		slices.Sort(deps)
 	}
@@ -144,23 +151,14 @@ func TestArchitectureIsCurrent(t *testing.T) {
 // Every exported identifier outside tests has a doc comment: types, functions, methods of exported
 // types, constants and variables (a comment over a group of them counts for the group).
 func TestExportedIdentifiersHaveDocComments(t *testing.T) {
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (p == "editors" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && p != ".") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
+	sourceFiles(t, func(p string) {
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		if f.Name.Name == "main" {
-			return nil // a command's names are not an API
+			return // a command's names are not an API
 		}
 		missing := func(pos token.Pos, name string) {
 			t.Errorf("%s: %s has no doc comment", fset.Position(pos), name)
@@ -188,11 +186,7 @@ func TestExportedIdentifiersHaveDocComments(t *testing.T) {
 				}
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // exportedReceiver reports whether a function is a plain function or a method of an exported type.
