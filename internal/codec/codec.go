@@ -1,8 +1,8 @@
 // Package codec is the one binary encoding of the index's files (the state file's records, its table
-// and derived sections, the entity map): numbers as varints, strings and lists with their length,
-// floats and checksums at a fixed width. It is written field by field rather than by reflection
-// because the state is read at every start, and a reader of damaged bytes fails without panicking or
-// allocating more than the bytes it holds.
+// and derived sections, the entity map; the vector file's lengths): numbers as varints, strings and
+// lists with their length, floats and checksums at a fixed width. It is written field by field rather
+// than by reflection because the state is read at every start, and a reader of damaged bytes fails
+// without panicking or allocating more than the bytes it holds.
 package codec
 
 import (

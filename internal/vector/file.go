@@ -17,6 +17,7 @@ import (
 
 	chromem "github.com/philippgille/chromem-go"
 
+	"github.com/ctxmap/ctxmap/internal/codec"
 	"github.com/ctxmap/ctxmap/internal/embed"
 )
 
@@ -52,30 +53,27 @@ var crcTable = crc32.MakeTable(crc32.Castagnoli)
 func writeFile(f io.Writer, name string, dim int, docs []chromem.Result) error {
 	sum := crc32.New(crcTable)
 	w := bufio.NewWriterSize(io.MultiWriter(f, sum), bufSize)
-	b := append([]byte(magic), version)
-	b = appendString(b, name)
-	b = binary.AppendUvarint(b, uint64(dim))
-	b = binary.AppendUvarint(b, uint64(len(docs)))
-	w.Write(b) // a bufio.Writer keeps its first error for Flush
+	b := codec.Writer{B: append([]byte(magic), version)}
+	b.Str(name)
+	b.Size(dim)
+	b.Size(len(docs))
+	w.Write(b.B) // a bufio.Writer keeps its first error for Flush
 	slices.SortFunc(docs, func(a, b chromem.Result) int { return cmp.Compare(a.ID, b.ID) })
 	for _, d := range docs {
-		b = appendString(b[:0], d.ID)
-		b = appendString(b, d.Metadata[pathKey])
-		b = appendString(b, d.Metadata[sumKey])
+		b.B = b.B[:0]
+		b.Str(d.ID)
+		b.Str(d.Metadata[pathKey])
+		b.Str(d.Metadata[sumKey])
 		for _, x := range d.Embedding {
-			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+			b.B = binary.LittleEndian.AppendUint32(b.B, math.Float32bits(x))
 		}
-		w.Write(b)
+		w.Write(b.B)
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
 	_, err := f.Write(binary.LittleEndian.AppendUint32(nil, sum.Sum32()))
 	return err
-}
-
-func appendString(b []byte, s string) []byte {
-	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
 // fileReader reads a store file: openFile reads the header, next each document, end the checksum.
