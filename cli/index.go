@@ -25,13 +25,28 @@ workspace, so the next run reads only what changed.`,
 	asJSON := cmd.Flags().Bool("json", false, "print the stats as JSON")
 	export := cmd.Flags().String("export", "", "write the index of this commit to `FILE`, for others to import")
 	imp := cmd.Flags().String("import", "", "start from the index exported to `FILE` (of the same commit), then refresh it")
-	cmd.RunE = func(*cobra.Command, []string) error { return e.runIndex(*dir, *asJSON, *export, *imp) }
+	verify := cmd.Flags().Bool("verify", false, "first read every file of the cache and check it: a damaged one is named, and rebuilt by this run")
+	cmd.RunE = func(*cobra.Command, []string) error { return e.runIndex(*dir, *asJSON, *export, *imp, *verify) }
 	return cmd
 }
 
-func (e *env) runIndex(dir string, asJSON bool, export, imp string) error {
+func (e *env) runIndex(dir string, asJSON bool, export, imp string, verify bool) error {
 	if export != "" && imp != "" {
 		return usagef("--export and --import do not go together")
+	}
+	if verify {
+		ctx, cancel := interruptible()
+		said, err := index.Verify(ctx, index.Options{Root: dir})
+		cancel()
+		for _, s := range said {
+			fmt.Fprintf(e.stderr, "ctxmap: %s\n", s)
+		}
+		if err != nil {
+			return err
+		}
+		if len(said) == 0 && !e.quiet {
+			fmt.Fprintln(e.stderr, "ctxmap: verified: every file of the cache is sound")
+		}
 	}
 	if export != "" || imp != "" {
 		ctx, cancel := interruptible()

@@ -405,9 +405,18 @@ func (v *vectorFiller) search(ctx context.Context, text string, k int) []vector.
 		hits, err = vector.SearchFile(sctx, v.dir, v.e, text, k)
 		cancel()
 		if errors.Is(err, vector.ErrNoStore) || errors.Is(err, vector.ErrCorrupt) {
-			// nothing saved, or damaged: the store is loaded, which repairs it, and filled again
+			// nothing saved, or damaged: the store is loaded, which repairs it, and filled again;
+			// until then it is not used
+			v.mu.Lock()
+			v.repairing = true
+			complete := v.complete
+			v.mu.Unlock()
+			if errors.Is(err, vector.ErrNoStore) && !complete {
+				v.ix.warn("vectors: %v; packs are made without vectors until they are made again", err)
+			}
 			hits, err = nil, nil
 			v.ix.LoadVectors()
+			v.nudge() // with nothing to embed, the worker ends the repair at once
 			if store := v.opened(); store != nil && v.repaired(ctx) {
 				hits, err = v.searchStore(ctx, store, text, k)
 			}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	chromem "github.com/philippgille/chromem-go"
 
@@ -84,6 +85,7 @@ type fileReader struct {
 	crc   hash.Hash32   // of what r has read
 	dim   int
 	count int
+	name  string // the collection's: the model and its dimensions
 
 	// The document last read, valid until the next call: buffers reused, so reading allocates nothing.
 	id, path, sum []byte
@@ -110,6 +112,32 @@ func openFile(dir string, e embed.Embedder) (*fileReader, error) {
 	return r, nil
 }
 
+// Verify reads the store file under dir whole and checks it: its header, every document, its
+// checksum, whatever model it holds; model is that model's ID and dimensions ("ID/dim"). No file is
+// ("", nil); a damaged one an error wrapping ErrCorrupt.
+func Verify(dir string) (model string, err error) {
+	file := filepath.Join(dir, fileName)
+	f, err := os.Open(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	r, err := readHeader(f, file, nil)
+	if err != nil {
+		return "", err
+	}
+	for range r.count {
+		if err := r.next(); err != nil {
+			return "", err
+		}
+	}
+	return strings.TrimPrefix(r.name, "chunks/"), r.end()
+}
+
+// readHeader reads the header of the store file f; e nil accepts the vectors of any model.
 func readHeader(f *os.File, file string, e embed.Embedder) (*fileReader, error) {
 	fi, err := f.Stat()
 	if err != nil {
@@ -140,18 +168,21 @@ func readHeader(f *os.File, file string, e embed.Embedder) (*fileReader, error) 
 	if err != nil {
 		return nil, err
 	}
-	if string(name) != collectionName(e) {
+	if e != nil && string(name) != collectionName(e) {
 		return nil, fmt.Errorf("%w: %s holds the vectors of %s", ErrNoStore, file, name)
 	}
-	if dim != uint64(e.Dim()) {
+	if e != nil && dim != uint64(e.Dim()) {
 		return nil, r.corrupt(fmt.Sprintf("vectors of %d components, want %d", dim, e.Dim()))
+	}
+	if dim == 0 || dim > maxDim {
+		return nil, r.corrupt(fmt.Sprintf("vectors of %d components", dim))
 	}
 	// Each document takes at least its three lengths and its vector: a damaged count cannot make a
 	// reader allocate more than the file's size would.
 	if count > uint64(size)/(dim*4+3) {
 		return nil, r.corrupt(fmt.Sprintf("%d vectors in %d bytes", count, size))
 	}
-	r.dim, r.count = int(dim), int(count)
+	r.dim, r.count, r.name = int(dim), int(count), string(name)
 	r.vec = make([]float32, r.dim)
 	return r, nil
 }

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// damageAt flips 16 bytes of path at frac of its size ("flip"), or cuts it there ("cut").
+func damageAt(t *testing.T, path, how string, frac float64) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := int(float64(len(b)) * frac)
+	if how == "cut" {
+		b = b[:at]
+	} else {
+		for i := at; i < min(at+16, len(b)); i++ {
+			b[i] ^= 0xff
+		}
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ctxmapRun runs the ctxmap binary with cache as XDG_CACHE_HOME and returns its stdout and stderr.
+func ctxmapRun(t *testing.T, bin, cache string, args ...string) (string, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("ctxmap %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+		}
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("ctxmap %s: still running after 2 minutes", strings.Join(args, " "))
+	}
+	return stdout.String(), stderr.String()
+}
+
+// Every file of a cache, flipped or cut at a quarter, half and 97% of it: the next `ctxmap context`
+// answers with a fresh build's pack (the run that finds damage names the file and rebuilds before it
+// answers; a run that finds none was given damage that changes nothing), and `ctxmap index --verify`
+// names the file every time.
+func TestEveryCacheFileDamagedAtSeveralOffsets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and indexes a workspace many times")
+	}
+	bin := buildBinary(t)
+	root := writeWorkspace(t, 60, true)
+	clean := t.TempDir()
+	ctxmapRun(t, bin, clean, "index", "-q", "-C", root)
+	query := []string{"context", "-q", "-C", root, "--budget", "600", "the refund of a parcel paid by card shows a wrong tax on the receipt"}
+	want, _ := ctxmapRun(t, bin, clean, query...)
+	var names []string
+	filepath.WalkDir(clean, func(p string, d os.DirEntry, err error) error {
+		if fi, ferr := os.Stat(p); err == nil && ferr == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+			rel, _ := filepath.Rel(clean, p)
+			names = append(names, rel)
+		}
+		return nil
+	})
+	sort.Strings(names)
+	for _, want := range []string{"index.state", "vectors.bin", "vectors.gen", ".zap", "root.bolt", "index_meta.json", "ctxmap.sum"} {
+		if !strings.Contains(strings.Join(names, " "), want) {
+			t.Fatalf("the cache holds no %s: %v", want, names)
+		}
+	}
+	copyDamaged := func(name, how string, frac float64) string {
+		cache := t.TempDir()
+		if err := os.CopyFS(cache, os.DirFS(clean)); err != nil {
+			t.Fatal(err)
+		}
+		damageAt(t, filepath.Join(cache, name), how, frac)
+		return cache
+	}
+	for _, name := range names {
+		base := filepath.Base(name)
+		for _, how := range []string{"flip", "cut"} {
+			for _, frac := range []float64{0.25, 0.5, 0.97} {
+				what := fmt.Sprintf("%s %s at %.0f%%", name, how, 100*frac)
+				got, said := ctxmapRun(t, bin, copyDamaged(name, how, frac), query...)
+				warned := strings.Contains(said, base)
+				if got != want {
+					t.Errorf("%s: the pack differs from a fresh build's (warned: %v %q):\n%s\n---\n%s", what, warned, said, got, want)
+				} else if !warned {
+					t.Logf("%s: not said, and harmless: the pack is a fresh build's", what)
+				}
+				if strings.Contains(said, "panic") && !strings.Contains(said, "is damaged") {
+					t.Errorf("%s: %s", what, said)
+				}
+				_, said = ctxmapRun(t, bin, copyDamaged(name, how, frac), "index", "-q", "--verify", "-C", root)
+				if !strings.Contains(said, base) {
+					t.Errorf("%s: ctxmap index --verify does not name the file: %q", what, said)
+				}
+			}
+		}
+	}
+}
