@@ -149,6 +149,7 @@ type indexUse struct {
 	vectors bool // every chunk's vector in place before it goes on
 	// the vector store loaded and checked whole: a damaged one is found and refilled now
 	checked bool
+	emptyOK bool // a workspace with nothing to read is said on stderr, not a failure
 }
 
 // withIndex opens and refreshes the index of dir, runs f with it and closes it; progress goes to stderr,
@@ -174,6 +175,12 @@ func (e *env) withIndex(dir string, use indexUse, f func(ctx context.Context, ix
 		p.vectors(ix)
 	}
 	p.summary(st)
+	if err := st.Empty(); err != nil {
+		if !use.emptyOK {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "ctxmap: %v\n", err)
+	}
 	err = f(ctx, ix, st)
 	if errors.Is(err, index.ErrInvalid) {
 		return usagef("%v", err)

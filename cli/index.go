@@ -66,7 +66,7 @@ func (e *env) runIndex(dir string, asJSON bool, export, imp string, verify bool)
 		}
 		fmt.Fprintf(e.stderr, "ctxmap: imported %s (%s)\n", imp, id)
 	}
-	return e.withIndex(dir, indexUse{vectors: true, checked: true}, func(_ context.Context, ix *index.Index, st index.Stats) error {
+	return e.withIndex(dir, indexUse{vectors: true, checked: true, emptyOK: true}, func(_ context.Context, ix *index.Index, st index.Stats) error {
 		return e.write(asJSON, st, func(w io.Writer) error {
 			fmt.Fprintf(w, "%s: %d files, %d definitions, %d references, %d entities, %d chunks in %.2fs (%d parsed)\n",
 				st.Root, st.Files, st.Definitions, st.References, st.Entities, st.Chunks, st.Seconds, st.Parsed)

@@ -472,7 +472,11 @@ func (ix *Index) plan(old *Snapshot, list []fileStat, full bool, skipped map[str
 			continue
 		}
 		if parse.LanguageOf(f.path) == "" {
+			// no grammar for its name; its first bytes tell a binary file from text of another kind
 			skipped[f.path] = "unsupported"
+			if walk.BinaryFile(filepath.Join(ix.root, filepath.FromSlash(f.path))) {
+				skipped[f.path] = walk.ReasonBinary
+			}
 			delete(files, f.path)
 			continue
 		}
@@ -612,7 +616,8 @@ func (ix *Index) removed(old *Snapshot, files map[string]*store.Entry, read map[
 // lasts as long as the file does.
 func forgetSkips(skipped map[string]string, files map[string]*store.Entry) {
 	for p, reason := range skipped {
-		if reason == "unsupported" || reason == "unreadable" || reason == walk.ReasonSecret || walkReason(reason) {
+		if reason == "unsupported" || reason == "unreadable" || reason == walk.ReasonSecret || walkReason(reason) ||
+			parse.LanguageOf(p) == "" { // a binary file of no language, told by this build's plan
 			continue
 		}
 		if files[p] == nil || files[p].Head().Skip == "" {

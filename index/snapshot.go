@@ -299,7 +299,7 @@ type Stats struct {
 	Entities     int            `json:"entities"`
 	Languages    map[string]int `json:"languages"`
 	Skipped      map[string]int `json:"skipped"`
-	SkippedFiles []SkippedFile  `json:"skippedFiles,omitempty"`
+	SkippedFiles []SkippedFile  `json:"skippedFiles,omitempty"` // every one, by path
 	History      string         `json:"history"`
 	Commits      int            `json:"commits"`
 	Parsed       int            `json:"parsed"`
@@ -314,8 +314,6 @@ type SkippedFile struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
 }
-
-const maxListedSkips = 200
 
 // Stats counts the snapshot's contents.
 func (s *Snapshot) Stats() Stats {
@@ -347,9 +345,7 @@ func (s *Snapshot) Stats() Stats {
 	for _, p := range skipped {
 		reason := reasons[p]
 		st.Skipped[reason]++
-		if reason != "unsupported" && len(st.SkippedFiles) < maxListedSkips {
-			st.SkippedFiles = append(st.SkippedFiles, SkippedFile{Path: p, Reason: reason})
-		}
+		st.SkippedFiles = append(st.SkippedFiles, SkippedFile{Path: p, Reason: reason})
 	}
 	if s.Entities != nil {
 		st.Entities = len(s.Entities.Entities)

@@ -4,7 +4,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -76,11 +75,9 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 		if !strings.EqualFold(strings.TrimSpace(in.Format), "json") {
 			return text(res.Pack.Text), nil, nil
 		}
-		b, err := json.Marshal(res.Pack) // the whole pack: items with places, reasons and tokens
-		if err != nil {
-			return nil, nil, err
-		}
-		return text(string(b)), nil, nil
+		// the whole pack (items with places, reasons and tokens) as structuredContent, as the other tools
+		// answer, and as JSON text for clients that read only the content
+		return nil, res.Pack, nil
 	})
 	sdk.AddTool(s, &sdk.Tool{
 		Name: "explore_entity",

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -144,7 +145,7 @@ func TestGetContext(t *testing.T) {
 	if !strings.Contains(text, "release/release.go") || !strings.Contains(text, "Publish") {
 		t.Errorf("the pack misses the release code:\n%s", text)
 	}
-	_, js := call(t, cs, "get_context", map[string]any{"text": "gist files are lost when saving", "format": "json", "budget": 800})
+	res, js := call(t, cs, "get_context", map[string]any{"text": "gist files are lost when saving", "format": "json", "budget": 800})
 	var pack struct {
 		Tokens, Budget int
 		Items          []struct{ Path string }
@@ -154,6 +155,20 @@ func TestGetContext(t *testing.T) {
 	}
 	if pack.Budget != 800 || pack.Tokens > 800 || len(pack.Items) == 0 || !strings.HasPrefix(pack.Items[0].Path, "gist/") {
 		t.Errorf("json pack = %+v", pack)
+	}
+	// the same pack as structuredContent
+	structured, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var same map[string]any
+	var fromText map[string]any
+	if res.StructuredContent == nil || json.Unmarshal(structured, &same) != nil || json.Unmarshal([]byte(js), &fromText) != nil ||
+		!reflect.DeepEqual(same, fromText) {
+		t.Errorf("format json: structuredContent %s, text %s", structured, js)
+	}
+	if res, _ := call(t, cs, "get_context", map[string]any{"text": "gist files are lost when saving", "budget": 800}); res.StructuredContent != nil {
+		t.Errorf("a markdown pack comes with structuredContent %v", res.StructuredContent)
 	}
 }
 

@@ -2,6 +2,8 @@ package walk
 
 import (
 	"bytes"
+	"io"
+	"os"
 	"path"
 	"regexp"
 	"strings"
@@ -94,6 +96,19 @@ func SecretName(name string) bool {
 		return !envSamples[rest] // .env.local, .env.production; not .env.example
 	}
 	return strings.HasPrefix(low, "credentials") && strings.HasSuffix(low, ".json")
+}
+
+// BinaryFile reports whether the file at abs holds binary content, by its first bytes as Classify
+// reads them; a file that cannot be read is not called binary.
+func BinaryFile(abs string) bool {
+	f, err := os.Open(abs)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, sniffLen)
+	n, _ := io.ReadFull(f, head)
+	return isBinary(head[:n])
 }
 
 // isBinary: a NUL byte, or more than 30% of bytes that are neither text controls nor valid UTF-8.
