@@ -132,7 +132,10 @@ func (r *ranker) rank(ctx context.Context) []RankedFile {
 	if r.on("bm25") {
 		terms := r.queryTerms()
 		lexHits = async(func() []lexical.Hit {
-			hits, _ := r.ix.lex.Search(ctx, terms, bm25Chunks, r.s.lexicalStats()) // an error leaves BM25 out
+			hits, err := r.ix.lex.Search(ctx, terms, bm25Chunks, r.s.lexicalStats())
+			if err != nil && ctx.Err() == nil {
+				r.ix.warn("BM25 left out of this answer: %v", err) // the store is checked in full at the next start
+			}
 			return hits
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
@@ -87,8 +88,9 @@ var boosts = [4]float64{3, 2, 1, 1}
 // Store wraps one bleve index.
 type Store struct {
 	idx     bleve.Index
-	dir     string   // "" in memory
-	checked manifest // what open checked the files against (see check.go)
+	dir     string // "" in memory
+	mu      sync.Mutex
+	checked manifest // what open checked the files against (see check.go); nil: check all at Close
 }
 
 const analyzerName = "terms"
@@ -198,8 +200,15 @@ func (s *Store) Search(ctx context.Context, terms []Term, k int, stats *Stats) (
 		ctx = context.WithValue(ctx, search.BM25StatsKey, &search.BM25Stats{DocCount: float64(stats.Chunks), FieldCardinality: card})
 	}
 	req := bleve.NewSearchRequestOptions(bleve.NewDisjunctionQuery(qs...), k, 0, false)
-	res, err := s.idx.SearchInContext(ctx, req)
+	var res *bleve.SearchResult
+	err := guarded(func() (err error) {
+		res, err = s.idx.SearchInContext(ctx, req)
+		return err
+	})
 	if err != nil {
+		if ctx.Err() == nil {
+			s.distrust()
+		}
 		return nil, fmt.Errorf("lexical search: %w", err)
 	}
 	hits := make([]Hit, 0, len(res.Hits))
@@ -218,6 +227,14 @@ func (s *Store) Search(ctx context.Context, terms []Term, k int, stats *Stats) (
 		return hits[i].ID < hits[j].ID
 	})
 	return hits, nil
+}
+
+// distrust makes the next open check every file in full: a search failed, on damage open trusted
+// the manifest for (a segment changed on disk without its size or time) or that came since.
+func (s *Store) distrust() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.checked = nil
 }
 
 // PathOf returns the file path of a chunk ID.
@@ -249,7 +266,10 @@ func (s *Store) Close() error {
 	if s.dir == "" {
 		return nil
 	}
-	if err := writeManifest(s.dir, s.checked); err != nil {
+	s.mu.Lock()
+	checked := s.checked
+	s.mu.Unlock()
+	if err := writeManifest(s.dir, checked); err != nil {
 		return fmt.Errorf("close lexical index: %w", err)
 	}
 	return nil
