@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctxmap/ctxmap/internal/store"
 )
 
 // An import killed half-way leaves its folder in the cache; the next start removes it, under the
@@ -70,5 +73,37 @@ func TestKilledImportIsRemovedAtTheNextStart(t *testing.T) {
 	}
 	if st := ix.Snapshot().Stats(); st.Files != len(sample) {
 		t.Errorf("after the next start: %d files, want %d", st.Files, len(sample))
+	}
+}
+
+// The file an import leaves beside the state, damaged at any offset: the build after it reads the files
+// again and equals a fresh build, and Verify names the file.
+func TestDamagedFreshStatIsHarmlessAndVerified(t *testing.T) {
+	ctx := context.Background()
+	origin, exported := committed(t, t.TempDir())
+	clone := filepath.Join(t.TempDir(), "clone")
+	git(t, origin, "clone", "-q", origin, clone)
+	imported := t.TempDir()
+	if _, err := Import(ctx, Options{Root: clone, CacheDir: imported, Config: &withoutVectors}, exported); err != nil {
+		t.Fatal(err)
+	}
+	fresh := openBuilt(t, clone, t.TempDir())
+	want := snapshotState(t, fresh)
+	fresh.Close()
+	for _, d := range damages {
+		name := fmt.Sprintf("%s %.0f%%", d.how, 100*d.frac)
+		cache := copyCache(t, imported)
+		damageFile(t, store.FreshPath(cache), d.how, d.frac)
+		said, err := Verify(ctx, Options{Root: clone, CacheDir: cache, Config: &withoutVectors})
+		if err != nil || !strings.Contains(strings.Join(said, "\n"), "fresh.stat") {
+			t.Errorf("%s: Verify = %q, %v; want it to name fresh.stat", name, said, err)
+		}
+		cache = copyCache(t, imported)
+		damageFile(t, store.FreshPath(cache), d.how, d.frac)
+		ix := openBuilt(t, clone, cache)
+		if got := snapshotState(t, ix); got != want {
+			t.Errorf("%s: the build differs from a fresh one:\n%s", name, firstDiff(got, want))
+		}
+		ix.Close()
 	}
 }

@@ -496,21 +496,19 @@ func mib(n int64) string {
 const importPrefix = "import-"
 
 // RemoveLeftovers removes what a process killed while it wrote left in the cache folder: an import's
-// folder, a state file never renamed into place. The caller holds the cache's lock, so no live
-// process is writing them.
+// folder, a state, vector or manifest file never renamed into place. The caller holds the cache's
+// lock, so no live process is writing them.
 func RemoveLeftovers(cache string, logf func(string, ...any)) {
-	entries, err := os.ReadDir(cache)
-	if err != nil {
-		return
+	var left []string
+	for _, pattern := range []string{importPrefix + "*", "state-*.tmp", "vectors/*.tmp", "lexical.bleve/*.tmp"} {
+		m, _ := filepath.Glob(filepath.Join(cache, pattern))
+		left = append(left, m...)
 	}
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() && strings.HasPrefix(name, importPrefix) || !e.IsDir() && strings.HasPrefix(name, "state-") && strings.HasSuffix(name, ".tmp") {
-			if err := os.RemoveAll(filepath.Join(cache, name)); err != nil {
-				logf("remove %s, left by a process that was stopped: %v", filepath.Join(cache, name), err)
-			} else {
-				logf("removed %s, left by a process that was stopped", filepath.Join(cache, name))
-			}
+	for _, p := range left {
+		if err := os.RemoveAll(p); err != nil {
+			logf("remove %s, left by a process that was stopped: %v", p, err)
+		} else {
+			logf("removed %s, left by a process that was stopped", p)
 		}
 	}
 }

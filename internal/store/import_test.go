@@ -300,8 +300,9 @@ func TestImportFromAPipe(t *testing.T) {
 // process that takes the cache's lock.
 func TestLeftoversRemoved(t *testing.T) {
 	cache := newCache(t)
+	os.Mkdir(filepath.Join(cache, "vectors"), 0o700)
 	before := listing(t, cache)
-	for _, p := range []string{"import-123/index.state", "import-456/lexical.bleve/store/root.bolt", "state-789.tmp"} {
+	for _, p := range []string{"import-123/index.state", "import-456/lexical.bleve/store/root.bolt", "state-789.tmp", "vectors/vectors.bin.123.tmp", "lexical.bleve/ctxmap.sum.tmp"} {
 		abs := filepath.Join(cache, filepath.FromSlash(p))
 		os.MkdirAll(filepath.Dir(abs), 0o700)
 		if err := os.WriteFile(abs, []byte("left by a killed process"), 0o600); err != nil {
