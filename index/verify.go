@@ -56,8 +56,11 @@ func Verify(ctx context.Context, opts Options) ([]string, error) {
 		}
 		said = append(said, fmt.Sprintf("%v; %s, rebuilt at the next start", err, store.MoveAside(cache, path)))
 	} else if err != nil {
-		return nil, fmt.Errorf("verify: %w", err)
+		// another version's state is not damage: the next start rebuilds it, and the markers that name
+		// its generation say nothing
+		said = append(said, fmt.Sprintf("%v; rebuilt at the next start", err))
 	}
+	stateRead := err == nil
 	if err := ctx.Err(); err != nil {
 		return said, err
 	}
@@ -84,7 +87,7 @@ func Verify(ctx context.Context, opts Options) ([]string, error) {
 	// the marker is "generation model/dimensions", written once the vectors of that generation, of the
 	// model the vector file names, are all in
 	want := fmt.Sprintf("%d %s", gen, model)
-	if b, err := os.ReadFile(genFile); err == nil && (model != "" && string(b) != want || !strings.HasPrefix(string(b), want)) {
+	if b, err := os.ReadFile(genFile); err == nil && stateRead && (model != "" && string(b) != want || !strings.HasPrefix(string(b), want)) {
 		os.Remove(genFile)
 		said = append(said, fmt.Sprintf("cache file %s is damaged: %q, where the state and the vectors say %q; removed, the vectors are checked at the next start",
 			genFile, b, want))
