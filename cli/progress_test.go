@@ -1,12 +1,19 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ctxmap/ctxmap/internal/embed/embedtest"
 )
 
 // tree writes a fresh workspace of n small Python modules that call each other.
@@ -78,5 +85,52 @@ func TestIndexProgress(t *testing.T) {
 			t.Errorf("index %s: stats %q", c.args, out)
 		}
 		env[len(env)-2] = "XDG_CACHE_HOME=" + t.TempDir()
+	}
+}
+
+// A slow embedding endpoint: on a terminal the chunks embedded get a bar of their own after the files,
+// and the summary counts them.
+func TestEmbeddingProgress(t *testing.T) {
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("no script(1) for a pseudo-terminal")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Model string   `json:"model"`
+			Input []string `json:"input"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		time.Sleep(20 * time.Millisecond * time.Duration(1+len(body.Input)/16))
+		var data []map[string]any
+		for i, text := range body.Input {
+			data = append(data, map[string]any{"object": "embedding", "index": i, "embedding": embedtest.Vector(text, 32, nil)})
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"object": "list", "model": body.Model, "data": data})
+	}))
+	defer srv.Close()
+	bin := ctxmapBinary(t)
+	root := tree(t, 150)
+	config := "embedding:\n  provider: openai\n  url: " + srv.URL + "/v1\n  model: slow\n  dimensions: 32\n"
+	if err := os.WriteFile(filepath.Join(root, ".ctxmap.yaml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(t.TempDir(), "tty.log")
+	cmd := exec.Command("script", "-qec", bin+" index -C "+root+" 2>&1", log)
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "TERM=xterm")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("index on a terminal: %v: %s", err, out)
+	}
+	drawn, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tty := string(drawn)
+	files, chunks := strings.Index(tty, "ctxmap: parsing"), strings.Index(tty, "ctxmap: embedding")
+	if files < 0 || chunks < files || !strings.Contains(tty, "chunks/s") || !regexp.MustCompile(`indexed 151 files .*, [\d,]+ chunks embedded`).MatchString(tty) {
+		t.Errorf("no bar for the chunks after the files', or no count of them:\n%q", tty)
 	}
 }

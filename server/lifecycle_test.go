@@ -156,7 +156,11 @@ func TestProgressAndWatchRegistration(t *testing.T) {
 			t.Fatal(err)
 		}
 		if p.Token != tok.Token {
-			t.Errorf("progress token %q, want %q", p.Token, tok.Token)
+			// the chunks still to embed after the build, when there are any, have a stage of their own
+			if p.Value.Kind == "report" && !regexp.MustCompile(`^\d[\d,]*/\d[\d,]* chunks$`).MatchString(p.Value.Message) {
+				t.Errorf("embedding report %q, want done/total chunks", p.Value.Message)
+			}
+			continue
 		}
 		kinds = append(kinds, p.Value.Kind)
 		if p.Value.Kind == "report" && !regexp.MustCompile(`^\d[\d,]*/\d[\d,]* files$`).MatchString(p.Value.Message) {

@@ -1,12 +1,14 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"time"
 
 	"go.lsp.dev/protocol"
 
+	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/session"
 )
 
@@ -15,6 +17,7 @@ import (
 type progress struct {
 	s     *Server
 	token string // "" when nothing is reported
+	unit  string // what Report counts: files, then chunks
 
 	mu   sync.Mutex
 	pct  uint32
@@ -40,7 +43,7 @@ func (s *Server) beginProgress(title, message string) *progress {
 	s.progress++
 	n := s.progress
 	s.mu.Unlock()
-	p := &progress{s: s}
+	p := &progress{s: s, unit: "files"}
 	if !enabled {
 		return p
 	}
@@ -69,7 +72,7 @@ func (p *progress) Report(done, total int) {
 	p.pct, p.last = pct, time.Now()
 	p.s.notify(protocol.MethodProgress, &progressParams{Token: p.token, Value: &protocol.WorkDoneProgressReport{
 		Kind: protocol.WorkDoneProgressKindReport, Percentage: pct,
-		Message: fmt.Sprintf("%s/%s files", session.Thousands(done), session.Thousands(total))}})
+		Message: fmt.Sprintf("%s/%s %s", session.Thousands(done), session.Thousands(total), p.unit)}})
 }
 
 func (p *progress) End(message string) {
@@ -77,7 +80,38 @@ func (p *progress) End(message string) {
 		return
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.s.notify(protocol.MethodProgress, &progressParams{Token: p.token, Value: &protocol.WorkDoneProgressEnd{
 		Kind: protocol.WorkDoneProgressKindEnd, Message: message}})
+	p.mu.Unlock()
+	if p.unit == "files" {
+		go p.s.embeddingProgress()
+	}
+}
+
+// embeddingProgress follows the chunks a build left to embed, as the command line's second bar does:
+// a stage of its own, begun only when some are still waiting.
+func (s *Server) embeddingProgress() {
+	counts := func() (done, total int) {
+		if err := s.session().Read(context.Background(), func(ix *index.Index) error {
+			done, total = ix.VectorProgress()
+			return nil
+		}); err != nil {
+			return 0, 0 // closed: nothing more to follow
+		}
+		return done, total
+	}
+	if done, total := counts(); done >= total {
+		return
+	}
+	p := s.beginProgress("ctxmap", "embedding")
+	p.unit = "chunks"
+	for {
+		done, total := counts()
+		p.Report(done, total)
+		if done >= total {
+			break
+		}
+		time.Sleep(reportEvery)
+	}
+	p.End("vectors ready")
 }

@@ -3,6 +3,11 @@
 // workbench's UI and leaves a screenshot in the folder printed at the start.
 //
 //   CTXMAP_BIN=/path/to/ctxmap npm run test:e2e
+//   CTXMAP_VSIX=dist/ctxmap-linux-x64-V.vsix npm run test:e2e
+//
+// With CTXMAP_BIN the test packages the extension and points ctxmap.path at the binary; with CTXMAP_VSIX
+// it installs a platform-specific .vsix from scripts/release as a user would, with no ctxmap.path and no
+// ctxmap on PATH, and checks that the server running is the one the .vsix carries.
 //
 // CHROMIUM (default /usr/bin/chromium), CTXMAP_E2E_CACHE (where code-server is installed once; default
 // ~/.cache/ctxmap-e2e) and CTXMAP_E2E_SHOTS (the screenshots' folder) change the defaults.
@@ -19,7 +24,9 @@ const setup = require('./setup');
 
 const extensionDir = path.resolve(__dirname, '..');
 const repoRoot = path.resolve(extensionDir, '..', '..');
-const ctxmapBin = process.env.CTXMAP_BIN ? path.resolve(process.env.CTXMAP_BIN) : '';
+const givenVsix = process.env.CTXMAP_VSIX ? path.resolve(process.env.CTXMAP_VSIX) : '';
+// the binary the extension must start: CTXMAP_BIN, or the one inside the installed .vsix
+let ctxmapBin = !givenVsix && process.env.CTXMAP_BIN ? path.resolve(process.env.CTXMAP_BIN) : '';
 const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
 const cacheDir = process.env.CTXMAP_E2E_CACHE || path.join(os.homedir(), '.cache', 'ctxmap-e2e');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ctxmap-e2e-'));
@@ -183,7 +190,7 @@ async function clipboard() {
 }
 
 async function main() {
-  const problems = setup.missing(ctxmapBin, chromiumPath);
+  const problems = setup.missing(ctxmapBin, chromiumPath, givenVsix);
   if (problems.length > 0) {
     console.error('The end-to-end test cannot run here:\n  ' + problems.join('\n  '));
     process.exit(2);
@@ -191,8 +198,8 @@ async function main() {
   fs.mkdirSync(shots, { recursive: true });
   log(`screenshots go to ${shots}`);
   const entry = setup.installCodeServer(cacheDir, log);
-  const vsix = setup.buildVsix(extensionDir, work);
-  log(`built ${vsix}`);
+  const vsix = givenVsix || setup.buildVsix(extensionDir, work);
+  log(givenVsix ? `installing ${vsix}` : `built ${vsix}`);
 
   const workspace = path.join(work, 'shop');
   const userData = path.join(work, 'user-data');
@@ -200,12 +207,16 @@ async function main() {
   setup.makeWorkspace(repoRoot, workspace);
   setup.makeUserData(userData, ctxmapBin);
   // code-server's config and ctxmap's cache stay in the test's folder
-  const env = { ...process.env, XDG_CACHE_HOME: path.join(work, 'cache'), XDG_CONFIG_HOME: path.join(work, 'config'), XDG_DATA_HOME: path.join(work, 'data') };
+  const env = { ...process.env, PATH: givenVsix ? setup.pathWithout('ctxmap') : process.env.PATH, XDG_CACHE_HOME: path.join(work, 'cache'), XDG_CONFIG_HOME: path.join(work, 'config'), XDG_DATA_HOME: path.join(work, 'data') };
   const base = ['--user-data-dir', userData, '--extensions-dir', extensions];
   cp.execFileSync(process.execPath, [entry, ...base, '--install-extension', vsix], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const installed = fs.readdirSync(extensions).filter((d) => d.startsWith('ctxmap.ctxmap-'));
   assert.strictEqual(installed.length, 1, `the .vsix did not install: ${fs.readdirSync(extensions)}`);
   log(`installed ${installed[0]}`);
+  if (givenVsix) {
+    ctxmapBin = path.join(extensions, installed[0], 'bin', 'ctxmap');
+    assert.ok(fs.existsSync(ctxmapBin), `the .vsix carries no bin/ctxmap: ${fs.readdirSync(path.join(extensions, installed[0]))}`);
+  }
 
   const port = await freePort();
   const codeServer = cp.spawn(process.execPath, [entry, ...base, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none',

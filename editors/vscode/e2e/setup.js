@@ -29,9 +29,13 @@ function which(name) {
 }
 
 // missing lists what the machine lacks, each with what to do about it.
-function missing(ctxmapBin, chromium) {
+function missing(ctxmapBin, chromium, vsix) {
   const out = [];
-  if (!ctxmapBin) {
+  if (vsix) {
+    if (!fs.existsSync(vsix)) {
+      out.push(`CTXMAP_VSIX=${vsix} does not exist: build it with scripts/release --targets linux-amd64`);
+    }
+  } else if (!ctxmapBin) {
     out.push('CTXMAP_BIN is not set: build the binary (go build -o /tmp/ctxmap .) and set CTXMAP_BIN to it');
   } else if (!fs.existsSync(ctxmapBin)) {
     out.push(`CTXMAP_BIN=${ctxmapBin} does not exist`);
@@ -119,11 +123,24 @@ function makeWorkspace(repoRoot, root) {
   fs.writeFileSync(path.join(root, todoFile), todoText);
 }
 
+// pathWithout is PATH less the folders that hold an executable of that name.
+function pathWithout(name) {
+  return (process.env.PATH || '').split(path.delimiter).filter((dir) => {
+    try {
+      fs.accessSync(path.join(dir, name), fs.constants.X_OK);
+      return false;
+    } catch {
+      return true;
+    }
+  }).join(path.delimiter);
+}
+
+// makeUserData writes the settings; without ctxmapBin there is no ctxmap.path, as after a fresh install.
 function makeUserData(dir, ctxmapBin) {
   const user = path.join(dir, 'User');
   fs.mkdirSync(user, { recursive: true });
   const settings = {
-    'ctxmap.path': ctxmapBin,
+    ...(ctxmapBin ? { 'ctxmap.path': ctxmapBin } : {}),
     'workbench.startupEditor': 'none',
     'workbench.tips.enabled': false,
     'workbench.enableExperiments': false,
@@ -141,4 +158,4 @@ function makeUserData(dir, ctxmapBin) {
   fs.writeFileSync(path.join(user, 'settings.json'), JSON.stringify(settings, null, 2));
 }
 
-module.exports = { missing, installCodeServer, buildVsix, makeWorkspace, makeUserData, issueText, todoFile, which };
+module.exports = { missing, installCodeServer, buildVsix, makeWorkspace, makeUserData, pathWithout, issueText, todoFile, which };

@@ -17,7 +17,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const output = vscode.window.createOutputChannel('ctxmap');
   const item = vscode.window.createStatusBarItem('ctxmap.status', vscode.StatusBarAlignment.Left, 0);
   item.name = 'ctxmap';
-  const srv = new Server(output, item, commandIds);
+  const srv = new Server(output, item, commandIds, context.extensionPath);
   server = srv;
   let root = vscode.workspace.workspaceFolders?.[0]?.uri.toString();
   context.subscriptions.push(

@@ -20,7 +20,7 @@ import {
   WorkDoneProgressReport,
 } from 'vscode-languageclient/node';
 import type { Settings } from './context';
-import { findBinary, installCommand, missingBinaryMessage, readSettings, serverOptions } from './settings';
+import { bundledBinary, findBinary, installCommand, missingBinaryMessage, readSettings, serverOptions } from './settings';
 import { ServerStatus, StatusState, parseStatus, stateFromStatus, statusText, statusTooltip } from './status';
 
 const noFolder = 'open a folder first: ctxmap indexes the workspace';
@@ -41,6 +41,7 @@ export class Server implements vscode.Disposable {
     private readonly output: vscode.OutputChannel,
     private readonly item: vscode.StatusBarItem,
     private readonly clientCommands: string[],
+    private readonly extensionPath?: string,
   ) {
     item.command = 'ctxmap.showStatus';
     this.show({ kind: 'starting' });
@@ -170,7 +171,8 @@ export class Server implements vscode.Disposable {
       return;
     }
     const setting = vscode.workspace.getConfiguration('ctxmap').get<string>('path') ?? 'ctxmap';
-    const bin = findBinary(setting, process.env, folder.uri.fsPath);
+    const bundled = this.extensionPath === undefined ? undefined : bundledBinary(this.extensionPath);
+    const bin = bundled ?? findBinary(setting, process.env, folder.uri.fsPath);
     if (bin === undefined) {
       const text = missingBinaryMessage(setting);
       this.output.appendLine(text);

@@ -100,7 +100,13 @@ export function serverOptions(s: Settings): { budget: number; format: string; to
   return out;
 }
 
-// The binary to start: ctxmap.path as a path (absolute, "~/..." or relative to the workspace), or a name
+// bundledBinary is the binary a platform-specific .vsix carries in its bin/ folder, when it carries one.
+export function bundledBinary(extensionPath: string, platform = process.platform): string | undefined {
+  return executable(path.join(extensionPath, 'bin', platform === 'win32' ? 'ctxmap.exe' : 'ctxmap'), ['']);
+}
+
+// The binary to start: the extension's own (bundled, the version it was built with) first; then
+// ctxmap.path as a path (absolute, "~/..." or relative to the workspace), or a name
 // looked up on PATH and then where `go install` puts binaries (GOBIN, GOPATH/bin, ~/go/bin), which an
 // editor started from a desktop menu often lacks on its PATH.
 export function findBinary(setting: string, env: NodeJS.ProcessEnv, workspace: string | undefined, platform = process.platform): string | undefined {

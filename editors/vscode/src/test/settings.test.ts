@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { defaults, findBinary, installCommand, missingBinaryMessage, readSettings, serverOptions } from '../settings';
+import { bundledBinary, defaults, findBinary, installCommand, missingBinaryMessage, readSettings, serverOptions } from '../settings';
 
 function settingsFrom(values: Record<string, unknown>) {
   return readSettings((key) => values[key]);
@@ -107,6 +107,20 @@ describe('findBinary', { skip: process.platform === 'win32' ? 'POSIX file modes'
     assert.equal(findBinary('tools/ctxmap', { PATH: '', HOME: t.home }, path.join(t.dir, 'ws')), rel);
     assert.equal(findBinary('tools/ctxmap', { PATH: '', HOME: t.home }, undefined), undefined);
     assert.equal(findBinary(path.join(t.dir, 'missing'), { PATH: t.onPath, HOME: t.home }, undefined), undefined);
+  });
+});
+
+describe('bundledBinary', { skip: process.platform === 'win32' ? 'POSIX file modes' : false }, () => {
+  it('is the executable bin/ctxmap of a platform-specific .vsix, else nothing', () => {
+    const ext = fs.mkdtempSync(path.join(os.tmpdir(), 'ctxmap-ext-'));
+    assert.equal(bundledBinary(ext), undefined);
+    fs.mkdirSync(path.join(ext, 'bin'));
+    const bin = path.join(ext, 'bin', 'ctxmap');
+    fs.writeFileSync(bin, '#!/bin/sh\n');
+    assert.equal(bundledBinary(ext), undefined, 'not executable');
+    fs.chmodSync(bin, 0o755);
+    assert.equal(bundledBinary(ext), bin);
+    assert.equal(bundledBinary(ext, 'win32'), undefined, 'Windows looks for ctxmap.exe');
   });
 });
 
