@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxmap/ctxmap/internal/store"
 )
 
 // damageFile flips 16 bytes of path at frac of its size ("flip"), or cuts it there ("cut").
@@ -112,5 +114,69 @@ func TestDamagedVectorsNeverMakeHalfAPack(t *testing.T) {
 			t.Errorf("%s, server: once the vectors are made again, the pack differs from a fresh build's:\n%s\n---\n%s", name, got, want)
 		}
 		ix.Close()
+	}
+}
+
+// A record the pack needs, damaged: the request that reads it says so and leaves the file out; a build
+// then reads the file again, and the same request answers as a fresh build (what the CLI does).
+func TestDamagedRecordIsReadAgainByTheNextBuild(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	writeFiles(t, root, sample)
+	cfg := withoutVectors
+	req := Request{Text: "RuleIndex.Search drops long words"}
+	build := func() *Index {
+		t.Helper()
+		ix, err := Open(context.Background(), Options{Root: root, CacheDir: cache, Config: &cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ix.Build(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+	packOf := func(ix *Index) string {
+		t.Helper()
+		resolved, err := req.Normalize(ix.Config())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := ix.Context(context.Background(), resolved)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Pack.Text
+	}
+	ix := build()
+	want := packOf(ix)
+	ix.Close()
+	st, err := store.Load(cache, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, n := st.Records.Entries()["rule/index.go"].Span()
+	b, err := os.ReadFile(store.StatePath(cache))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[off+n/2] ^= 0xff
+	if err := os.WriteFile(store.StatePath(cache), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ix = build()
+	defer ix.Close()
+	before := ix.DamagedRecords()
+	got := packOf(ix)
+	if ix.DamagedRecords() == before || !strings.Contains(strings.Join(ix.Warnings(), "\n"), "rule/index.go is damaged") {
+		t.Fatalf("the damaged record of rule/index.go was not said: %q", ix.Warnings())
+	}
+	if got == want {
+		t.Log("the pack without rule/index.go is the same: the request proves little")
+	}
+	if _, err := ix.Build(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := packOf(ix); got != want {
+		t.Errorf("after the build, the pack differs from a fresh build's:\n%s\n---\n%s", got, want)
 	}
 }

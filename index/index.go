@@ -77,6 +77,8 @@ type Index struct {
 
 	warnMu   sync.Mutex
 	warnings []string
+	// records of the state file found damaged when read, since the index opened (see DamagedRecords)
+	damagedRecords atomic.Int64
 }
 
 // Open prepares the index of a root: configuration, cache, stores. It reads what a previous run left in
@@ -192,6 +194,7 @@ func (ix *Index) openStores(ctx context.Context) *store.State {
 	}
 	if state != nil {
 		state.OnDamaged(func(p string, err error) {
+			ix.damagedRecords.Add(1)
 			ix.warn("cache %s: the record of %s is damaged (%v); the file is read again at the next build", store.StatePath(ix.cache), p, err)
 		})
 		meta, _ := lex.Meta("generation")
@@ -995,6 +998,12 @@ func (ix *Index) LoadVectors() {
 		ix.vectors.refill()
 	}
 }
+
+// DamagedRecords counts the records of the state file found damaged when read since the index
+// opened. A record is read when a request first needs it, and a damaged one counts as its file without
+// content until a build reads the file again: a one-shot caller that sees the count grow during a
+// request builds and asks again, rather than answer without that file.
+func (ix *Index) DamagedRecords() int64 { return ix.damagedRecords.Load() }
 
 // WaitVectors blocks until the background embeddings have caught up with the current snapshot, so
 // that a one-shot query (the CLI, the benchmark) sees all of them and answers deterministically.
