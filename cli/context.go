@@ -84,10 +84,10 @@ func (e *env) runContext(dir string, req index.Request, o packOutput) error {
 	}
 	// one query: better complete than early, so every vector is waited for
 	return e.withIndex(dir, indexUse{packs: true, vectors: true}, func(ctx context.Context, ix *index.Index, _ index.Stats) error {
-		damaged := ix.DamagedRecords()
 		res, err := ix.Context(ctx, resolved)
-		if err == nil && ix.DamagedRecords() > damaged {
-			// a record the pack read was damaged (and said): its file is read again, then the pack made
+		if err == nil && ix.DamagedRecords() > 0 {
+			// a record the build or the pack read was damaged (and said): its file is read again, then
+			// the pack made again
 			if _, err = ix.Build(ctx, nil); err == nil {
 				res, err = ix.Context(ctx, resolved)
 			}

@@ -36,10 +36,26 @@ func (s *Session) Context(ctx context.Context, req index.Request) (res *index.Re
 		return nil, err
 	}
 	err = s.Read(ctx, func(ix *index.Index) error {
-		res, err = ix.Context(ctx, resolved)
+		res, _, err = s.context(ctx, ix, resolved)
 		return err
 	})
 	return res, err
+}
+
+// context answers a resolved request. A record found damaged since the last rescan (by this request
+// or a build, and said) counts as its file without content: a rescan is queued, whose build reads the
+// file again, and reread is true.
+func (s *Session) context(ctx context.Context, ix *index.Index, req index.Resolved) (res *index.Result, reread bool, err error) {
+	res, err = ix.Context(ctx, req)
+	n := ix.DamagedRecords()
+	s.mu.Lock()
+	reread = n > s.rereadAt
+	s.rereadAt = max(s.rereadAt, n)
+	s.mu.Unlock()
+	if reread {
+		s.Rescan()
+	}
+	return res, reread, err
 }
 
 // Explore lists the chunks about an entity.

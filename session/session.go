@@ -73,6 +73,7 @@ type Session struct {
 	ready    bool          // the first build finished
 	indexing bool
 	lastErr  error
+	rereadAt int64 // the index's DamagedRecords when a rescan was last queued to read them again
 
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -416,8 +417,9 @@ func (s *Session) reopenIndex(cfg index.Config) {
 	if ix == nil {
 		return
 	}
-	// the new index starts without the editor's buffers
+	// the new index starts without the editor's buffers, and counts damaged records from nothing
 	s.mu.Lock()
+	s.rereadAt = 0
 	for rel, text := range s.buffers {
 		ix.SetOverlay(rel, text)
 	}

@@ -3,14 +3,17 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/internal/store"
 )
 
 func writeFile(t *testing.T, root, rel, body string) {
@@ -132,5 +135,62 @@ func TestStaleSocketIsReplaced(t *testing.T) {
 	raw, err := Ask(ctx, root, index.Request{Text: "add to cart", Format: "json"})
 	if err != nil || !strings.Contains(string(raw), "shop/cart.go") {
 		t.Fatalf("Ask: %v %.200s", err, raw)
+	}
+}
+
+// A record found damaged by a request is read again from its file by a rescan the request queues:
+// the next request answers as a fresh build.
+func TestDamagedRecordIsReadAgain(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "shop/cart.go", "package shop\n\n// AddToCart puts an item in the cart.\nfunc AddToCart() {}\n")
+	writeFile(t, root, "shop/order.go", "package shop\n\n// PlaceOrder pays for the cart.\nfunc PlaceOrder() {}\n")
+	cache := filepath.Join(t.TempDir(), "cache")
+	off := false
+	cfg := &index.Config{Vectors: &off}
+	s := open(t, Options{Root: root, CacheDir: cache, Config: cfg})
+	req := index.Request{Text: "AddToCart puts an item in the cart"}
+	res, err := s.Context(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := res.Pack.Text
+	s.Close()
+	st, err := store.Load(cache, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, n := st.Records.Entries()["shop/cart.go"].Span()
+	b, err := os.ReadFile(store.StatePath(cache))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[at+n/2] ^= 0xff
+	if err := os.WriteFile(store.StatePath(cache), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var said strings.Builder
+	s = open(t, Options{Root: root, CacheDir: cache, Config: cfg, Logf: func(f string, a ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(&said, f+"\n", a...)
+	}})
+	if _, err := s.Context(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	log := said.String()
+	mu.Unlock()
+	if !strings.Contains(log, "shop/cart.go is damaged") {
+		t.Fatalf("the damaged record was not said: %q", log)
+	}
+	res, err = s.Context(context.Background(), req) // waits for the rescan the first one queued
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Pack.Text != want {
+		mu.Lock()
+		defer mu.Unlock()
+		t.Errorf("after the rescan, the pack differs from a fresh build's:\n%s\n---\n%s\nthe session said %s", res.Pack.Text, want, said.String())
 	}
 }

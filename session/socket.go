@@ -235,11 +235,20 @@ func (s *Session) oneShot(ctx context.Context, req index.Request) (json.RawMessa
 		return nil, err
 	}
 	var res *index.Result
-	err = s.Read(ctx, func(ix *index.Index) (err error) {
-		ix.WaitVectors()
-		res, err = ix.Context(ctx, resolved)
-		return err
-	})
+	var reread bool
+	ask := func() error {
+		return s.Read(ctx, func(ix *index.Index) (err error) {
+			ix.WaitVectors()
+			res, reread, err = s.context(ctx, ix, resolved)
+			return err
+		})
+	}
+	err = ask()
+	if err == nil && reread {
+		// as ctxmap context does: once the damaged record's file is read again
+		s.WaitApplied(ctx, s.Rescan())
+		err = ask()
+	}
 	if err != nil {
 		return nil, err
 	}
