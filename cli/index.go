@@ -34,18 +34,10 @@ func (e *env) runIndex(dir string, asJSON bool, export, imp string, verify bool)
 	if export != "" && imp != "" {
 		return usagef("--export and --import do not go together")
 	}
-	if verify {
-		ctx, cancel := interruptible()
-		said, err := index.Verify(ctx, index.Options{Root: dir})
-		cancel()
-		for _, s := range said {
-			fmt.Fprintf(e.stderr, "ctxmap: %s\n", s)
-		}
-		if err != nil {
+	// what is exported is checked first; what is imported, after
+	if verify && imp == "" {
+		if err := e.verify(dir); err != nil {
 			return err
-		}
-		if len(said) == 0 && !e.quiet {
-			fmt.Fprintln(e.stderr, "ctxmap: verified: every file of the cache is sound")
 		}
 	}
 	if export != "" || imp != "" {
@@ -65,6 +57,11 @@ func (e *env) runIndex(dir string, asJSON bool, export, imp string, verify bool)
 			return err
 		}
 		fmt.Fprintf(e.stderr, "ctxmap: imported %s (%s)\n", imp, id)
+		if verify {
+			if err := e.verify(dir); err != nil {
+				return err
+			}
+		}
 	}
 	return e.withIndex(dir, indexUse{vectors: true, checked: true, emptyOK: true}, func(_ context.Context, ix *index.Index, st index.Stats) error {
 		return e.write(asJSON, st, func(w io.Writer) error {
@@ -78,6 +75,21 @@ func (e *env) runIndex(dir string, asJSON bool, export, imp string, verify bool)
 			return err
 		})
 	})
+}
+
+// verify reads every file of the cache of dir and checks it, saying each damaged one (moved aside, to
+// be rebuilt by the index opened next).
+func (e *env) verify(dir string) error {
+	ctx, cancel := interruptible()
+	defer cancel()
+	said, err := index.Verify(ctx, index.Options{Root: dir})
+	for _, s := range said {
+		fmt.Fprintf(e.stderr, "ctxmap: %s\n", s)
+	}
+	if err == nil && len(said) == 0 && !e.quiet {
+		fmt.Fprintln(e.stderr, "ctxmap: verified: every file of the cache is sound")
+	}
+	return err
 }
 
 func (e *env) entitiesCommand() *cobra.Command {
