@@ -125,7 +125,7 @@ func Export(ctx context.Context, opts Options, dst string) (string, error) {
 	if err := ix.Close(); err != nil {
 		return "", err
 	}
-	return store.WriteExport(ix.cache, dst, commit)
+	return store.WriteExport(ctx, ix.cache, dst, commit)
 }
 
 // Import replaces the index of opts.Root by the export in src (see store.Import); an export that

@@ -58,7 +58,7 @@ var ErrExport = errors.New("cannot import")
 
 // WriteExport writes the index in the cache folder to dst, as the index of commit, and returns the
 // export's ID. The caller has closed the stores, so that their files are complete, and holds the lock.
-func WriteExport(cache, dst, commit string) (id string, err error) {
+func WriteExport(ctx context.Context, cache, dst, commit string) (id string, err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(dst), filepath.Base(dst)+".*.tmp")
 	if err != nil {
 		return "", fmt.Errorf("export: %w", err)
@@ -102,7 +102,7 @@ func WriteExport(cache, dst, commit string) (id string, err error) {
 	meta := exportMeta{Format: exportFormat, Version: version, Commit: commit, Sizes: map[string]int64{}}
 	fileSums := map[string]string{}
 	for _, name := range names {
-		size, sum, err := hashFile(filepath.Join(cache, filepath.FromSlash(name)))
+		size, sum, err := hashFile(ctx, filepath.Join(cache, filepath.FromSlash(name)))
 		if err != nil {
 			return "", fmt.Errorf("export %s: %w", name, err)
 		}
@@ -131,7 +131,7 @@ func WriteExport(cache, dst, commit string) (id string, err error) {
 		h := sha256.New()
 		err = tw.WriteHeader(&tar.Header{Name: name, Mode: 0o600, Size: meta.Sizes[name], Typeflag: tar.TypeReg, Format: tar.FormatPAX})
 		if err == nil {
-			_, err = io.Copy(tw, io.TeeReader(f, h))
+			_, err = io.Copy(tw, io.TeeReader(ctxReader{ctx, f}, h))
 		}
 		f.Close()
 		if err == nil && hex.EncodeToString(h.Sum(nil)) != fileSums[name] {
@@ -157,15 +157,28 @@ func WriteExport(cache, dst, commit string) (id string, err error) {
 }
 
 // hashFile is a file's size and SHA-256.
-func hashFile(path string) (int64, string, error) {
+func hashFile(ctx context.Context, path string) (int64, string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, "", err
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, f)
+	n, err := io.Copy(h, ctxReader{ctx, f})
 	return n, hex.EncodeToString(h.Sum(nil)), err
+}
+
+// ctxReader reads r until ctx ends: a copy of a large cache stops at Ctrl-C.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // Import replaces the index in the cache folder of the workspace root, at commit, by the export in

@@ -314,3 +314,20 @@ func TestLeftoversRemoved(t *testing.T) {
 		t.Errorf("after RemoveLeftovers:\n%s\n---\n%s", after, before)
 	}
 }
+
+// An export cancelled leaves nothing behind it: no file, no temporary one.
+func TestExportCancelled(t *testing.T) {
+	cache := newCache(t)
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := WriteExport(ctx, cache, filepath.Join(out, "index.tar"), testCommit); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled export: %v", err)
+	}
+	if left, _ := os.ReadDir(out); len(left) > 0 {
+		t.Errorf("a cancelled export left %v", left)
+	}
+	if _, err := WriteExport(context.Background(), cache, filepath.Join(out, "index.tar"), testCommit); err != nil {
+		t.Errorf("the export: %v", err)
+	}
+}
