@@ -47,6 +47,7 @@ func (s *Session) Context(ctx context.Context, req index.Request) (res *index.Re
 // file again, and reread is true.
 func (s *Session) context(ctx context.Context, ix *index.Index, req index.Resolved) (res *index.Result, reread bool, err error) {
 	res, err = ix.Context(ctx, req)
+	s.report(ix.Warnings()) // what the request found (damage, a store left out) is said now
 	n := ix.DamagedRecords()
 	s.mu.Lock()
 	reread = n > s.rereadAt
