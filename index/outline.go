@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -120,6 +121,15 @@ func (ix *Index) Outline(ctx context.Context, req OutlineRequest) (*Outline, err
 	}
 
 	uses := namedBy(s)
+	// the project's own languages: a Python project's bundled JavaScript is not its main code
+	langs := map[string]int{}
+	coded := 0
+	for _, p := range s.Paths {
+		if r := s.Record(p); r != nil && r.File != nil && len(r.File.Definitions) > 0 {
+			langs[r.Language]++
+			coded++
+		}
+	}
 	type ranked struct {
 		path  string
 		score float64
@@ -133,6 +143,10 @@ func (ix *Index) Outline(ctx context.Context, req OutlineRequest) (*Outline, err
 		if isTest(p) {
 			sc *= 0.3
 		}
+		if isVendored(p) || isAsset(p) {
+			sc *= 0.2
+		}
+		sc *= 0.5 + float64(langs[r.Language])/float64(max(1, coded))
 		files = append(files, ranked{p, sc})
 	}
 	slices.SortFunc(files, func(a, b ranked) int {
@@ -186,6 +200,18 @@ func (ix *Index) Outline(ctx context.Context, req OutlineRequest) (*Outline, err
 	out.Text = text
 	out.Tokens = tok.Count(text)
 	return out, nil
+}
+
+// isAsset tells files served or shipped as they are (a web page's scripts, built output), which a
+// project seldom changes as its own code.
+func isAsset(p string) bool {
+	for _, seg := range strings.Split(strings.ToLower(path.Dir(p)), "/") {
+		switch seg {
+		case "static", "assets", "public", "dist", "build":
+			return true
+		}
+	}
+	return false
 }
 
 // chiefDefinitions are a file's definitions, most named by other files first, at most perFile; fields
