@@ -32,7 +32,7 @@ type entry struct {
 // craft writes an export whose header declares sizes (nil: each entry's length) and whose sums are
 // those of sums (nil: each entry's data), the entries in order. Records named "XXX.sparse.*" become
 // GNU sparse records, which Go's writer would drop.
-func craft(t *testing.T, entries []entry, sizes map[string]int64, sums map[string][]byte) []byte {
+func craft(t testing.TB, entries []entry, sizes map[string]int64, sums map[string][]byte) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	tw := tar.NewWriter(&b)
@@ -330,4 +330,33 @@ func TestExportCancelled(t *testing.T) {
 	if _, err := WriteExport(context.Background(), cache, filepath.Join(out, "index.tar"), testCommit); err != nil {
 		t.Errorf("the export: %v", err)
 	}
+}
+
+// Any bytes as an export: Import never panics, writes nothing outside its own folder, and leaves the
+// cache as it was unless it imports. go test -run '^$' -fuzz FuzzImport ./internal/store/
+func FuzzImport(f *testing.F) {
+	state := []byte("a state file")
+	good := []entry{{name: stateName, data: state}, {name: "lexical.bleve/store/000000000001.zap", data: []byte("segment")}}
+	f.Add(craft(f, good, nil, nil))
+	f.Add(craft(f, []entry{sparseEntry(stateName, 600)}, map[string]int64{stateName: 600}, nil))
+	f.Add(craft(f, append(good, entry{name: "../evil", data: state}), nil, nil))
+	f.Fuzz(func(t *testing.T, archive []byte) {
+		cache := newCache(t)
+		before := listing(t, cache)
+		outside := t.TempDir()
+		src := filepath.Join(outside, "index.tar")
+		if err := os.WriteFile(src, archive, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Import(context.Background(), cache, t.TempDir(), src, testCommit, func(string, ...any) {})
+		if err != nil && listing(t, cache) != before {
+			t.Errorf("a refused import (%v) changed the cache", err)
+		}
+		if left, _ := os.ReadDir(outside); len(left) != 1 {
+			t.Errorf("the import wrote beside its archive: %v", left)
+		}
+		if left, _ := filepath.Glob(filepath.Join(cache, importPrefix+"*")); len(left) > 0 {
+			t.Errorf("the import left %v", left)
+		}
+	})
 }
