@@ -90,15 +90,21 @@ func (v *vectorFiller) loaded() *vector.Store {
 // damaged moves a store that cannot be read aside and says so; what queries do until it is made
 // again is repairing's. Called with openMu held.
 func (v *vectorFiller) damaged(err error) {
-	v.mu.Lock()
-	v.repairing = true
-	complete := v.complete
-	v.mu.Unlock()
+	complete := v.repair()
 	until := "packs are made without vectors until they are made again"
 	if complete {
 		until = "packs wait until they are made again"
 	}
 	v.ix.warn("vector store unusable (%v); %s, rebuilding: %s", err, store.MoveAside(v.ix.cache, v.dir), until)
+}
+
+// repair marks the store as being made again, every file queued, in one step: the worker, which ends
+// the repair once nothing is left, cannot see it in between. It says whether queries wait for it.
+func (v *vectorFiller) repair() (complete bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.repairing, v.refillAll = true, true
+	return v.complete
 }
 
 // opened is the store if it is loaded, else nil.
@@ -407,16 +413,12 @@ func (v *vectorFiller) search(ctx context.Context, text string, k int) []vector.
 		if errors.Is(err, vector.ErrNoStore) || errors.Is(err, vector.ErrCorrupt) {
 			// nothing saved, or damaged: the store is loaded, which repairs it, and filled again;
 			// until then it is not used
-			v.mu.Lock()
-			v.repairing = true
-			complete := v.complete
-			v.mu.Unlock()
-			if errors.Is(err, vector.ErrNoStore) && !complete {
+			if complete := v.repair(); errors.Is(err, vector.ErrNoStore) && !complete {
 				v.ix.warn("vectors: %v; packs are made without vectors until they are made again", err)
 			}
 			hits, err = nil, nil
 			v.ix.LoadVectors()
-			v.nudge() // with nothing to embed, the worker ends the repair at once
+			v.nudge()
 			if store := v.opened(); store != nil && v.repaired(ctx) {
 				hits, err = v.searchStore(ctx, store, text, k)
 			}
