@@ -50,7 +50,8 @@ func (e *env) emit(o packOutput, body []byte, p *pack.Pack) error {
 	}
 	if o.copy {
 		if err := clipboard.WriteAll(string(body)); err != nil {
-			return fmt.Errorf("--copy: %w", err)
+			// the clipboard program's own words went nowhere: say where to look
+			return fmt.Errorf("--copy: the clipboard program failed (%v); check that the display %q is reachable, or write the pack with -o FILE", err, os.Getenv("DISPLAY")+os.Getenv("WAYLAND_DISPLAY"))
 		}
 		fmt.Fprintf(e.stderr, "ctxmap: copied %s\n", summarise(p))
 	}

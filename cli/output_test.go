@@ -102,3 +102,20 @@ func TestCopyToTheClipboard(t *testing.T) {
 		t.Errorf("the clipboard holds %q, the command prints %q", got, printed)
 	}
 }
+
+// A display that cannot be reached: the clipboard program fails, and the command says where to look.
+func TestCopyToAnUnreachableDisplay(t *testing.T) {
+	if _, err := exec.LookPath("xclip"); err != nil {
+		t.Skip("no xclip")
+	}
+	root := shop(t)
+	bin := ctxmapBinary(t)
+	cmd := exec.Command(bin, "context", "-C", root, "--budget", "300", "--copy", "price rounding")
+	cmd.Env = append(os.Environ(), "DISPLAY=:999", "WAYLAND_DISPLAY=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(stderr.String(), `display ":999"`) {
+		t.Errorf("--copy with DISPLAY=:999: %v, exit %d: %s", err, code, stderr.String())
+	}
+}
