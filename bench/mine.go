@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,6 +34,16 @@ type MineOptions struct {
 	Window    int      // first-parent commits after a snapshot that may be asked against it
 	Out       io.Writer
 	Logf      func(format string, args ...any)
+
+	evidence map[string][]Evidence // by shape, for the closing report
+}
+
+// count notes the evidence a mined text carries.
+func (o *MineOptions) count(p *Pair) {
+	if o.evidence == nil {
+		o.evidence = map[string][]Evidence{}
+	}
+	o.evidence[p.Shape] = append(o.evidence[p.Shape], ReadEvidence(p.Text, p.GoldDefs))
 }
 
 // Pair is one mined query with its candidates.
@@ -41,7 +52,8 @@ type Pair struct {
 	Language   string                    `json:"language"`
 	Snapshot   string                    `json:"snapshot"`
 	Commit     string                    `json:"commit"`
-	PR         bool                      `json:"pr"` // a squash or merge of a pull request: closest to an issue
+	PR         bool                      `json:"pr"`    // a squash or merge of a pull request: closest to an issue
+	Shape      string                    `json:"shape"` // "commit": the message; "issue": with an issue's evidence added (synth.go)
 	Text       string                    `json:"text"`
 	GoldFiles  []string                  `json:"gold_files"`
 	GoldDefs   []string                  `json:"gold_defs"` // path::Qualified.name
@@ -58,8 +70,14 @@ const maxSourceFiles = 15
 // Mine writes one JSON line per usable commit of each repository.
 func Mine(ctx context.Context, o MineOptions) (int, error) {
 	total := 0
+	defer func() {
+		for _, shape := range []string{"commit", "issue"} {
+			b, _ := json.Marshal(Rates(o.evidence[shape]))
+			o.Logf("evidence in %s texts: %s", shape, b)
+		}
+	}()
 	for _, repo := range o.Repos {
-		n, err := mineRepo(ctx, o, repo)
+		n, err := mineRepo(ctx, &o, repo)
 		total += n
 		if err != nil {
 			if ctx.Err() != nil {
@@ -71,7 +89,7 @@ func Mine(ctx context.Context, o MineOptions) (int, error) {
 	return total, nil
 }
 
-func mineRepo(ctx context.Context, o MineOptions, repo string) (int, error) {
+func mineRepo(ctx context.Context, o *MineOptions, repo string) (int, error) {
 	key := strings.ReplaceAll(repo, "/", "+")
 	mirror := filepath.Join(o.Mirrors, key, "repo")
 	if _, err := os.Stat(mirror); err != nil {
@@ -136,16 +154,47 @@ func mineRepo(ctx context.Context, o MineOptions, repo string) (int, error) {
 			if !ok {
 				continue
 			}
-			p.Repo, p.Language, p.Snapshot = repo, repoLanguage(ix), snap
-			b, _ := json.Marshal(p)
-			if _, err := o.Out.Write(append(b, '\n')); err != nil {
-				return n, err
+			p.Repo, p.Language, p.Snapshot, p.Shape = repo, repoLanguage(ix), snap, "commit"
+			out := []*Pair{p}
+			if v, ok, err := askIssueShaped(ctx, ix, p); err != nil {
+				o.Logf("%s %s: issue-shaped: %v", repo, c[:12], err)
+			} else if ok {
+				out = append(out, v)
+			}
+			for _, q := range out {
+				b, _ := json.Marshal(q)
+				if _, err := o.Out.Write(append(b, '\n')); err != nil {
+					return n, err
+				}
+				o.count(q)
+				n++
 			}
 			asked++
-			n++
 		}
 	}
 	return n, ctx.Err()
+}
+
+// askIssueShaped asks the commit again as an issue would (synth.go), seeded by the commit, so that
+// mining again gives the same text.
+func askIssueShaped(ctx context.Context, ix *index.Index, p *Pair) (*Pair, bool, error) {
+	seed, _ := strconv.ParseInt(p.Commit[:15], 16, 64)
+	text, ok := issueShaped(rand.New(rand.NewSource(seed)), ix.Snapshot(), p.Text, p.GoldDefs)
+	if !ok {
+		return nil, false, nil
+	}
+	isGold := map[string]bool{}
+	for _, g := range p.GoldFiles {
+		isGold[g] = true
+	}
+	cands, err := ix.Features(ctx, text, mineCandidates, func(path string, rank int) bool { return isGold[path] || rank < 3 })
+	if err != nil {
+		return nil, false, err
+	}
+	roundAll(cands)
+	v := *p
+	v.Shape, v.Text, v.Candidates = "issue", text, cands
+	return &v, true, nil
 }
 
 // prepareTree makes a git work tree that borrows the mirror's objects, so that a snapshot has the
@@ -233,12 +282,7 @@ func minePair(ctx context.Context, ix *index.Index, wt, c string) (*Pair, bool, 
 	if err != nil {
 		return nil, false, err
 	}
-	for i := range cands {
-		round(cands[i].X)
-		for k := range cands[i].Defs {
-			round(cands[i].Defs[k].X)
-		}
-	}
+	roundAll(cands)
 	if defs == nil {
 		defs = []string{}
 	}
@@ -336,6 +380,15 @@ func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
 		return "", fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
 	}
 	return string(out), nil
+}
+
+func roundAll(cands []index.CandidateFeatures) {
+	for i := range cands {
+		round(cands[i].X)
+		for k := range cands[i].Defs {
+			round(cands[i].Defs[k].X)
+		}
+	}
 }
 
 // round keeps four decimals: the pairs are large, and the trees need no finer steps.

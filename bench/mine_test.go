@@ -51,10 +51,27 @@ func TestMineTurnsCommitsIntoPairs(t *testing.T) {
 		}
 		pairs = append(pairs, p)
 	}
-	if n != 2 || len(pairs) != 2 {
-		t.Fatalf("%d pairs (%d lines), want the two fixes: %+v", n, len(pairs), pairs)
+	if n != len(pairs) {
+		t.Fatalf("%d pairs counted, %d written", n, len(pairs))
 	}
-	fix, cart := pairs[0], pairs[1]
+	var commits []Pair
+	for _, p := range pairs {
+		switch p.Shape {
+		case "commit":
+			commits = append(commits, p)
+		case "issue": // the commit before it, asked again with an issue's evidence
+			c := commits[len(commits)-1]
+			if p.Commit != c.Commit || !strings.HasPrefix(p.Text, c.Text+"\n\n") || !slices.Equal(p.GoldDefs, c.GoldDefs) {
+				t.Errorf("an issue-shaped pair that is not its commit's: %q after %q", p.Text, c.Text)
+			}
+		default:
+			t.Errorf("%s: shape %q", p.Commit, p.Shape)
+		}
+	}
+	if len(commits) != 2 {
+		t.Fatalf("%d commit pairs, want the two fixes: %+v", len(commits), commits)
+	}
+	fix, cart := commits[0], commits[1]
 	if !fix.PR || !strings.HasPrefix(fix.Text, "Fix discounts") || !slices.Equal(fix.GoldFiles, []string{"shop/discount.py"}) ||
 		!slices.Equal(fix.GoldDefs, []string{"shop/discount.py::apply_discount"}) {
 		t.Errorf("the discount fix: %+v", fix)

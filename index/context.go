@@ -19,6 +19,7 @@ import (
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
 	"github.com/ctxmap/ctxmap/internal/rank"
+	"github.com/ctxmap/ctxmap/internal/words"
 )
 
 // Request asks for a context pack, as a front end received it; Normalize resolves it.
@@ -103,7 +104,7 @@ func (ix *Index) Context(ctx context.Context, resolved Resolved) (*Result, error
 		return nil, invalidf("%v", err)
 	}
 	prof := query.ProfileOf(a.Intent.Name)
-	p, err := pack.Assemble(req.Text, pack.Intent{Name: a.Intent.Name, Confidence: a.Intent.Confidence}, r.packEntities(), cands, pack.Options{
+	p, err := pack.Assemble(req.Text, pack.Intent{Name: a.Intent.Name, Confidence: a.Intent.Confidence}, r.packEntities(cands), cands, pack.Options{
 		Budget:    req.Budget,
 		Tokenizer: tok,
 		Format:    req.Format,
@@ -195,15 +196,26 @@ func minedPairs(s *Snapshot) []lexicon.Pair {
 	return out
 }
 
-// packEntities are the entities the text is about, for the pack's header.
-func (r *ranker) packEntities() []pack.Entity {
+// packEntities are the entities the text is about that the pack's code carries, for its header: a
+// specific term (not a common verb or adjective, not the project's own name, not in a quarter of the
+// files) that one of the candidates' files holds.
+func (r *ranker) packEntities(cands []pack.Candidate) []pack.Entity {
 	if r.s.Entities == nil || r.without["entities"] {
 		return nil
 	}
+	inPack := map[string]bool{}
+	for _, c := range cands {
+		if c.Kind != "outline" {
+			inPack[c.Path] = true
+		}
+	}
 	var out []pack.Entity
-	for i, m := range r.entityMatches() {
-		if i >= 5 {
+	for _, m := range r.entityMatches() {
+		if len(out) == 5 {
 			break
+		}
+		if !r.specific(m.Entity) || !slices.ContainsFunc(m.Entity.Files, func(f string) bool { return inPack[f] }) {
+			continue
 		}
 		e := pack.Entity{Name: m.Entity.Name, Importance: m.Entity.Importance, Files: head(m.Entity.Files, 3)}
 		for j, rel := range m.Entity.Related {
@@ -215,6 +227,19 @@ func (r *ranker) packEntities() []pack.Entity {
 		out = append(out, e)
 	}
 	return out
+}
+
+// specific tells an entity that names a concept of this project from a common word or the project's name.
+func (r *ranker) specific(e *entity.Entity) bool {
+	if float64(len(e.Files)) > maxEntityShare*float64(len(r.s.Paths)) {
+		return false
+	}
+	for _, t := range e.Terms {
+		if !words.Common(t) && !r.projectNames()[t] {
+			return true
+		}
+	}
+	return false
 }
 
 func head[T any](s []T, n int) []T {
@@ -243,7 +268,7 @@ type primary struct {
 }
 
 func (r *ranker) candidates(files []RankedFile) []pack.Candidate {
-	var out []pack.Candidate
+	out := r.pinnedCandidates(files)
 	if len(files) == 0 {
 		return out
 	}
@@ -259,8 +284,11 @@ func (r *ranker) candidates(files []RankedFile) []pack.Candidate {
 			continue
 		}
 		src := source(f.Path)
-		defs := r.pickDefs(rec, f)
-		why := append([]string{fmt.Sprintf("file #%d", rank+1)}, f.Why...)
+		defs := slices.DeleteFunc(r.pickDefs(rec, f), func(d int) bool { return r.isPinned(f.Path, d) })
+		why := append([]string{fmt.Sprintf("file #%d", rank+1)}, r.fileWhy(f)...)
+		if len(defs) == 0 && r.hasPins(f.Path) {
+			continue // the pins show the file
+		}
 		if len(defs) == 0 {
 			out = append(out, outlineCandidate(rec, src, f, why))
 			continue
@@ -268,6 +296,9 @@ func (r *ranker) candidates(files []RankedFile) []pack.Candidate {
 		for k, d := range defs {
 			def := rec.File.Definitions[d]
 			c := defCandidate(rec, src, def, f.Score*(1-0.1*float64(k)), why)
+			if r.holdsPin(f.Path, def) { // a pinned method's class as a card: whole, it would hide the method
+				c.Full = ""
+			}
 			switch {
 			case isTest(f.Path):
 				c.Kind, c.Bucket = "test", "tests"
@@ -324,9 +355,9 @@ func (r *ranker) pickDefsAll(rec *Record, f RankedFile) []int {
 			ds = append(ds, scored{i, s})
 		}
 	}
-	for _, line := range f.lines {
+	for j, line := range f.lines { // in the evidence's order: the innermost frame first
 		if d := r.enclosing(f.Path, line); d >= 0 {
-			ds = append(ds, scored{d, 10})
+			ds = append(ds, scored{d, 10 / (1 + 0.1*float64(j))})
 		}
 	}
 	sort.Slice(ds, func(a, b int) bool {

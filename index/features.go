@@ -241,12 +241,24 @@ func (r *ranker) defFeatures(f RankedFile, i int, top float64, qw map[string]boo
 			perList[l.name] = ev.defs
 		}
 	}
-	lineHit := map[int]bool{}
-	for _, line := range f.lines {
-		if d := r.enclosing(f.Path, line); d >= 0 {
-			lineHit[d] = true
+	lineRR := map[int]float64{} // the first line the evidence points at in a definition, by its order
+	for j, line := range f.lines {
+		if d := r.enclosing(f.Path, line); d >= 0 && lineRR[d] == 0 {
+			lineRR[d] = 1 / (1 + float64(j))
 		}
 	}
+	calls := map[int]map[string]bool{} // the named identifiers each definition's body refers to
+	for _, ref := range rec.File.References {
+		if n := strings.ToLower(ref.Name); ref.Enclosing >= 0 && named[n] {
+			if calls[ref.Enclosing] == nil {
+				calls[ref.Enclosing] = map[string]bool{}
+			}
+			calls[ref.Enclosing][n] = true
+		}
+	}
+	calledByNamed := r.calledByNamed()
+	src, _ := r.ix.ReadFile(f.Path)
+	lines := splitLines(src)
 	members := map[string]int{}
 	for _, d := range defs {
 		if d.Parent != "" {
@@ -265,7 +277,8 @@ func (r *ranker) defFeatures(f RankedFile, i int, top float64, qw map[string]boo
 		for _, s := range []string{"symbols", "fuzzy", "frames", "errors", "bm25", "vectors"} {
 			set(s, perList[s][k])
 		}
-		set("line_hit", boolf(lineHit[k]))
+		set("line_hit", boolf(lineRR[k] > 0))
+		set("line_rr", lineRR[k])
 		switch {
 		case d.Kind == "function" || d.Kind == "method" || d.Kind == "constructor" || d.Kind == "macro":
 			set("kind_function", 1)
@@ -287,6 +300,13 @@ func (r *ranker) defFeatures(f RankedFile, i int, top float64, qw map[string]boo
 			set("position", float64(d.StartLine)/float64(rec.Lines))
 		}
 		set("log_file_defs", math.Log1p(float64(len(defs))))
+		set("sig_terms_share", termShare(d.Signature, qw))
+		n, share := bodyTerms(lines, d, qw)
+		set("body_terms", share)
+		set("log_body_terms", math.Log1p(float64(n)))
+		set("calls_named", math.Log1p(float64(len(calls[k]))))
+		set("called_by_named", boolf(calledByNamed[strings.ToLower(d.Name)]))
+		set("literal_terms", literalTerms(rec.File.Literals, d, qw))
 		if top > 0 {
 			set("file_rel", f.Score/top)
 		}
@@ -297,6 +317,68 @@ func (r *ranker) defFeatures(f RankedFile, i int, top float64, qw map[string]boo
 		out[k] = x
 	}
 	return out
+}
+
+// bodyTerms counts the text's words that a definition's lines use, and their share of the text's words.
+func bodyTerms(lines [][]byte, d parse.Definition, qw map[string]bool) (int, float64) {
+	if len(qw) == 0 || d.StartLine < 1 || d.StartLine > len(lines) {
+		return 0, 0
+	}
+	end := min(d.EndLine, len(lines), d.StartLine+maxBodyLines-1)
+	seen := map[string]bool{}
+	for _, l := range lines[d.StartLine-1 : end] {
+		for _, w := range words.Terms(string(l)) {
+			if qw[w] {
+				seen[w] = true
+			}
+		}
+	}
+	return len(seen), float64(len(seen)) / float64(len(qw))
+}
+
+// literalTerms is the largest share of a string literal's words, among a definition's literals, that
+// the text uses: a message the reporter paraphrased rather than pasted.
+func literalTerms(lits []parse.Literal, d parse.Definition, qw map[string]bool) float64 {
+	best := 0.0
+	for _, l := range lits {
+		if l.Line < d.StartLine || l.Line > d.EndLine {
+			continue
+		}
+		if ws := words.Terms(l.Text); len(ws) >= 2 {
+			best = max(best, termShare(l.Text, qw))
+		}
+	}
+	return best
+}
+
+// calledByNamed are the names (lower-cased) that the bodies of the definitions the text names refer
+// to: what lies one step down the reference path from what the reporter named.
+func (r *ranker) calledByNamed() map[string]bool {
+	if r.callees != nil {
+		return r.callees
+	}
+	r.callees = map[string]bool{}
+	names, _ := r.namedSymbols()
+	for n := range names {
+		for _, real := range r.s.folded(n) {
+			refs := r.s.Symbols[real]
+			if len(refs) > maxDefiners {
+				continue
+			}
+			for _, ref := range refs {
+				rec := r.s.Record(ref.Path)
+				if rec == nil || rec.File == nil {
+					continue
+				}
+				for _, x := range rec.File.References {
+					if x.Enclosing == ref.Def {
+						r.callees[strings.ToLower(x.Name)] = true
+					}
+				}
+			}
+		}
+	}
+	return r.callees
 }
 
 // namedSymbols are the identifiers the text names (lower-cased), and the parents they name (`a.B`).

@@ -3,6 +3,7 @@ package index
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/parse"
@@ -52,20 +53,25 @@ const (
 	defMinProb    = 0.3  // a definition past a file's best is shown when at least this likely
 	tokensPerProb = 6000 // what an item that is certain to change may spend
 	minCap        = 300  // and one that is not: a body this size costs less than a wrong guess
-	alsoFiles     = 5    // files named below the items
+	alsoFiles     = 5    // files outlined where the pack stops
 	alsoMinProb   = 0.03 // and how likely each must be
+	outlineDefs   = 3    // signatures an outline shows
+	outlineCap    = 120  // tokens an outline may take
 	parentCard    = 80   // a method's class wider than this many lines is shown as a card, not whole
 )
 
 func (r *ranker) tight(files []RankedFile, m *rank.Model) ([]pack.Candidate, []pack.Also) {
-	var out []pack.Candidate
-	var also []pack.Also
+	out := r.pinnedCandidates(files)
+	var outlines []pack.Candidate
 	var prims []primary
 	qw := r.queryWords()
+	shown := 0
 	for k, f := range files {
-		if len(out) > 0 && (f.Prob < m.FileThreshold || k >= tightFiles) {
-			if f.Prob >= alsoMinProb && len(also) < alsoFiles {
-				also = append(also, pack.Also{Path: f.Path, Probability: f.Prob})
+		if shown > 0 && (f.Prob < m.FileThreshold || shown >= tightFiles) {
+			if f.Prob >= alsoMinProb && len(outlines) < alsoFiles && !r.hasPins(f.Path) {
+				if c, ok := r.outline(f, k, m, qw); ok {
+					outlines = append(outlines, c)
+				}
 			}
 			continue
 		}
@@ -73,8 +79,9 @@ func (r *ranker) tight(files []RankedFile, m *rank.Model) ([]pack.Candidate, []p
 		if rec == nil || rec.File == nil {
 			continue
 		}
+		shown++
 		src, _ := r.ix.ReadFile(f.Path)
-		why := append([]string{fmt.Sprintf("file #%d, p=%.2f", k+1, f.Prob)}, f.Why...)
+		why := append([]string{fmt.Sprintf("file #%d, p=%.2f", k+1, f.Prob)}, r.fileWhy(f)...)
 		defs := rec.File.Definitions
 		scored := m.Defs(r.defFeatures(f, f.fusedRank, f.fusedTop, qw))
 		if len(scored) == 0 {
@@ -84,24 +91,34 @@ func (r *ranker) tight(files []RankedFile, m *rank.Model) ([]pack.Candidate, []p
 			continue
 		}
 		cards := map[string]bool{}
+		first := -1 // the file's best definition that is not pinned
 		for j, s := range scored {
 			if j >= tightDefs || j > 0 && s.Prob < defMinProb {
 				break
 			}
 			d := defs[s.Index]
+			if r.isPinned(f.Path, s.Index) {
+				continue // shown with its evidence
+			}
 			q := f.Prob * s.Prob
 			if j == 0 {
 				q = f.Prob * max(s.Prob, 0.5) // a likely file's best guess is worth its room
 			}
 			c := defCandidate(rec, src, d, q, why)
 			c.Kind, c.Bucket = "definition", "definitions"
-			if j > 0 { // the file's evidence is said once, with its best definition
+			if first >= 0 || r.hasPins(f.Path) { // the file's evidence is said once, with its best definition
 				c.Kind, c.Bucket = "snippet", "snippets"
-				c.Why = []string{fmt.Sprintf("file #%d, beside `%s`", k+1, qualified(defs[scored[0].Index]))}
+				c.Why = []string{fmt.Sprintf("file #%d, p=%.2f, beside the evidence", k+1, f.Prob)}
+				if first >= 0 {
+					c.Why = []string{fmt.Sprintf("file #%d, beside `%s`", k+1, qualified(defs[first]))}
+				}
+			}
+			if first < 0 {
+				first = s.Index
 			}
 			c.Probability, c.Cap = q, capFor(q)
 			out = append(out, c)
-			if j == 0 && len(prims) < 3 && !isTest(f.Path) {
+			if len(prims) < 3 && !isTest(f.Path) && c.Kind == "definition" {
 				prims = append(prims, primary{path: f.Path, def: d})
 			}
 			// a method is shown as itself, its class as a card
@@ -118,7 +135,55 @@ func (r *ranker) tight(files []RankedFile, m *rank.Model) ([]pack.Candidate, []p
 			}
 		}
 	}
-	return append(out, r.asked(prims, files)...), also
+	out = append(out, r.asked(prims, files)...)
+	return append(out, outlines...), nil
+}
+
+// outline is a likely file the pack stops before, as its path and the signatures of its likeliest
+// definitions: a few tokens that tell the reader where else to look.
+func (r *ranker) outline(f RankedFile, k int, m *rank.Model, qw map[string]bool) (pack.Candidate, bool) {
+	rec := r.s.Record(f.Path)
+	if rec == nil || rec.File == nil || len(rec.File.Definitions) == 0 {
+		return pack.Candidate{}, false
+	}
+	defs := rec.File.Definitions
+	var lines []string
+	first, last := 0, 0
+	for j, s := range m.Defs(r.defFeatures(f, f.fusedRank, f.fusedTop, qw)) {
+		if j == outlineDefs {
+			break
+		}
+		d := defs[s.Index]
+		sig := d.Signature
+		if sig == "" {
+			sig = d.Kind + " " + qualified(d)
+		}
+		lines = append(lines, fmt.Sprintf("%s  %sline %d", sig, commentPrefix(rec.Language), d.StartLine))
+		if first == 0 || d.StartLine < first {
+			first = d.StartLine
+		}
+		last = max(last, d.EndLine)
+	}
+	return pack.Candidate{
+		Kind: "outline", Bucket: "outlines", Path: f.Path, Language: rec.Language, StartLine: first, EndLine: last,
+		Score: f.Prob, Probability: f.Prob, Cap: outlineCap, Spare: true,
+		Why:     []string{fmt.Sprintf("file #%d, p=%.2f: where the pack stops", k+1, f.Prob)},
+		Compact: strings.Join(lines, "\n"),
+	}, true
+}
+
+// fileWhy is a file's reasons, less those its pinned definitions say themselves.
+func (r *ranker) fileWhy(f RankedFile) []string {
+	if !r.hasPins(f.Path) {
+		return f.Why
+	}
+	var out []string
+	for _, w := range f.Why {
+		if !strings.HasPrefix(w, "stack frame") && !strings.HasPrefix(w, "error message") {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // asked are the callers or the tests of the best definitions when the text asks for them (usage

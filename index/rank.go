@@ -114,6 +114,9 @@ type ranker struct {
 	lists    []*signalList
 	matches  []entity.Match      // computed once: entities and the pack header use them
 	resolved map[string][]string // resolvePath's answers: paths, frames and BM25's terms ask alike
+	callees  map[string]bool     // calledByNamed's answer
+	pinned   []pin               // pins' answer
+	names    map[string]bool     // projectNames' answer
 }
 
 func (r *ranker) on(signal string) bool { return !r.without[signal] }

@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,6 +123,7 @@ func (a *assembly) reserve() {
 		}
 	}
 	headCap := max(budget/5, 40)
+	a.p.Tokens = budget // the widest total the header can state
 	var head int
 	for i, d := range headerDetails {
 		a.detail = d
@@ -683,8 +685,7 @@ func fenceLang(s string) string {
 func (a *assembly) finish() {
 	items := a.byRank()
 	for {
-		text := a.render(items)
-		n := a.tok.Count(text)
+		text, n := a.settle(items)
 		if n <= a.p.Budget || len(items) == 0 {
 			if n > a.p.Budget {
 				a.detail = headerDetails[len(headerDetails)-1]
@@ -717,16 +718,54 @@ func (a *assembly) finish() {
 	}
 }
 
-func (a *assembly) render(items []*piece) string {
-	var spent []spend
+// maxHeaderShare is the most of a pack its header may take: what it says (the query, the entities,
+// the spend) is worth less than the code.
+const maxHeaderShare = 0.10
+
+// settle renders the pack with a header that states the pack's own total and takes at most
+// maxHeaderShare of it, at the most detail that allows.
+func (a *assembly) settle(items []*piece) (string, int) {
+	level := slices.Index(headerDetails, a.detail)
+	var text string
+	var n int
+	for ; level < len(headerDetails); level++ {
+		a.detail = headerDetails[level]
+		// the total is part of the text it counts: a few rounds settle it (a number's tokens rarely change)
+		for range 3 {
+			text = a.render(items)
+			if n = a.tok.Count(text); n == a.p.Tokens {
+				break
+			}
+			a.p.Tokens = n
+		}
+		head := a.tok.Count(renderHeader(a.format, a.p, a.detail, a.spends(items), a.tok))
+		if float64(head) <= maxHeaderShare*float64(n) || level == len(headerDetails)-1 {
+			break
+		}
+	}
+	return text, n
+}
+
+// spends is what the header lists: the tokens of each bucket the items use.
+func (a *assembly) spends(items []*piece) []spend {
 	per := map[string]int{}
 	for _, x := range items {
 		per[x.bucket] += a.count(x)
 	}
+	var out []spend
 	for _, b := range buckets {
 		if per[b] > 0 {
-			spent = append(spent, spend{b, per[b]})
+			out = append(out, spend{b, per[b]})
 		}
+	}
+	return out
+}
+
+func (a *assembly) render(items []*piece) string {
+	spent := a.spends(items)
+	per := map[string]int{}
+	for _, s := range spent {
+		per[s.bucket] = s.tokens
 	}
 	omitted := 0
 	for _, c := range a.cands {

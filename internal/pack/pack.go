@@ -13,8 +13,8 @@ import (
 // Candidate is a piece of code the ranking offers the pack, at up to three sizes, best first: the
 // pack places candidates in their order, each at the largest size its bucket can still afford.
 type Candidate struct {
-	Kind      string   // "definition", "snippet", "file", "test", "caller", "import"
-	Bucket    string   // "definitions", "snippets", "imports", "tests", "callers"; "" derives it from Kind
+	Kind      string   // "definition", "snippet", "file", "test", "caller", "import", "outline"
+	Bucket    string   // "definitions", "snippets", "imports", "tests", "callers", "outlines"; "" derives it from Kind
 	Path      string   // workspace-relative, slash-separated
 	Symbol    string   // qualified name when the candidate is a definition ("Repo.Name"), else ""
 	Language  string   // for the code fence
@@ -100,7 +100,7 @@ const (
 )
 
 // buckets in the order their sections are rendered.
-var buckets = []string{"definitions", "snippets", "imports", "tests", "callers"}
+var buckets = []string{"definitions", "snippets", "imports", "tests", "callers", "outlines"}
 
 // defaultShares is the profile used when Options.Shares is nil.
 var defaultShares = map[string]float64{
@@ -114,6 +114,7 @@ var bucketOfKind = map[string]string{
 	"test":       "tests",
 	"caller":     "callers",
 	"import":     "imports",
+	"outline":    "outlines",
 }
 
 func knownBucket(b string) bool {

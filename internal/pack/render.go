@@ -17,6 +17,7 @@ var xmlSection = map[string]string{
 	"imports":     "imports",
 	"tests":       "test_context",
 	"callers":     "callers",
+	"outlines":    "outlines",
 }
 
 // headerDetail is how much of the query and the entities the header shows; small budgets get less.
@@ -77,7 +78,7 @@ func renderHeader(format string, p *Pack, d headerDetail, spent []spend, tok *To
 			}
 			b.WriteString("</entities>\n")
 		}
-		b.WriteString(`<budget limit="` + strconv.Itoa(p.Budget) + `" tokenizer="` + xmlEscape(p.Tokenizer, true) + `"`)
+		b.WriteString(`<budget limit="` + strconv.Itoa(p.Budget) + `" tokens="` + strconv.Itoa(p.Tokens) + `" tokenizer="` + xmlEscape(p.Tokenizer, true) + `"`)
 		for _, s := range spent {
 			b.WriteString(" " + s.bucket + `="` + strconv.Itoa(s.tokens) + `"`)
 		}
@@ -107,10 +108,10 @@ func renderHeader(format string, p *Pack, d headerDetail, spent []spend, tok *To
 			b.WriteString("\n")
 		}
 	}
-	b.WriteString("- budget: " + strconv.Itoa(p.Budget) + " tokens (" + p.Tokenizer + ")")
+	b.WriteString("- pack: " + strconv.Itoa(p.Tokens) + " of " + strconv.Itoa(p.Budget) + " tokens (" + p.Tokenizer + ")")
 	for i, s := range spent {
 		if i == 0 {
-			b.WriteString("; spent:")
+			b.WriteString(":")
 		} else {
 			b.WriteString(",")
 		}

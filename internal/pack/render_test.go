@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -161,14 +162,20 @@ func TestGoldenContent(t *testing.T) {
 	if n := strings.Count(p.Text, "ErrNoRules)"); n != 1 {
 		t.Errorf("the error line appears %d times", n)
 	}
-	if !strings.HasPrefix(p.Text, "# Context: RuleIndex.Active crashes with a nil rule when a profile lists a stale key\n") ||
-		strings.Contains(p.Text, "panic:") {
+	if !strings.HasPrefix(p.Text, "# Context: RuleIndex.Active crashes with a nil") || strings.Contains(p.Text, "panic:") {
 		t.Errorf("the title must be the query's first line only:\n%s", p.Text[:200])
 	}
-	for _, want := range []string{"- intent: bug_fix (0.90)", "RULE (0.91): rules/index.go", "related: PROFILE, ANALYSIS", "spent: definitions "} {
+	for _, want := range []string{"- intent: bug_fix (0.90)", "RULE (0.91)", fmt.Sprintf("- pack: %d of 900 tokens (o200k_base): definitions ", p.Tokens)} {
 		if !strings.Contains(p.Text, want) {
 			t.Errorf("header lacks %q", want)
 		}
+	}
+	head, _, _ := strings.Cut(p.Text, "\n### ")
+	if n := tok.Count(head + "\n"); float64(n) > maxHeaderShare*float64(p.Tokens) {
+		t.Errorf("the header takes %d of the pack's %d tokens", n, p.Tokens)
+	}
+	if got := tok.Count(p.Text); got != p.Tokens {
+		t.Errorf("the pack says %d tokens and holds %d", p.Tokens, got)
 	}
 	if strings.Contains(p.Text, "Describe") && !strings.Contains(p.Text, "````go\n") {
 		t.Error("code with a ``` run needs a longer fence")

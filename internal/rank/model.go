@@ -68,9 +68,16 @@ func (t *Tree) leaf(x []float64) float32 {
 	return n.value
 }
 
+// check validates the trees and points their splits at the positions of names, the features this
+// build extracts: a model reads its features by name, so one trained before a feature was added loads.
 func (t *Trees) check(names []string) error {
-	if !slices.Equal(t.Features, names) {
-		return fmt.Errorf("the model's features %v are not the index's %v", t.Features, names)
+	at := make([]int32, len(t.Features))
+	for i, f := range t.Features {
+		k := slices.Index(names, f)
+		if k < 0 {
+			return fmt.Errorf("the model reads feature %q, which this build does not extract", f)
+		}
+		at[i] = int32(k)
 	}
 	for k := range t.Trees {
 		tr := &t.Trees[k]
@@ -79,14 +86,18 @@ func (t *Trees) check(names []string) error {
 			return fmt.Errorf("tree %d: arrays of different lengths", k)
 		}
 		for i := range n {
-			if f := tr.Feature[i]; f >= 0 && (int(f) >= len(names) || tr.Left[i] <= int32(i) || tr.Right[i] <= int32(i) ||
+			if f := tr.Feature[i]; f >= 0 && (int(f) >= len(at) || tr.Left[i] <= int32(i) || tr.Right[i] <= int32(i) ||
 				int(tr.Left[i]) >= n || int(tr.Right[i]) >= n) {
 				return fmt.Errorf("tree %d: node %d points outside the tree", k, i) // children follow parents: no loops
 			}
 		}
 		tr.nodes = make([]node, n)
 		for i := range n {
-			tr.nodes[i] = node{feature: tr.Feature[i], left: tr.Left[i], right: tr.Right[i], value: tr.Value[i], missingLeft: tr.MissingLeft[i] == 1}
+			f := tr.Feature[i]
+			if f >= 0 {
+				f = at[f]
+			}
+			tr.nodes[i] = node{feature: f, left: tr.Left[i], right: tr.Right[i], value: tr.Value[i], missingLeft: tr.MissingLeft[i] == 1}
 		}
 	}
 	return nil

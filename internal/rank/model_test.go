@@ -35,12 +35,18 @@ func TestMarginsEqualTheTrainers(t *testing.T) {
 		if len(c.x) < 100 || len(c.x) != len(c.want) {
 			t.Fatalf("%s: %d rows and %d margins", name, len(c.x), len(c.want))
 		}
+		names, pos := FileFeatures, Index(FileFeatures)
+		if name == "def" {
+			names, pos = DefFeatures, Index(DefFeatures)
+		}
 		for i, row := range c.x {
-			x := make([]float64, len(row))
+			// the trainer's rows are in the model's feature order; this build's vectors in its own
+			x := make([]float64, len(names))
 			for k, v := range row {
-				x[k] = math.NaN()
+				at := pos[c.trees.Features[k]]
+				x[at] = math.NaN()
 				if v != nil {
-					x[k] = *v
+					x[at] = *v
 				}
 			}
 			if got := c.trees.Margin(x); math.Abs(got-c.want[i]) > 1e-6 {
@@ -82,7 +88,8 @@ func TestParseRefusesAModelOfOtherFeatures(t *testing.T) {
 	if err := json.Unmarshal(modelJSON, &m); err != nil {
 		t.Fatal(err)
 	}
-	m["file"].(map[string]any)["features"] = []string{"bm25_rr"}
+	feats := m["file"].(map[string]any)["features"].([]any)
+	feats[0] = "no_such_feature"
 	b, _ := json.Marshal(m)
 	if _, err := Parse(b); err == nil {
 		t.Fatal("a model of other features was accepted")

@@ -223,3 +223,26 @@ func set(s string) map[string]bool {
 	}
 	return m
 }
+
+// Common tells a stemmed word that is a common verb or adjective of issues and code (fail, contain,
+// empty, print): it may be an identifier's part but never names a concept of its own.
+func Common(stem string) bool { return common[stem] }
+
+var common = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`fail failure contain disable enable empty output input print show hide display
+		render format parse valid invalid miss missing wrong correct right new old default custom simple single
+		multiple first last next previous prev current full partial short long large small big little fast slow
+		true false allow deny support use used using work ignore skip match matching include exclude sort order
+		return returned throw raise catch try break fix fixed broken bad good same different other another
+		possible available enabled disabled optional required need want expect expected actual unexpected
+		happen give take keep send receive return show see look change changed add added remove removed
+		update updated already still instead only also just like via when while after before within without
+		upper lower inner outer top bottom left right begin end done finish finished complete ready pending
+		exist exists missing known unknown special general global local public private internal external
+		raw real fake real true false none all any some each every many more most less least much few`) {
+		m[Stem(w)] = true
+		m[w] = true
+	}
+	return m
+}()

@@ -1,0 +1,266 @@
+package index
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/ctxmap/ctxmap/internal/pack"
+	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/query"
+	"github.com/ctxmap/ctxmap/internal/words"
+)
+
+// Evidence that points at a place: a stack frame in a project file, a quoted identifier that names one
+// definition, an error message the code holds in one place. A person reading the text finds these
+// places at once, so a pack always shows the definitions they point at, each labelled with its own
+// evidence, the innermost frame first; the ranking orders everything else around them.
+
+// pin is a definition the text points at.
+type pin struct {
+	path string
+	def  int
+	why  string
+}
+
+// How many definitions each kind of evidence may pin: a trace's first frames are where the error is;
+// past them a long trace walks through the framework.
+const (
+	maxFramePins = 3
+	maxNamePins  = 3
+	maxErrorPins = 2
+)
+
+// pins are the definitions the text's evidence points at, in the order a person would read them:
+// frames innermost first, then quoted names, then error messages.
+func (r *ranker) pins() []pin {
+	if r.pinned != nil {
+		return r.pinned
+	}
+	r.pinned = []pin{}
+	seen := map[string]bool{}
+	add := func(p string, d int, why string) bool {
+		key := fmt.Sprintf("%s#%d", p, d)
+		if seen[key] || !r.project(p) {
+			return false
+		}
+		seen[key] = true
+		r.pinned = append(r.pinned, pin{path: p, def: d, why: why})
+		return true
+	}
+	if r.on("frames") {
+		n := 0
+		for _, f := range r.a.Frames {
+			if n == maxFramePins {
+				break
+			}
+			ps := r.resolvePath(f.Path)
+			if len(ps) != 1 || f.Line <= 0 {
+				continue
+			}
+			if d := r.enclosing(ps[0], f.Line); d >= 0 && add(ps[0], d, frameWhy(f)) {
+				n++
+			}
+		}
+	}
+	if r.on("symbols") {
+		n := 0
+		for _, an := range r.a.Anchors {
+			if n == maxNamePins {
+				break
+			}
+			if an.Kind != query.KindBacktick {
+				continue
+			}
+			if ref, ok := r.uniqueDefinition(an.Text); ok && add(ref.Path, ref.Def, fmt.Sprintf("`%s` quoted in the text", an.Text)) {
+				n++
+			}
+		}
+	}
+	if r.on("errors") {
+		n := 0
+		for _, m := range r.a.Errors {
+			if n == maxErrorPins {
+				break
+			}
+			if p, d, line, ok := r.uniqueMessage(m); ok && add(p, d, fmt.Sprintf("error message %q at line %d", capBytes(m, 60), line)) {
+				n++
+			}
+		}
+	}
+	return r.pinned
+}
+
+// project tells the files a fix goes in: not tests (unless the task is writing them), not code copied
+// from other projects, not prose.
+func (r *ranker) project(p string) bool {
+	if isTest(p) && r.a.Intent.Name != query.TestWriting {
+		return false
+	}
+	return !isVendored(p) && !parse.ProseOrData(p) && parse.LanguageOf(p) != "markdown"
+}
+
+func frameWhy(f query.Frame) string {
+	in := ""
+	if f.Function != "" {
+		name, _ := symbolNames(f.Function)
+		in = ", in " + name
+	}
+	return fmt.Sprintf("stack frame %d (%s:%d%s)", f.Index, path.Base(f.Path), f.Line, in)
+}
+
+// uniqueDefinition is the one project definition a quoted name (`Name`, `Type.name`) stands for.
+func (r *ranker) uniqueDefinition(text string) (SymbolRef, bool) {
+	name, parent := symbolNames(text)
+	if len(name) < 3 {
+		return SymbolRef{}, false
+	}
+	var found []SymbolRef
+	for _, ref := range r.s.Symbols[name] {
+		d, ok := r.s.Definition(ref)
+		if !ok || d.Kind == "section" || parent != "" && d.Parent != parent || !r.project(ref.Path) {
+			continue
+		}
+		found = append(found, ref)
+	}
+	if len(found) != 1 {
+		return SymbolRef{}, false
+	}
+	return found[0], true
+}
+
+// uniqueMessage is the one definition whose string literals hold an error message: every place that
+// matches lies in it.
+func (r *ranker) uniqueMessage(msg string) (string, int, int, bool) {
+	m := strings.ToLower(msg)
+	where, def, line := "", -1, 0
+	for _, lit := range r.s.literals() {
+		if !matchesLiteral(m, lit.pieces) || !r.project(lit.path) {
+			continue
+		}
+		d := r.enclosing(lit.path, lit.line)
+		if d < 0 || where != "" && (where != lit.path || def != d) {
+			return "", -1, 0, false
+		}
+		where, def, line = lit.path, d, lit.line
+	}
+	return where, def, line, where != ""
+}
+
+// pinnedCandidates are the pins as the pack's first items, each with its own evidence, then what
+// the ranking says of its file (files: the ranking, with probabilities when a learned ranker gave them).
+func (r *ranker) pinnedCandidates(files []RankedFile) []pack.Candidate {
+	pins := r.pins()
+	if len(pins) == 0 {
+		return nil
+	}
+	rankOf := map[string]int{}
+	for k, f := range files {
+		if _, ok := rankOf[f.Path]; !ok {
+			rankOf[f.Path] = k
+		}
+	}
+	var out []pack.Candidate
+	for _, p := range pins {
+		rec := r.s.Record(p.path)
+		if rec == nil || rec.File == nil || p.def >= len(rec.File.Definitions) {
+			continue
+		}
+		why := []string{p.why}
+		c := pack.Candidate{}
+		if k, ok := rankOf[p.path]; ok {
+			f := files[k]
+			if f.Prob > 0 {
+				why = append(why, fmt.Sprintf("file #%d, p=%.2f", k+1, f.Prob))
+				c.Probability, c.Cap = f.Prob, capFor(max(f.Prob, pinMinProb))
+			} else {
+				why = append(why, fmt.Sprintf("file #%d", k+1))
+			}
+			for _, w := range r.fileWhy(f) {
+				if !strings.HasPrefix(w, "defines `") {
+					why = append(why, w)
+				}
+			}
+		}
+		src, _ := r.ix.ReadFile(p.path)
+		d := defCandidate(rec, src, rec.File.Definitions[p.def], 1, why)
+		d.Kind, d.Bucket, d.Probability, d.Cap = "definition", "definitions", c.Probability, c.Cap
+		out = append(out, d)
+	}
+	return out
+}
+
+// pinMinProb: a pinned definition may take the room of one this likely, whatever the model says of its file.
+const pinMinProb = 0.5
+
+// isPinned tells whether a definition of a file is pinned.
+func (r *ranker) isPinned(p string, def int) bool {
+	for _, x := range r.pins() {
+		if x.path == p && x.def == def {
+			return true
+		}
+	}
+	return false
+}
+
+// hasPins tells whether any definition of a file is pinned: its evidence is then said by the pins.
+func (r *ranker) hasPins(p string) bool {
+	for _, x := range r.pins() {
+		if x.path == p {
+			return true
+		}
+	}
+	return false
+}
+
+// projectNames are the words of the project's own name (its folder, module or package, its commands'
+// folders): every file says them, so as an entity they say nothing.
+func (r *ranker) projectNames() map[string]bool {
+	if r.names != nil {
+		return r.names
+	}
+	r.names = map[string]bool{}
+	add := func(s string) {
+		for _, w := range words.Terms(s) {
+			r.names[w] = true
+		}
+	}
+	add(filepath.Base(r.s.Root))
+	for _, f := range []string{"go.mod", "package.json", "Cargo.toml", "pyproject.toml", "setup.cfg"} {
+		b, err := r.ix.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		if m := projectName.FindSubmatch(b); m != nil {
+			add(path.Base(string(m[1]) + string(m[2]) + string(m[3])))
+		}
+	}
+	for _, p := range r.s.Paths { // the commands a repository builds: cmd/gh/main.go
+		if dir, rest, ok := strings.Cut(p, "/"); ok && dir == "cmd" {
+			if name, _, ok := strings.Cut(rest, "/"); ok {
+				add(name)
+			}
+		}
+	}
+	return r.names
+}
+
+// projectName reads the name a manifest declares: go.mod's module, package.json's, Cargo's or Python's name.
+var projectName = regexp.MustCompile(`(?m)^\s*(?:module\s+(\S+)|"name"\s*:\s*"([^"]+)"|name\s*=\s*["']([^"']+)["'])`)
+
+// holdsPin tells whether a definition encloses a pinned definition of its file.
+func (r *ranker) holdsPin(p string, d parse.Definition) bool {
+	rec := r.s.Record(p)
+	for _, x := range r.pins() {
+		if x.path != p || rec == nil || rec.File == nil {
+			continue
+		}
+		in := rec.File.Definitions[x.def]
+		if in.StartLine != d.StartLine && d.StartLine <= in.StartLine && in.EndLine <= d.EndLine {
+			return true
+		}
+	}
+	return false
+}

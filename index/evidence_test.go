@@ -1,0 +1,214 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// The evidence suite: a trace alone, a quoted name and a quoted error message each put the definition
+// they point at in the pack, labelled with their own evidence, whatever the ranker and the pack style.
+
+var packStyles = []struct {
+	name string
+	req  Request
+}{
+	{"learned, tight", Request{}},
+	{"learned, filled", Request{Fill: true}},
+	{"fusion, filled", Request{Ranker: RankerFusion}},
+}
+
+func TestATraceAlonePutsTheInnermostFrameFirst(t *testing.T) {
+	ix, marks := shop(t)
+	for _, c := range goldenCases {
+		if c.why != "stack frame" {
+			continue
+		}
+		// the trace alone: no title to help
+		_, trace, _ := strings.Cut(fill(t, c.text, marks), "\n\n")
+		for _, st := range packStyles {
+			t.Run(c.name+"/"+st.name, func(t *testing.T) {
+				req := st.req
+				req.Text, req.Budget = trace, 4000
+				res, err := ix.Context(context.Background(), req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(res.Pack.Items) == 0 {
+					t.Fatal("an empty pack")
+				}
+				first := res.Pack.Items[0]
+				if got := first.Path + "::" + first.Symbol; got != c.item {
+					t.Fatalf("first item %s, want %s; items: %v", got, c.item, itemNames(res.Pack))
+				}
+				if !strings.HasPrefix(first.Why[0], "stack frame 0 (") {
+					t.Errorf("first item's reasons %q do not start with its frame", first.Why)
+				}
+			})
+		}
+	}
+}
+
+func TestAQuotedNameAndMessagePinTheirDefinition(t *testing.T) {
+	ix, _ := shop(t)
+	cases := []struct{ text, item, why string }{
+		// lookup_code is a helper no word of the text names but its quote
+		{"Codes bought in the spring sale are refused. I suspect `lookup_code`.", "shop/discount.py::lookup_code", "`lookup_code` quoted in the text"},
+		{"The cart says \"discount code SPRING has expired\" for a code bought today.", "shop/discount.py::apply_discount", "error message"},
+	}
+	for _, c := range cases {
+		for _, st := range packStyles {
+			t.Run(c.item+"/"+st.name, func(t *testing.T) {
+				req := st.req
+				req.Text, req.Budget = c.text, 4000
+				res, err := ix.Context(context.Background(), req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				it := findItem(ix, res.Pack, c.item)
+				if it == nil {
+					t.Fatalf("the pack lacks %s; items: %v", c.item, itemNames(res.Pack))
+				}
+				if !strings.HasPrefix(it.Why[0], c.why) {
+					t.Errorf("%s: why = %q, want it to start with %q", c.item, it.Why, c.why)
+				}
+			})
+		}
+	}
+}
+
+// A name quoted in the text that several definitions share pins none of them.
+func TestAnAmbiguousQuoteIsNotPinned(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"a/reader.go": "package a\n\n// Close ends a read.\nfunc Close() error { return nil }\n",
+		"b/writer.go": "package b\n\n// Close ends a write.\nfunc Close() error { return nil }\n",
+	})
+	ix := open(t, root, "")
+	defer ix.Close()
+	res, err := ix.Context(context.Background(), Request{Text: "`Close` misbehaves", Budget: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range res.Pack.Items {
+		if strings.Contains(strings.Join(it.Why, ";"), "quoted in the text") {
+			t.Errorf("%s::%s pinned by an ambiguous quote: %q", it.Path, it.Symbol, it.Why)
+		}
+	}
+}
+
+// checkoutGo is shaped like cli/cli's pkg/cmd/pr/checkout/checkout.go: checkoutRun spans lines 73-139
+// and calls cmdsForExistingRemote, which holds line 150.
+func checkoutGo() string {
+	var b strings.Builder
+	line := func(s string) { b.WriteString(s + "\n") }
+	line("package checkout")
+	for b.Len() > 0 && strings.Count(b.String(), "\n") < 72 {
+		line("")
+	}
+	line("func checkoutRun(opts *CheckoutOptions) error {") // 73
+	for strings.Count(b.String(), "\n") < 116 {
+		line("\t// resolve the pull request and the remote")
+	}
+	line("\tcmds, err := cmdsForExistingRemote(opts.Remote, opts.PR)") // 117
+	for strings.Count(b.String(), "\n") < 138 {
+		line("\t_ = cmds")
+	}
+	line("}") // 139
+	line("")
+	line("func cmdsForExistingRemote(remote *Remote, pr *PullRequest) ([][]string, error) {") // 141
+	for strings.Count(b.String(), "\n") < 149 {
+		line("\tvar cmds [][]string")
+	}
+	line("\trefSpec := pr.HeadRefName + \":\" + remote.Name // 150: pr.HeadRepository is nil") // 150
+	for strings.Count(b.String(), "\n") < 159 {
+		line("\t_ = refSpec")
+	}
+	line("\treturn nil, nil")
+	line("}")
+	line("")
+	line("type CheckoutOptions struct {\n\tRemote *Remote\n\tPR     *PullRequest\n}")
+	line("type Remote struct{ Name string }")
+	line("type PullRequest struct{ HeadRefName string }")
+	return b.String()
+}
+
+func TestTheCheckoutPanicGivesItsFramesInOrder(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"pkg/cmd/pr/checkout/checkout.go": checkoutGo(),
+		"pkg/cmdutil/errors.go":           "package cmdutil\n\n// IsUserCancellation tells a cancelled prompt.\nfunc IsUserCancellation(err error) bool { return err == nil }\n",
+		"pkg/cmd/pr/shared/finder.go":     "package shared\n\n// Find finds a pull request by number or branch.\nfunc Find(number int) error { return nil }\n",
+		"pkg/cmd/root/root.go":            "package root\n\n// NewCmdRoot makes the root command.\nfunc NewCmdRoot() error { return nil }\n",
+	}
+	for i := range 30 { // a project, not three files
+		files[fmt.Sprintf("pkg/cmd/other%d/other.go", i)] = fmt.Sprintf("package other%d\n\n// Run runs command %d.\nfunc Run%d() error { return nil }\n", i, i, i)
+	}
+	writeFiles(t, root, files)
+	ix := open(t, root, "")
+	defer ix.Close()
+	text := `panic: runtime error: invalid memory address or nil pointer dereference
+[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x1234]
+
+goroutine 1 [running]:
+github.com/cli/cli/v2/pkg/cmd/pr/checkout.cmdsForExistingRemote(0xc0001, 0xc0002)
+	/home/runner/work/cli/cli/pkg/cmd/pr/checkout/checkout.go:150 +0x2c
+github.com/cli/cli/v2/pkg/cmd/pr/checkout.checkoutRun(0xc0003)
+	/home/runner/work/cli/cli/pkg/cmd/pr/checkout/checkout.go:117 +0x3f1
+github.com/cli/cli/v2/pkg/cmd/pr/checkout.NewCmdCheckout.func1(0xc0004, {0xc0005, 0x1, 0x1})
+	/home/runner/work/cli/cli/pkg/cmd/pr/checkout/checkout.go:60 +0x1a5
+main.main()
+	/home/runner/work/cli/cli/cmd/gh/main.go:35 +0x13
+`
+	for _, st := range packStyles {
+		t.Run(st.name, func(t *testing.T) {
+			req := st.req
+			req.Text = text
+			res, err := ix.Context(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			items := res.Pack.Items
+			if len(items) < 2 {
+				t.Fatalf("items: %v", itemNames(res.Pack))
+			}
+			want := []struct{ symbol, why string }{
+				{"cmdsForExistingRemote", "stack frame 0 (checkout.go:150, in cmdsForExistingRemote)"},
+				{"checkoutRun", "stack frame 1 (checkout.go:117, in checkoutRun)"},
+			}
+			for i, w := range want {
+				if items[i].Symbol != w.symbol || items[i].Why[0] != w.why {
+					t.Errorf("item %d: %s %q, want %s %q", i, items[i].Symbol, items[i].Why, w.symbol, w.why)
+				}
+			}
+		})
+	}
+}
+
+// A C program's crash under gdb: the innermost frame in the project comes first.
+func TestAGdbBacktracePinsTheCrashingFunction(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"src/parser.c": "#include <stddef.h>\n\nstatic int depth(const char *s) {\n  int d = 0;\n  while (*s) {\n    d += *s == '[';\n    s++;\n  }\n  return d;\n}\n\nint parse(const char *s) {\n  if (s == NULL) return -1;\n  return depth(s);\n}\n",
+		"src/main.c":   "int parse(const char *s);\n\nint main(int argc, char **argv) {\n  return parse(argv[1]);\n}\n",
+		"src/util.c":   "int clamp(int x) {\n  return x < 0 ? 0 : x;\n}\n",
+	})
+	ix := open(t, root, "")
+	defer ix.Close()
+	text := "Program received signal SIGSEGV, Segmentation fault.\n" +
+		"#0  0x0000555555555189 in depth (s=0x0) at src/parser.c:5\n" +
+		"#1  0x00005555555551c4 in parse (s=0x0) at src/parser.c:14\n" +
+		"#2  0x00005555555551e9 in main (argc=1, argv=0x7fffffffe4c8) at src/main.c:4\n"
+	res, err := ix.Context(context.Background(), Request{Text: text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := res.Pack.Items
+	if len(items) < 3 || items[0].Symbol != "depth" || items[1].Symbol != "parse" || items[2].Symbol != "main" {
+		t.Fatalf("items: %v", itemNames(res.Pack))
+	}
+	if !strings.HasPrefix(items[0].Why[0], "stack frame 0 (parser.c:5") {
+		t.Errorf("first item's reasons: %q", items[0].Why)
+	}
+}
