@@ -32,14 +32,16 @@ const (
 	CodeHit5       = "code_hit@5"
 	CodePackRecall = "code_pack_recall"
 	CodePackAll    = "code_pack_all"
+	CodeNamedAll   = "code_named_all" // every code gold file is in the pack as code or as an outline
+	DefFirst       = "def_first"      // of the gold files the pack shows, the share whose first item is a changed definition
 	Brier          = "brier" // mean squared error of the files' probabilities, where there are some
 	LatencyP50     = "latency_p50_ms"
 	LatencyP95     = "latency_p95_ms"
 )
 
 // Columns is the order of the metrics in tables.
-var Columns = []string{Hit1, Hit5, CodeHit1, CodeHit5, Recall10, PackRecall, PackAll, CodePackAll, SymbolRecall,
-	SymbolCoverage, SymbolFile, WrongFileRate, PackFileCount, Tokens, Efficiency, Brier}
+var Columns = []string{Hit1, Hit5, CodeHit1, CodeHit5, Recall10, PackRecall, PackAll, CodePackAll, CodeNamedAll, SymbolRecall,
+	SymbolCoverage, SymbolFile, DefFirst, WrongFileRate, PackFileCount, Tokens, Efficiency, Brier}
 
 // FileMetrics scores a ranked list of files: hit@k (every gold file among the first k) and recall@k
 // (the share of gold files among the first k). Gold must not be empty.
@@ -102,6 +104,9 @@ func PackMetrics(items []pack.Item, tokens int, goldFiles, goldSymbols []string,
 			}
 		}
 		m[SymbolFile] = float64(n) / float64(len(goldSymbols))
+		if first, ok := defFirst(items, goldSymbols, defs); ok {
+			m[DefFirst] = first
+		}
 		if tokens > 0 {
 			m[Efficiency] = m[SymbolCoverage] * 1000 / float64(tokens)
 		}
@@ -190,12 +195,62 @@ func definitionLines(defs []parse.Definition, name string) []int {
 	return byName
 }
 
-// packFiles are the distinct paths of a pack's items, in order.
-func packFiles(items []pack.Item) []string {
+// defFirst is, over the gold functions' files that the pack shows as code, the share whose first item
+// is one of the file's changed definitions (by name, or a body holding one's line); false when the pack
+// shows none of them.
+func defFirst(items []pack.Item, goldSymbols []string, defs Definitions) (float64, bool) {
+	byFile := map[string][]string{}
+	var files []string
+	for _, g := range goldSymbols {
+		p, _, _ := strings.Cut(g, "::")
+		if byFile[p] == nil {
+			files = append(files, p)
+		}
+		byFile[p] = append(byFile[p], g)
+	}
+	shown, first := 0, 0
+	for _, p := range files {
+		i := slices.IndexFunc(items, func(it pack.Item) bool { return it.Path == p && it.Kind != OutlineKind })
+		if i < 0 {
+			continue
+		}
+		shown++
+		for _, g := range byFile[p] {
+			if SymbolShown(items[i:i+1], g, defs) {
+				first++
+				break
+			}
+		}
+	}
+	if shown == 0 {
+		return 0, false
+	}
+	return float64(first) / float64(shown), true
+}
+
+// OutlineKind is the kind of an item that names a file and its signatures without showing its code.
+const OutlineKind = "outline"
+
+// namedFiles are the distinct paths of a pack's items, outlines included.
+func namedFiles(items []pack.Item) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, it := range items {
 		if it.Path != "" && !seen[it.Path] {
+			seen[it.Path] = true
+			out = append(out, it.Path)
+		}
+	}
+	return out
+}
+
+// packFiles are the distinct paths of a pack's items that show code, in order: an outline names a
+// file without showing it.
+func packFiles(items []pack.Item) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, it := range items {
+		if it.Path != "" && it.Kind != OutlineKind && !seen[it.Path] {
 			seen[it.Path] = true
 			out = append(out, it.Path)
 		}

@@ -192,3 +192,27 @@ func TestSymbolCovered(t *testing.T) {
 		}
 	}
 }
+
+// An outline names a file without showing it: it counts for code_named_all, not for the pack's files,
+// and def_first reads the first item that shows a gold file's code.
+func TestOutlinesAndTheFirstDefinition(t *testing.T) {
+	defs := func(string) []parse.Definition {
+		return []parse.Definition{{Name: "parse", StartLine: 3, EndLine: 9}, {Name: "render", StartLine: 12, EndLine: 20}}
+	}
+	items := []pack.Item{
+		{Kind: "definition", Path: "a.go", Symbol: "render", StartLine: 12, EndLine: 20, Size: "full"},
+		{Kind: "snippet", Path: "a.go", Symbol: "parse", StartLine: 3, EndLine: 9, Size: "full"},
+		{Kind: "definition", Path: "b.go", Symbol: "parse", StartLine: 3, EndLine: 9, Size: "full"},
+		{Kind: OutlineKind, Path: "c.go", StartLine: 3, EndLine: 20, Size: "compact"},
+	}
+	m := PackMetrics(items, 500, []string{"a.go", "b.go", "c.go"}, []string{"a.go::parse", "b.go::parse", "c.go::parse"}, defs)
+	if m[PackAll] != 0 || m[PackRecall] != 2.0/3 {
+		t.Errorf("an outline counted as a shown file: %v", m)
+	}
+	if m[DefFirst] != 0.5 {
+		t.Errorf("def_first = %v, want 0.5 (a.go shows render first, b.go parse)", m[DefFirst])
+	}
+	if got := namedFiles(items); len(got) != 3 {
+		t.Errorf("named files %v", got)
+	}
+}

@@ -164,7 +164,7 @@ var shortNames = map[string]string{
 	Hit1: "hit@1", Hit3: "hit@3", Hit5: "hit@5", Hit10: "hit@10", Recall5: "rec@5", Recall10: "rec@10",
 	PackRecall: "pack_rec", PackAll: "pack_all", SymbolRecall: "sym_rec", SymbolCoverage: "sym_cov", SymbolFile: "sym_file",
 	WrongFileRate: "wrong", Tokens: "tokens", PackFileCount: "files", Efficiency: "eff", RecallPer1K: "rec/1k",
-	CodeHit1: "c_hit@1", CodeHit5: "c_hit@5", CodePackRecall: "c_pack_rec", CodePackAll: "c_pack_all", Brier: "brier",
+	CodeHit1: "c_hit@1", CodeHit5: "c_hit@5", CodePackRecall: "c_pack_rec", CodePackAll: "c_pack_all", CodeNamedAll: "c_named_all", DefFirst: "def_first", Brier: "brier",
 	LatencyP50: "p50ms", LatencyP95: "p95ms",
 }
 

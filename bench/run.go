@@ -376,6 +376,7 @@ func score(in Instance, ranked []string, items []pack.Item, tokens int, took tim
 		fm, pm := FileMetrics(ranked, code), PackMetrics(items, tokens, code, nil, nil)
 		m[CodeHit1], m[CodeHit5] = fm[Hit1], fm[Hit5]
 		m[CodePackRecall], m[CodePackAll] = pm[PackRecall], pm[PackAll]
+		m[CodeNamedAll] = boolf(foundIn(namedFiles(items), distinct(code)) == len(distinct(code)))
 	}
 	files := packFiles(items)
 	if files == nil {
