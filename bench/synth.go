@@ -57,16 +57,23 @@ func issueShaped(rng *rand.Rand, s *index.Snapshot, text string, goldDefs []stri
 		parts = append(parts, p)
 		added = true
 	}
-	if rng.Float64() < issueRates.changedName && !containsWord(text, t.def.Name) {
-		say(fmt.Sprintf(nameSentences[rng.Intn(len(nameSentences))], "`"+t.def.Name+"`"))
+	callers := callersOf(s, t, 12)
+	// A reporter names what they see, which is often one step up the call path from the fix: a name or
+	// a path is the changed definition's only some of the time, else a caller's.
+	named, where := t.def.Name, t.path
+	if len(callers) > 0 && rng.Float64() < 0.4 {
+		c := callers[rng.Intn(len(callers))]
+		named, where = c.def.Name, c.path
+	}
+	if rng.Float64() < issueRates.changedName && !containsWord(text, named) {
+		say(fmt.Sprintf(nameSentences[rng.Intn(len(nameSentences))], "`"+named+"`"))
 	}
 	if t.def.Parent != "" && rng.Float64() < issueRates.parentName && !containsWord(text, t.def.Parent) {
 		say(fmt.Sprintf("This happens with `%s`.", t.def.Parent))
 	}
 	if rng.Float64() < issueRates.path {
-		say(fmt.Sprintf("Looking at %s, the behaviour seems to come from there.", t.path))
+		say(fmt.Sprintf("Looking at %s, the behaviour seems to come from there.", where))
 	}
-	callers := callersOf(s, t, 12)
 	if rng.Float64() < issueRates.codeBlock {
 		if block := callSnippet(rng, s, t, callers); block != "" {
 			say("Reproduce:\n\n```" + fenceName(t.lang) + "\n" + block + "\n```")

@@ -31,7 +31,7 @@ func TestATraceAlonePutsTheInnermostFrameFirst(t *testing.T) {
 			t.Run(c.name+"/"+st.name, func(t *testing.T) {
 				req := st.req
 				req.Text, req.Budget = trace, 4000
-				res, err := ix.Context(context.Background(), req)
+				res, err := ask(context.Background(), ix, req)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -62,7 +62,7 @@ func TestAQuotedNameAndMessagePinTheirDefinition(t *testing.T) {
 			t.Run(c.item+"/"+st.name, func(t *testing.T) {
 				req := st.req
 				req.Text, req.Budget = c.text, 4000
-				res, err := ix.Context(context.Background(), req)
+				res, err := ask(context.Background(), ix, req)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -87,7 +87,7 @@ func TestAnAmbiguousQuoteIsNotPinned(t *testing.T) {
 	})
 	ix := open(t, root, "")
 	defer ix.Close()
-	res, err := ix.Context(context.Background(), Request{Text: "`Close` misbehaves", Budget: 2000})
+	res, err := ask(context.Background(), ix, Request{Text: "`Close` misbehaves", Budget: 2000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ main.main()
 		t.Run(st.name, func(t *testing.T) {
 			req := st.req
 			req.Text = text
-			res, err := ix.Context(context.Background(), req)
+			res, err := ask(context.Background(), ix, req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -200,7 +200,7 @@ func TestAGdbBacktracePinsTheCrashingFunction(t *testing.T) {
 		"#0  0x0000555555555189 in depth (s=0x0) at src/parser.c:5\n" +
 		"#1  0x00005555555551c4 in parse (s=0x0) at src/parser.c:14\n" +
 		"#2  0x00005555555551e9 in main (argc=1, argv=0x7fffffffe4c8) at src/main.c:4\n"
-	res, err := ix.Context(context.Background(), Request{Text: text})
+	res, err := ask(context.Background(), ix, Request{Text: text})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,11 +78,19 @@ def file_matrix(rows, mask=None):
             ys.append(1.0 if c["path"] in gold else 0.0)
             qid.append(q)
         groups.append(len(cands))
-        weights.append(1.5 if r["pr"] else 1.0)  # squash messages are closest to issues
+        weights.append(shape_weight(r))
     x = np.array(xs, dtype=np.float32)
     if mask is not None:
         x[:, mask] = np.nan
     return x, np.array(ys), groups, np.array(weights), np.array(qid)
+
+
+def shape_weight(r):
+    """Texts shaped as issues (a commit asked again with an issue's evidence) are closest to what the
+    ranker will be asked, then squash messages of pull requests, then plain commit messages."""
+    if r.get("shape") == "issue":
+        return 1.5
+    return 1.25 if r["pr"] else 1.0
 
 
 def def_matrix(rows, groups=None):
@@ -272,6 +280,14 @@ def main():
     hm = margins(model, hx, fnames)
     report = {"pairs": len(rows), "train_pairs": len(train), "held_pairs": len(held), "held_repos": held_repos,
               "versions": versions, "fused": fused_figures(held), "learned": ranking_figures(held, hm, hq)}
+    # the held-back figures by shape: commit messages as they are, and the same commits asked as issues
+    report["by_shape"] = {}
+    for shape in ("commit", "issue"):
+        sub = [r for r in held if r.get("shape", "commit") == shape]
+        if not sub:
+            continue
+        sx, _, _, _, sq = file_matrix(sub)
+        report["by_shape"][shape] = {"fused": fused_figures(sub), "learned": ranking_figures(sub, margins(model, sx, fnames), sq)}
 
     cal, hp, threshold, f2 = calibrate(held, hm, hy, hq)
     report["brier_held"] = round(brier(hp, hy), 5)
@@ -284,6 +300,13 @@ def main():
     hdm = dmodel.predict(xgb.DMatrix(hdx, feature_names=dnames), output_margin=True)
     dcal = LogisticRegression(C=1.0).fit(hdm.reshape(-1, 1), hdy)
     report["def_ranking"] = def_figures(hdm, hdy, hgroups)
+    for shape in ("commit", "issue"):
+        sub = [r for r in held if r.get("shape", "commit") == shape]
+        sg = []
+        sdx, sdy = def_matrix(sub, sg)
+        if len(sdy):
+            sdm = dmodel.predict(xgb.DMatrix(sdx, feature_names=dnames), output_margin=True)
+            report["def_ranking_" + shape] = def_figures(sdm, sdy, sg)
     report["def_ranking_by_evidence"] = def_figures(hdx[:, dnames.index("def_rank")], hdy, hgroups)
     report["def_rows"], report["def_brier_held"] = len(dy), round(brier(dcal.predict_proba(hdm.reshape(-1, 1))[:, 1], hdy), 5)
 
