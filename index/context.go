@@ -19,7 +19,6 @@ import (
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
 	"github.com/ctxmap/ctxmap/internal/rank"
-	"github.com/ctxmap/ctxmap/internal/words"
 )
 
 // Request asks for a context pack, as a front end received it; Normalize resolves it.
@@ -231,15 +230,7 @@ func (r *ranker) packEntities(cands []pack.Candidate) []pack.Entity {
 
 // specific tells an entity that names a concept of this project from a common word or the project's name.
 func (r *ranker) specific(e *entity.Entity) bool {
-	if float64(len(e.Files)) > maxEntityShare*float64(len(r.s.Paths)) {
-		return false
-	}
-	for _, t := range e.Terms {
-		if !words.Common(t) && !r.projectNames()[t] {
-			return true
-		}
-	}
-	return false
+	return r.s.specific(e) && slices.ContainsFunc(e.Terms, func(t string) bool { return !r.projectNames()[t] })
 }
 
 func head[T any](s []T, n int) []T {

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ctxmap/ctxmap/internal/entity"
 	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/words"
 )
 
 // maxHoverSymbols bounds the definitions listed for one name ("String" has hundreds).
@@ -17,11 +19,8 @@ const maxHoverSymbols = 5
 // definitions of that name, with links to their lines; "" when there are neither.
 func (snap *Snapshot) Describe(word string) string {
 	var b strings.Builder
-	if e := snap.Entities.Find(word); e != nil {
-		describeEntity(&b, snap, e)
-	}
 	refs := snap.Symbols[word]
-	for i, ref := range refs {
+	for i, ref := range refs { // the word's own definitions first
 		if i == maxHoverSymbols {
 			fmt.Fprintf(&b, "\n… and %d more definitions of `%s`\n", len(refs)-maxHoverSymbols, word)
 			break
@@ -35,8 +34,27 @@ func (snap *Snapshot) Describe(word string) string {
 		}
 		describeDefinition(&b, snap, ref.Path, d)
 	}
+	if e := snap.Entities.Find(word); e != nil && snap.specific(e) { // then the entity, where it is one of this project's
+		if b.Len() > 0 {
+			b.WriteString("\n---\n\n")
+		}
+		describeEntity(&b, snap, e)
+	}
 	return b.String()
 }
+
+// specific tells an entity that names a concept of this project from one that any word of code would
+// give: held by a quarter of the files of a workspace large enough to say so, or named by common words
+// only (HeadRefName's NAME in a project of a thousand files).
+func (snap *Snapshot) specific(e *entity.Entity) bool {
+	if len(snap.Paths) >= minFilesForShare && float64(len(e.Files)) > maxEntityShare*float64(len(snap.Paths)) {
+		return false
+	}
+	return slices.ContainsFunc(e.Terms, func(t string) bool { return !words.Common(t) })
+}
+
+// minFilesForShare: in a workspace smaller than this, every entity is in many of the files.
+const minFilesForShare = 50
 
 // maxHoverFiles bounds the files listed for an entity.
 const maxHoverFiles = 5

@@ -99,7 +99,9 @@ func (ix *Index) Explore(name string, limit int) (*Exploration, error) {
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
-		switch {
+		switch ta, tb := isTest(a.Path), isTest(b.Path); {
+		case ta != tb: // the entity's code, then its tests
+			return tb
 		case a.Mentions != b.Mentions:
 			return a.Mentions > b.Mentions
 		case !a.Changed.Equal(b.Changed):

@@ -225,7 +225,8 @@ func set(s string) map[string]bool {
 }
 
 // Common tells a stemmed word that is a common verb or adjective of issues and code (fail, contain,
-// empty, print): it may be an identifier's part but never names a concept of its own.
+// empty, print) or a noun every program uses for its plumbing (name, key, path): it may be part of an
+// identifier but names no concept of a project on its own.
 func Common(stem string) bool { return common[stem] }
 
 var common = func() map[string]bool {
@@ -240,7 +241,9 @@ var common = func() map[string]bool {
 		update updated already still instead only also just like via when while after before within without
 		upper lower inner outer top bottom left right begin end done finish finished complete ready pending
 		exist exists missing known unknown special general global local public private internal external
-		raw real fake real true false none all any some each every many more most less least much few`) {
+		raw real fake real true false none all any some each every many more most less least much few
+		name key value file path dir field text time date code body content line column row node entry attr
+		attribute flag mode state status id kind`) {
 		m[Stem(w)] = true
 		m[w] = true
 	}
