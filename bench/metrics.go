@@ -34,7 +34,7 @@ const (
 	CodePackAll    = "code_pack_all"
 	CodeNamedAll   = "code_named_all" // every code gold file is in the pack as code or as an outline
 	DefFirst       = "def_first"      // of the gold files the pack shows, the share whose first item is a changed definition
-	Brier          = "brier" // mean squared error of the files' probabilities, where there are some
+	Brier          = "brier"          // mean squared error of the files' probabilities, where there are some
 	LatencyP50     = "latency_p50_ms"
 	LatencyP95     = "latency_p95_ms"
 )
