@@ -55,6 +55,7 @@ type Report struct {
 	NoGold           int                             `json:"no_gold"`
 	BudgetViolations int                             `json:"budget_violations"`
 	BadLines         []LineError                     `json:"bad_lines"`
+	Evidence         EvidenceRates                   `json:"evidence"` // what the selected issues carry (ReadEvidence)
 	Overall          map[string]Aggregate            `json:"overall"`
 	ByLanguage       map[string]map[string]Aggregate `json:"by_language"`
 	ByRepo           map[string]map[string]Aggregate `json:"by_repo"`
@@ -158,6 +159,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	rep := &Report{Dataset: opts.Dataset, Worktrees: opts.Worktrees, Budget: opts.Budget, Tokenizer: tok.Name(),
 		Selected: len(selected), BadLines: bad, Systems: []string{SystemCtxmap}}
+	evs := make([]Evidence, len(selected))
+	for i, in := range selected {
+		evs[i] = ReadEvidence(in.ProblemStatement, in.GoldSymbols())
+	}
+	rep.Evidence = Rates(evs)
 	for _, w := range opts.Without {
 		rep.Systems = append(rep.Systems, AblationName(w))
 	}
