@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"path"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/ctxmap/ctxmap/internal/parse"
@@ -258,7 +260,10 @@ func (r *ranker) defFeatures(f RankedFile, i int, top float64, qw map[string]boo
 	}
 	calledByNamed := r.calledByNamed()
 	src, _ := r.ix.ReadFile(f.Path)
-	lines := splitLines(src)
+	bw := wordsOf(rec.Hash, src)
+	qwID := bw.ids(qw)
+	dw := bw.defWordsOf(defs)
+	lits := literalsByLine(rec.File.Literals)
 	members := map[string]int{}
 	for _, d := range defs {
 		if d.Parent != "" {
@@ -294,19 +299,20 @@ func (r *ranker) defFeatures(f RankedFile, i int, top float64, qw map[string]boo
 		set("log_members", math.Log1p(float64(members[d.Name])))
 		set("name_named", boolf(named[strings.ToLower(d.Name)]))
 		set("parent_named", boolf(d.Parent != "" && (named[strings.ToLower(d.Parent)] || parents[strings.ToLower(d.Parent)])))
-		set("name_terms_share", termShare(d.Name, qw))
-		set("doc_terms_share", termShare(d.Doc, qw))
+		set("name_terms_share", share(dw[k].name, qw))
+		set("doc_terms_share", share(dw[k].doc, qw))
 		if rec.Lines > 0 {
 			set("position", float64(d.StartLine)/float64(rec.Lines))
 		}
 		set("log_file_defs", math.Log1p(float64(len(defs))))
-		set("sig_terms_share", termShare(d.Signature, qw))
-		n, share := bodyTerms(lines, d, qw)
-		set("body_terms", share)
-		set("log_body_terms", math.Log1p(float64(n)))
+		set("sig_terms_share", share(dw[k].sig, qw))
+		if n := bw.count(d, qwID); n > 0 {
+			set("body_terms", float64(n)/float64(len(qw)))
+			set("log_body_terms", math.Log1p(float64(n)))
+		}
 		set("calls_named", math.Log1p(float64(len(calls[k]))))
 		set("called_by_named", boolf(calledByNamed[strings.ToLower(d.Name)]))
-		set("literal_terms", literalTerms(rec.File.Literals, d, qw))
+		set("literal_terms", literalTerms(lits, d, qw))
 		if top > 0 {
 			set("file_rel", f.Score/top)
 		}
@@ -319,36 +325,24 @@ func (r *ranker) defFeatures(f RankedFile, i int, top float64, qw map[string]boo
 	return out
 }
 
-// bodyTerms counts the text's words that a definition's lines use, and their share of the text's words.
-func bodyTerms(lines [][]byte, d parse.Definition, qw map[string]bool) (int, float64) {
-	if len(qw) == 0 || d.StartLine < 1 || d.StartLine > len(lines) {
-		return 0, 0
-	}
-	end := min(d.EndLine, len(lines), d.StartLine+maxBodyLines-1)
-	seen := map[string]bool{}
-	for _, l := range lines[d.StartLine-1 : end] {
-		for _, w := range words.Terms(string(l)) {
-			if qw[w] {
-				seen[w] = true
-			}
-		}
-	}
-	return len(seen), float64(len(seen)) / float64(len(qw))
-}
-
 // literalTerms is the largest share of a string literal's words, among a definition's literals, that
-// the text uses: a message the reporter paraphrased rather than pasted.
+// the text uses: a message the reporter paraphrased rather than pasted. lits are sorted by line.
 func literalTerms(lits []parse.Literal, d parse.Definition, qw map[string]bool) float64 {
 	best := 0.0
-	for _, l := range lits {
-		if l.Line < d.StartLine || l.Line > d.EndLine {
-			continue
-		}
-		if ws := words.Terms(l.Text); len(ws) >= 2 {
-			best = max(best, termShare(l.Text, qw))
+	i := sort.Search(len(lits), func(i int) bool { return lits[i].Line >= d.StartLine })
+	for ; i < len(lits) && lits[i].Line <= d.EndLine; i++ {
+		if ws := words.Terms(lits[i].Text); len(ws) >= 2 {
+			best = max(best, termShare(lits[i].Text, qw))
 		}
 	}
 	return best
+}
+
+// literalsByLine are a file's string literals sorted by line.
+func literalsByLine(lits []parse.Literal) []parse.Literal {
+	out := slices.Clone(lits)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
+	return out
 }
 
 // calledByNamed are the names (lower-cased) that the bodies of the definitions the text names refer
