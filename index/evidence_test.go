@@ -212,3 +212,37 @@ func TestAGdbBacktracePinsTheCrashingFunction(t *testing.T) {
 		t.Errorf("first item's reasons: %q", items[0].Why)
 	}
 }
+
+// Where a tight pack stops, the next likely files are outlined: their path and their likeliest
+// definitions' signatures, a few tokens each, as items of kind outline.
+func TestTheNextLikelyFilesAreOutlined(t *testing.T) {
+	ix, marks := shop(t)
+	var text string
+	for _, c := range goldenCases {
+		if c.name == "go_panic" {
+			text = fill(t, c.text, marks)
+		}
+	}
+	res, err := ask(context.Background(), ix, Request{Text: text, Budget: 1500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outlines []string
+	for _, it := range res.Pack.Items {
+		if it.Kind != "outline" {
+			continue
+		}
+		outlines = append(outlines, it.Path)
+		if it.Size != "compact" || it.Tokens > outlineCap+40 || !strings.Contains(strings.Join(it.Why, ";"), "where the pack stops") {
+			t.Errorf("outline %+v", it)
+		}
+		for _, other := range res.Pack.Items {
+			if other.Kind != "outline" && other.Path == it.Path {
+				t.Errorf("%s is outlined and shown", it.Path)
+			}
+		}
+	}
+	if len(outlines) == 0 || !strings.Contains(res.Pack.Text, "(outline)") {
+		t.Errorf("no outline in the pack: %v", itemNames(res.Pack))
+	}
+}
