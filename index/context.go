@@ -383,8 +383,37 @@ func defCandidate(rec *Record, src []byte, d parse.Definition, score float64, wh
 	if end-d.StartLine+1 > maxBodyLines {
 		end = d.StartLine + maxBodyLines - 1
 	}
-	c.Full = joinLines(lines, d.StartLine, end)
+	// the doc comment and decorators above the declaration come with it
+	if d.Doc != "" {
+		c.StartLine = docStart(lines, d.StartLine)
+	}
+	c.Full = joinLines(lines, c.StartLine, end)
 	return c
+}
+
+// docStart is the first line of the comment and decorator lines right above a declaration at line.
+func docStart(lines [][]byte, line int) int {
+	start := line
+	for k := line - 1; k >= 1 && k > line-maxDocLines && k <= len(lines); k-- {
+		t := strings.TrimSpace(string(lines[k-1]))
+		if t == "" || !docLine(t) {
+			break
+		}
+		start = k
+	}
+	return start
+}
+
+// maxDocLines bounds the comment lines a definition brings along.
+const maxDocLines = 16
+
+func docLine(t string) bool {
+	for _, p := range []string{"//", "/*", "*", "#", "--", ";;", "@"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // compactCard is a definition's signature under its doc comment.

@@ -49,15 +49,16 @@ func (r *ranker) learned(files []RankedFile, m *rank.Model) []RankedFile {
 // the probability that the fix changes it. The next likely files are named below the items.
 const (
 	tightFiles    = 6
-	tightDefs     = 3
-	defMinProb    = 0.3  // a definition past a file's best is shown when at least this likely
-	tokensPerProb = 6000 // what an item that is certain to change may spend
-	minCap        = 300  // and one that is not: a body this size costs less than a wrong guess
-	alsoFiles     = 5    // files outlined where the pack stops
-	alsoMinProb   = 0.03 // and how likely each must be
-	outlineDefs   = 3    // signatures an outline shows
-	outlineCap    = 120  // tokens an outline may take
-	parentCard    = 80   // a method's class wider than this many lines is shown as a card, not whole
+	tightDefs     = 8      // a file's likeliest definitions, down to defMinProb
+	defMinProb    = 0.08   // a definition past a file's best is shown when at least this likely
+	tokensPerProb = 2500.0 // what an item that is certain to change may spend
+	minCap        = 250    // and one that is not: a body this size costs less than a wrong guess
+	moreMinCap    = 90     // the least a definition past a file's best may take: its opening lines
+	alsoFiles     = 8      // files outlined where the pack stops
+	alsoMinProb   = 0.03   // and how likely each must be
+	outlineDefs   = 2      // signatures an outline shows
+	outlineCap    = 70     // tokens an outline may take
+	parentCard    = 80     // a method's class wider than this many lines is shown as a card, not whole
 )
 
 func (r *ranker) tight(files []RankedFile, m *rank.Model) ([]pack.Candidate, []pack.Also) {
@@ -97,8 +98,8 @@ func (r *ranker) tight(files []RankedFile, m *rank.Model) ([]pack.Candidate, []p
 				break
 			}
 			d := defs[s.Index]
-			if r.isPinned(f.Path, s.Index) {
-				continue // shown with its evidence
+			if r.isPinned(f.Path, s.Index) || first >= 0 && r.holdsPin(f.Path, d) {
+				continue // shown with its evidence; a class around it would hide it
 			}
 			q := f.Prob * s.Prob
 			if j == 0 {
@@ -106,6 +107,9 @@ func (r *ranker) tight(files []RankedFile, m *rank.Model) ([]pack.Candidate, []p
 			}
 			c := defCandidate(rec, src, d, q, why)
 			c.Kind, c.Bucket = "definition", "definitions"
+			if r.holdsPin(f.Path, d) {
+				c.Full = "" // its card: whole, it would hide the pinned definition
+			}
 			if first >= 0 || r.hasPins(f.Path) { // the file's evidence is said once, with its best definition
 				c.Kind, c.Bucket = "snippet", "snippets"
 				c.Why = []string{fmt.Sprintf("file #%d, p=%.2f, beside the evidence", k+1, f.Prob)}
@@ -117,17 +121,22 @@ func (r *ranker) tight(files []RankedFile, m *rank.Model) ([]pack.Candidate, []p
 				first = s.Index
 			}
 			c.Probability, c.Cap = q, capFor(q)
+			if first != s.Index { // past the file's best, a body or nothing
+				c.Cap = max(moreMinCap, int(q*tokensPerProb))
+				c.BodyOnly = true
+			}
 			out = append(out, c)
 			if len(prims) < 3 && !isTest(f.Path) && c.Kind == "definition" {
 				prims = append(prims, primary{path: f.Path, def: d})
 			}
-			// a method is shown as itself, its class as a card
-			if p := parentOf(defs, d); p >= 0 && !cards[defs[p].Name] {
+			// a method is shown as itself, its class as a card (for the file's best: the others are
+			// the class's too, or their own)
+			if p := parentOf(defs, d); p >= 0 && !cards[defs[p].Name] && first == s.Index {
 				cards[defs[p].Name] = true
 				pd := defs[p]
 				card := defCandidate(rec, src, pd, q*0.9, []string{fmt.Sprintf("the class of `%s`", qualified(d))})
 				card.Kind, card.Bucket = "snippet", "snippets"
-				if pd.EndLine-pd.StartLine+1 > parentCard {
+				if pd.EndLine-pd.StartLine+1 > parentCard || r.holdsPin(f.Path, pd) {
 					card.Full, card.Standard = "", ""
 				}
 				card.Probability, card.Cap = q, capFor(q*0.5)

@@ -435,9 +435,9 @@ func available(c *cand, size string) bool {
 	case sizeTruncated:
 		return len(c.full) > c.sig+minBodyLines
 	case sizeStandard:
-		return c.Standard != ""
+		return c.Standard != "" && !c.BodyOnly
 	case sizeCompact:
-		return c.Compact != ""
+		return c.Compact != "" && !c.BodyOnly
 	}
 	return false
 }

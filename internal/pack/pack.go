@@ -31,6 +31,8 @@ type Candidate struct {
 	// Cap is the most tokens the item may take at any size but its card, 0 for no cap: a less likely
 	// item is worth fewer tokens.
 	Cap int
+	// BodyOnly: the item is shown as code or not at all; its card would say less than its room.
+	BodyOnly bool
 }
 
 // Intent is what the request asks for (bug fix, implementation, ...) and how sure the analysis is.
