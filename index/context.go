@@ -4,19 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/ctxmap/ctxmap/internal/entity"
 	"github.com/ctxmap/ctxmap/internal/lexicon"
 	"github.com/ctxmap/ctxmap/internal/pack"
-	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
 	"github.com/ctxmap/ctxmap/internal/rank"
 )
@@ -33,6 +28,19 @@ type Request struct {
 	Fill      bool        // fill the budget (as the fusion ranker always did) instead of stopping with the evidence
 	Model     *rank.Model // the learned ranker's model; nil: the one shipped in the binary
 }
+
+// Rankers: the learned model (the default) re-orders the fused ranking and says how likely each file
+// is; fusion is the fused ranking alone.
+const (
+	RankerLearned = rank.Learned
+	RankerFusion  = rank.Fusion
+)
+
+// Signals that can be switched off (the benchmark's ablation, `--without`).
+var Signals = rank.Signals
+
+// RankedFile is a file in the ranking with the reasons it is there.
+type RankedFile = rank.RankedFile
 
 // Result is a pack with the ranking it came from.
 type Result struct {
@@ -73,29 +81,9 @@ func (ix *Index) Context(ctx context.Context, resolved Resolved) (*Result, error
 		}
 		a.Intent = query.Intent{Name: name, Confidence: 1}
 	}
-	r := &ranker{ix: ix, s: s, a: a, without: without}
-	files := r.rank(ctx)
-	if err := ctx.Err(); err != nil {
+	ranked, err := rank.Rank(ctx, ix.view(s), a, rank.Options{Without: without, Ranker: req.Ranker, Fill: req.Fill, Model: req.Model})
+	if err != nil {
 		return nil, err
-	}
-	var cands []pack.Candidate
-	var also []pack.Also
-	if req.Ranker == RankerFusion {
-		cands = r.candidates(files)
-	} else {
-		m := req.Model
-		if m == nil {
-			var err error
-			if m, err = rank.Default(); err != nil {
-				return nil, fmt.Errorf("the learned ranker: %w", err)
-			}
-		}
-		files = r.learned(files, m)
-		if req.Fill {
-			cands = r.candidates(files)
-		} else {
-			cands, also = r.tight(files, m)
-		}
 	}
 	// the token counter last: a process that has just started loads it while the files are ranked
 	tok, err := pack.NewTokenizer(req.Tokenizer)
@@ -103,11 +91,11 @@ func (ix *Index) Context(ctx context.Context, resolved Resolved) (*Result, error
 		return nil, invalidf("%v", err)
 	}
 	prof := query.ProfileOf(a.Intent.Name)
-	p, err := pack.Assemble(req.Text, pack.Intent{Name: a.Intent.Name, Confidence: a.Intent.Confidence}, r.packEntities(cands), cands, pack.Options{
+	p, err := pack.Assemble(req.Text, pack.Intent{Name: a.Intent.Name, Confidence: a.Intent.Confidence}, ranked.Entities, ranked.Candidates, pack.Options{
 		Budget:    req.Budget,
 		Tokenizer: tok,
 		Format:    req.Format,
-		Also:      also,
+		Also:      ranked.Also,
 		Shares: map[string]float64{
 			"definitions": prof.Definitions, "snippets": prof.Snippets, "imports": prof.Imports,
 			"tests": prof.Tests, "callers": prof.Callers,
@@ -116,17 +104,26 @@ func (ix *Index) Context(ctx context.Context, resolved Resolved) (*Result, error
 	if err != nil {
 		return nil, fmt.Errorf("assemble the pack: %w", err)
 	}
-	return &Result{Analysis: a, Files: files, Pack: p, Took: time.Since(start)}, nil
+	return &Result{Analysis: a, Files: ranked.Files, Pack: p, Took: time.Since(start)}, nil
 }
 
-func knownSignal(s string) bool {
-	for _, k := range Signals {
-		if k == s {
-			return true
-		}
-	}
-	return false
+// Features ranks a text with every signal and describes the fused ranking's first n files; withDefs
+// says for which of them the definitions are described too. It is what the learned ranker is trained
+// on, mined from history.
+func (ix *Index) Features(ctx context.Context, text string, n int, withDefs func(path string, rank int) bool) ([]CandidateFeatures, error) {
+	s := ix.Snapshot()
+	return rank.Features(ctx, ix.view(s), query.Analyze(text, ix.lexicon(s)), n, withDefs)
 }
+
+// CandidateFeatures is one candidate file of a query with its features, and those of its definitions.
+type CandidateFeatures = rank.CandidateFeatures
+
+// LearnedCandidates is how many of the fused ranking's files the learned ranker re-orders.
+const LearnedCandidates = rank.LearnedCandidates
+
+// IsCode tells the files a fix's code lives in from tests, prose, configuration, data, lock files and
+// type declarations.
+func IsCode(p string) bool { return rank.IsCode(p) }
 
 // lexicon is the built-in lexicon, the project's file and pairs mined from the entity map, made again
 // when the entity map or the file changes.
@@ -192,435 +189,5 @@ func minedPairs(s *Snapshot) []lexicon.Pair {
 			out = append(out, lexicon.Pair{A: e.Terms[0], B: other.Terms[0], Weight: math.Min(0.5, rel.Weight)})
 		}
 	}
-	return out
-}
-
-// packEntities are the entities the text is about that the pack's code carries, for its header: a
-// specific term (not a common verb or adjective, not the project's own name, not in a quarter of the
-// files) that one of the candidates' files holds.
-func (r *ranker) packEntities(cands []pack.Candidate) []pack.Entity {
-	if r.s.Entities == nil || r.without["entities"] {
-		return nil
-	}
-	inPack := map[string]bool{}
-	for _, c := range cands {
-		if c.Kind != "outline" {
-			inPack[c.Path] = true
-		}
-	}
-	var out []pack.Entity
-	for _, m := range r.entityMatches() {
-		if len(out) == 5 {
-			break
-		}
-		if !r.specific(m.Entity) || !slices.ContainsFunc(m.Entity.Files, func(f string) bool { return inPack[f] }) {
-			continue
-		}
-		e := pack.Entity{Name: m.Entity.Name, Importance: m.Entity.Importance, Files: head(m.Entity.Files, 3)}
-		for j, rel := range m.Entity.Related {
-			if j >= 3 {
-				break
-			}
-			e.Related = append(e.Related, rel.Name)
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-// specific tells an entity that names a concept of this project from a common word or the project's name.
-func (r *ranker) specific(e *entity.Entity) bool {
-	return r.s.specific(e) && slices.ContainsFunc(e.Terms, func(t string) bool { return !r.projectNames()[t] })
-}
-
-func head[T any](s []T, n int) []T {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
-}
-
-// Candidate selection: the best files give their strongest definitions (the first as a definition, the
-// rest as snippets), then the callers and tests of the best definitions, then imports.
-const (
-	packFiles      = 18
-	defsPerFile    = 3
-	fullFiles      = 3 // the files past these give more than their best definition only when room is left
-	maxCallers     = 6
-	maxTests       = 4
-	minScoreShare  = 0.12
-	maxBodyLines   = 400
-	maxOutlineDefs = 25
-)
-
-type primary struct {
-	path string
-	def  parse.Definition
-}
-
-func (r *ranker) candidates(files []RankedFile) []pack.Candidate {
-	out := r.pinnedCandidates(files)
-	if len(files) == 0 {
-		return out
-	}
-	top := files[0].Score
-	var prims []primary
-	source := r.sources()
-	for rank, f := range files {
-		if rank >= packFiles || f.Prob == 0 && f.Score < minScoreShare*top {
-			break // (a learned order is not by Score: its probabilities decide in tight packs)
-		}
-		rec := r.s.Record(f.Path)
-		if rec == nil || rec.File == nil {
-			continue
-		}
-		src := source(f.Path)
-		defs := slices.DeleteFunc(r.pickDefs(rec, f), func(d int) bool { return r.isPinned(f.Path, d) })
-		why := append([]string{fmt.Sprintf("file #%d", rank+1)}, r.fileWhy(f)...)
-		if len(defs) == 0 && r.hasPins(f.Path) {
-			continue // the pins show the file
-		}
-		if len(defs) == 0 {
-			out = append(out, outlineCandidate(rec, src, f, why))
-			continue
-		}
-		for k, d := range defs {
-			def := rec.File.Definitions[d]
-			c := defCandidate(rec, src, def, f.Score*(1-0.1*float64(k)), why)
-			if r.holdsPin(f.Path, def) { // a pinned method's class as a card: whole, it would hide the method
-				c.Full = ""
-			}
-			switch {
-			case isTest(f.Path):
-				c.Kind, c.Bucket = "test", "tests"
-			case k == 0:
-				c.Kind, c.Bucket = "definition", "definitions"
-			default:
-				c.Kind, c.Bucket = "snippet", "snippets"
-			}
-			// past the first files, the budget goes to more files before more of a weaker one
-			c.Spare = k > 0 && rank >= fullFiles
-			out = append(out, c)
-			if rank < 3 && k == 0 && !isTest(f.Path) {
-				prims = append(prims, primary{path: f.Path, def: def})
-			}
-		}
-		if rank < 3 {
-			if c, ok := importCandidate(rec, f); ok {
-				out = append(out, c)
-			}
-		}
-	}
-	out = append(out, r.related(prims, files, top, source)...)
-	return out
-}
-
-// sources reads workspace files, each once.
-func (r *ranker) sources() func(string) []byte {
-	srcs := map[string][]byte{}
-	return func(p string) []byte {
-		if b, ok := srcs[p]; ok {
-			return b
-		}
-		b, _ := r.ix.ReadFile(p)
-		srcs[p] = b
-		return b
-	}
-}
-
-// pickDefs chooses a file's definitions: the ones signals pointed at, strongest first; when none did
-// but lines did (a frame, an error literal), the definitions around those lines.
-func (r *ranker) pickDefs(rec *Record, f RankedFile) []int {
-	return head(r.pickDefsAll(rec, f), defsPerFile)
-}
-
-// pickDefsAll is every definition the evidence points at, strongest first.
-func (r *ranker) pickDefsAll(rec *Record, f RankedFile) []int {
-	type scored struct {
-		i int
-		s float64
-	}
-	var ds []scored
-	for i, s := range f.defs {
-		if i >= 0 && i < len(rec.File.Definitions) {
-			ds = append(ds, scored{i, s})
-		}
-	}
-	for j, line := range f.lines { // in the evidence's order: the innermost frame first
-		if d := r.enclosing(f.Path, line); d >= 0 {
-			ds = append(ds, scored{d, 10 / (1 + 0.1*float64(j))})
-		}
-	}
-	sort.Slice(ds, func(a, b int) bool {
-		if ds[a].s != ds[b].s {
-			return ds[a].s > ds[b].s
-		}
-		return ds[a].i < ds[b].i
-	})
-	var out []int
-	seen := map[int]bool{}
-	for _, d := range ds {
-		if !seen[d.i] {
-			seen[d.i] = true
-			out = append(out, d.i)
-		}
-	}
-	return out
-}
-
-func defCandidate(rec *Record, src []byte, d parse.Definition, score float64, why []string) pack.Candidate {
-	lines := splitLines(src)
-	c := pack.Candidate{
-		Path: rec.Path, Symbol: qualified(d), Language: rec.Language, StartLine: d.StartLine, EndLine: d.EndLine,
-		Score: score, Why: why, Compact: compactCard(rec.Language, d),
-	}
-	if isTypeKind(d.Kind) || d.Kind == "module" || d.Kind == "namespace" {
-		if members := memberLines(rec, d); members != "" {
-			c.Standard = c.Compact + "\n" + members
-		}
-	}
-	end := d.EndLine
-	if end-d.StartLine+1 > maxBodyLines {
-		end = d.StartLine + maxBodyLines - 1
-	}
-	// the doc comment and decorators above the declaration come with it
-	if d.Doc != "" {
-		c.StartLine = docStart(lines, d.StartLine)
-	}
-	c.Full = joinLines(lines, c.StartLine, end)
-	return c
-}
-
-// docStart is the first line of the comment and decorator lines right above a declaration at line.
-func docStart(lines [][]byte, line int) int {
-	start := line
-	for k := line - 1; k >= 1 && k > line-maxDocLines && k <= len(lines); k-- {
-		t := strings.TrimSpace(string(lines[k-1]))
-		if t == "" || !docLine(t) {
-			break
-		}
-		start = k
-	}
-	return start
-}
-
-// maxDocLines bounds the comment lines a definition brings along.
-const maxDocLines = 16
-
-func docLine(t string) bool {
-	for _, p := range []string{"//", "/*", "*", "#", "--", ";;", "@"} {
-		if strings.HasPrefix(t, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// compactCard is a definition's signature under its doc comment.
-func compactCard(lang string, d parse.Definition) string {
-	sig := d.Signature
-	if sig == "" {
-		sig = d.Kind + " " + qualified(d)
-	}
-	if d.Doc == "" {
-		return sig
-	}
-	prefix := commentPrefix(lang)
-	var b strings.Builder
-	for i, l := range strings.Split(strings.TrimSpace(d.Doc), "\n") {
-		if i == 3 {
-			break
-		}
-		b.WriteString(prefix + strings.TrimSpace(l) + "\n")
-	}
-	return b.String() + sig
-}
-
-func commentPrefix(lang string) string {
-	switch lang {
-	case "python", "ruby", "bash":
-		return "# "
-	case "markdown", "text":
-		return ""
-	}
-	return "// "
-}
-
-// memberLines lists the signatures of a type's members, indented.
-func memberLines(rec *Record, d parse.Definition) string {
-	var b strings.Builder
-	n := 0
-	for _, m := range rec.File.Definitions {
-		if m.Parent != d.Name || m.StartLine < d.StartLine || m.StartLine > d.EndLine && d.Kind != "type" && d.Kind != "struct" {
-			continue
-		}
-		if n == maxOutlineDefs {
-			b.WriteString("    ...\n")
-			break
-		}
-		sig := m.Signature
-		if sig == "" {
-			sig = m.Kind + " " + m.Name
-		}
-		b.WriteString("    " + sig + "\n")
-		n++
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-// outlineCandidate stands for a file no signal pinned to a definition: its top-level signatures.
-func outlineCandidate(rec *Record, src []byte, f RankedFile, why []string) pack.Candidate {
-	var b strings.Builder
-	n := 0
-	for _, d := range rec.File.Definitions {
-		if d.Parent != "" || d.Kind == "variable" || d.Kind == "field" {
-			continue
-		}
-		if n == maxOutlineDefs {
-			b.WriteString("...\n")
-			break
-		}
-		sig := d.Signature
-		if sig == "" {
-			sig = d.Kind + " " + d.Name
-		}
-		fmt.Fprintf(&b, "%s  // line %d\n", sig, d.StartLine)
-		n++
-	}
-	compact := strings.TrimRight(b.String(), "\n")
-	if compact == "" {
-		compact = joinLines(splitLines(src), 1, 12)
-	}
-	kind, bucket := "file", "snippets"
-	if isTest(rec.Path) {
-		kind, bucket = "test", "tests"
-	}
-	end := rec.Lines
-	if end > maxBodyLines {
-		end = maxBodyLines
-	}
-	return pack.Candidate{
-		Kind: kind, Bucket: bucket, Path: rec.Path, Language: rec.Language, StartLine: 1, EndLine: rec.Lines,
-		Score: f.Score, Why: why, Compact: compact, Full: joinLines(splitLines(src), 1, end),
-	}
-}
-
-func importCandidate(rec *Record, f RankedFile) (pack.Candidate, bool) {
-	if len(rec.File.Imports) == 0 {
-		return pack.Candidate{}, false
-	}
-	var b strings.Builder
-	for i, im := range rec.File.Imports {
-		if i == 30 {
-			b.WriteString("...\n")
-			break
-		}
-		b.WriteString(im.Path + "\n")
-	}
-	first, last := rec.File.Imports[0].Line, rec.File.Imports[len(rec.File.Imports)-1].Line
-	return pack.Candidate{
-		Kind: "import", Bucket: "imports", Path: rec.Path, Language: "text", StartLine: first, EndLine: last,
-		Score: f.Score * 0.5, Why: []string{"imports of a top file"}, Compact: strings.TrimRight(b.String(), "\n"),
-	}, true
-}
-
-// referrers are the files, sorted, that may name one of names (name -> index of its primary). The
-// graph links every file that names a symbol to the symbol's definers, so these are the neighbours of
-// the primaries' files, unless a name is not a symbol of its primary's file that makes edges (a
-// heading, a name defined in too many files): then every file.
-func (r *ranker) referrers(names map[string]int, prims []primary) []string {
-	g := r.s.Graph
-	nodes := map[int]bool{}
-	for name, pi := range names {
-		defs := r.s.Symbols[name]
-		i, ok := g.index[prims[pi].path]
-		if !ok || len(defs) > maxDefiners || !slices.ContainsFunc(defs, func(d SymbolRef) bool { return d.Path == prims[pi].path }) {
-			return r.s.Paths
-		}
-		for _, e := range g.Edges[i] {
-			nodes[e.To] = true
-		}
-	}
-	out := make([]string, 0, len(nodes))
-	for _, i := range slices.Sorted(maps.Keys(nodes)) {
-		out = append(out, g.Nodes[i])
-	}
-	return out
-}
-
-// related finds the callers and tests of the primary definitions: the definitions elsewhere whose
-// bodies reference them.
-func (r *ranker) related(prims []primary, files []RankedFile, top float64, source func(string) []byte) []pack.Candidate {
-	if len(prims) == 0 {
-		return nil
-	}
-	names := map[string]int{}
-	for i, p := range prims {
-		if len(r.s.Symbols[p.def.Name]) <= maxDefiners && len(p.def.Name) > 2 {
-			if _, ok := names[p.def.Name]; !ok {
-				names[p.def.Name] = i
-			}
-		}
-	}
-	type hit struct {
-		path string
-		def  int
-		prim int
-	}
-	var callers, tests []hit
-	seen := map[string]bool{}
-	for _, p := range r.referrers(names, prims) {
-		rec := r.s.Record(p)
-		for _, ref := range rec.File.References {
-			pi, ok := names[ref.Name]
-			if !ok || ref.Enclosing < 0 || (p == prims[pi].path) {
-				continue
-			}
-			key := fmt.Sprintf("%s#%d", p, ref.Enclosing)
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			h := hit{path: p, def: ref.Enclosing, prim: pi}
-			if isTest(p) {
-				tests = append(tests, h)
-			} else {
-				callers = append(callers, h)
-			}
-		}
-	}
-	var out []pack.Candidate
-	// Per definition, code before prose (a README's list of thanks names `dump` too), then the files
-	// the ranking put higher, then by path.
-	fileScore := make(map[string]float64, len(files))
-	for _, f := range files {
-		fileScore[f.Path] = f.Score
-	}
-	prose := func(p string) bool { return parse.ProseOrData(p) || parse.LanguageOf(p) == "markdown" }
-	add := func(hs []hit, limit int, kind, bucket, verb string) {
-		sort.SliceStable(hs, func(i, j int) bool {
-			a, b := hs[i], hs[j]
-			if a.prim != b.prim {
-				return a.prim < b.prim
-			}
-			if pa, pb := prose(a.path), prose(b.path); pa != pb {
-				return pb
-			}
-			return fileScore[a.path] > fileScore[b.path]
-		})
-		for i, h := range hs {
-			if i >= limit {
-				break
-			}
-			rec := r.s.Record(h.path)
-			d := rec.File.Definitions[h.def]
-			why := []string{fmt.Sprintf("%s `%s`", verb, qualified(prims[h.prim].def))}
-			c := defCandidate(rec, source(h.path), d, top*0.2/(1+float64(i)), why)
-			c.Kind, c.Bucket = kind, bucket
-			out = append(out, c)
-		}
-	}
-	add(callers, maxCallers, "caller", "callers", "calls")
-	add(tests, maxTests, "test", "tests", "tests")
 	return out
 }

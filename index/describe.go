@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/ctxmap/ctxmap/internal/entity"
 	"github.com/ctxmap/ctxmap/internal/parse"
-	"github.com/ctxmap/ctxmap/internal/words"
+	"github.com/ctxmap/ctxmap/internal/rank"
 )
 
 // maxHoverSymbols bounds the definitions listed for one name ("String" has hundreds).
@@ -34,7 +33,7 @@ func (snap *Snapshot) Describe(word string) string {
 		}
 		describeDefinition(&b, snap, ref.Path, d)
 	}
-	if e := snap.Entities.Find(word); e != nil && snap.specific(e) { // then the entity, where it is one of this project's
+	if e := snap.Entities.Find(word); e != nil && rank.Specific(e, len(snap.Paths)) { // then the entity, where it is one of this project's
 		if b.Len() > 0 {
 			b.WriteString("\n---\n\n")
 		}
@@ -42,19 +41,6 @@ func (snap *Snapshot) Describe(word string) string {
 	}
 	return b.String()
 }
-
-// specific tells an entity that names a concept of this project from one that any word of code would
-// give: held by a quarter of the files of a workspace large enough to say so, or named by common words
-// only (HeadRefName's NAME in a project of a thousand files).
-func (snap *Snapshot) specific(e *entity.Entity) bool {
-	if len(snap.Paths) >= minFilesForShare && float64(len(e.Files)) > maxEntityShare*float64(len(snap.Paths)) {
-		return false
-	}
-	return slices.ContainsFunc(e.Terms, func(t string) bool { return !words.Common(t) })
-}
-
-// minFilesForShare: in a workspace smaller than this, every entity is in many of the files.
-const minFilesForShare = 50
 
 // maxHoverFiles bounds the files listed for an entity.
 const maxHoverFiles = 5

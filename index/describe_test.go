@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ctxmap/ctxmap/internal/rank"
 )
 
 // Hover shows the word's own definition first, and an entity only where it is specific: NAME, held by
@@ -48,13 +50,13 @@ func TestExploreShowsCodeBeforeTests(t *testing.T) {
 	}
 	seenTest := false
 	for _, c := range ex.Chunks {
-		if isTest(c.Path) {
+		if rank.IsTest(c.Path) {
 			seenTest = true
 		} else if seenTest {
 			t.Fatalf("code after a test: %+v", ex.Chunks)
 		}
 	}
-	if len(ex.Chunks) == 0 || isTest(ex.Chunks[0].Path) {
+	if len(ex.Chunks) == 0 || rank.IsTest(ex.Chunks[0].Path) {
 		t.Errorf("chunks: %+v", ex.Chunks)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ctxmap/ctxmap/internal/rank"
 )
 
 // The evidence suite: a trace alone, a quoted name and a quoted error message each put the definition
@@ -233,7 +235,7 @@ func TestTheNextLikelyFilesAreOutlined(t *testing.T) {
 			continue
 		}
 		outlines = append(outlines, it.Path)
-		if it.Size != "compact" || it.Tokens > outlineCap+40 || !strings.Contains(strings.Join(it.Why, ";"), "where the pack stops") {
+		if it.Size != "compact" || it.Tokens > rank.OutlineCap+40 || !strings.Contains(strings.Join(it.Why, ";"), "where the pack stops") {
 			t.Errorf("outline %+v", it)
 		}
 		for _, other := range res.Pack.Items {

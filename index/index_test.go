@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -20,6 +19,7 @@ import (
 	"github.com/ctxmap/ctxmap/internal/lexical"
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/query"
+	"github.com/ctxmap/ctxmap/internal/rank"
 	"github.com/sahilm/fuzzy"
 )
 
@@ -919,12 +919,15 @@ func TestCodeCallersBeforeProse(t *testing.T) {
 	})
 	ix := open(t, root, "")
 	defer ix.Close()
-	r := &ranker{ix: ix, s: ix.Snapshot(), a: query.Analyze("computeTotal adds the tax twice on an invoice", nil), without: map[string]bool{}}
-	files := r.rank(context.Background())
-	if len(files) == 0 || files[0].Path != "billing/invoice.go" {
+	a := query.Analyze("computeTotal adds the tax twice on an invoice", nil)
+	ranked, err := rank.Rank(context.Background(), ix.view(ix.Snapshot()), a, rank.Options{Ranker: rank.Fusion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files := ranked.Files; len(files) == 0 || files[0].Path != "billing/invoice.go" {
 		t.Fatalf("files = %v, want billing/invoice.go first", files)
 	}
-	for _, c := range r.candidates(files) {
+	for _, c := range ranked.Candidates {
 		if c.Kind == "caller" {
 			if c.Path != "shop/checkout.go" {
 				t.Errorf("first caller is %s:%d, want the code that calls computeTotal, shop/checkout.go", c.Path, c.StartLine)
@@ -975,112 +978,5 @@ func TestLetterFilterKeepsEveryFuzzyMatch(t *testing.T) {
 	}
 	if got := s.namesWithLetters("keeper"); !slices.Contains(got, "\u212Aeeper") {
 		t.Errorf("the Kelvin sign folds to k, yet %q was dropped: %q", "\u212Aeeper", got)
-	}
-}
-
-// referrers may skip a file only when it names none of the primaries' definitions: also for a name
-// defined in too many files to make graph edges, and for a primary found under a name its file does not
-// define.
-func TestReferrersHoldEveryFileNamingAPrimary(t *testing.T) {
-	ix, _ := shop(t)
-	files := map[string]string{
-		"jobs/caller.py": "from jobs.a import handle\nfrom jobs.pay import settle\n\ndef main():\n    handle()\n    settle()\n",
-		"jobs/pay.py":    "def settle():\n    return 2\n",
-	}
-	for c := 'a'; c <= 'h'; c++ {
-		files[fmt.Sprintf("jobs/%c.py", c)] = "def handle():\n    return 1\n"
-	}
-	writeFiles(t, ix.root, files)
-	if err := ix.Update(context.Background(), slices.Collect(maps.Keys(files))); err != nil {
-		t.Fatal(err)
-	}
-	s := ix.Snapshot()
-	r := &ranker{ix: ix, s: s, a: query.Analyze("x", nil), without: map[string]bool{}}
-	check := func(prims []primary, names map[string]int) bool {
-		got := r.referrers(names, prims)
-		for _, q := range s.Paths {
-			if slices.Contains(got, q) {
-				continue
-			}
-			for _, ref := range s.Record(q).File.References {
-				if pi, ok := names[ref.Name]; ok && q != prims[pi].path {
-					t.Errorf("%s names %s but is not among the referrers of %s", q, ref.Name, prims[pi].path)
-					break
-				}
-			}
-		}
-		return len(got) < len(s.Paths)
-	}
-	narrowed := 0
-	for _, p := range s.Paths {
-		for _, d := range s.Record(p).File.Definitions {
-			if check([]primary{{path: p, def: d}}, map[string]int{d.Name: 0}) {
-				narrowed++
-			}
-		}
-	}
-	if narrowed == 0 {
-		t.Error("no definition's referrers were narrowed by the graph")
-	}
-	// a primary under a name defined elsewhere only: its file has no edge from the callers
-	check([]primary{{path: "jobs/a.py", def: s.Record("jobs/pay.py").File.Definitions[0]}}, map[string]int{"settle": 0})
-}
-
-// A panic in a search run on its own goroutine reaches the request that waits for it, where the
-// server's recovery turns it into an error response, instead of ending the process.
-func TestAsyncPanicReachesTheCaller(t *testing.T) {
-	if got := async(func() int { return 7 })(); got != 7 {
-		t.Fatalf("async result = %d, want 7", got)
-	}
-	wait := async(func() int { panic("search broke") })
-	defer func() {
-		if p := recover(); p != "search broke" {
-			t.Fatalf("recovered %v, want the search's panic", p)
-		}
-	}()
-	wait()
-	t.Fatal("waiting returned without the panic")
-}
-
-// The graph links a file to the definers of each name it uses, once per name, the weight shared among
-// the definers; a name with more than maxDefiners definers links nothing, and links add up both ways.
-func TestGraphEdges(t *testing.T) {
-	root := t.TempDir()
-	files := map[string]string{
-		"a.go": "package p\n\nfunc A() {\n\tUnique()\n\tUnique()\n\tShared()\n\tCommon()\n\tfmt.Println()\n}\n",
-		"b.go": "package p\n\nfunc Unique() { A() }\n",
-		"c.go": "package p\n\nfunc Shared() {}\n",
-		"d.go": "package p\n\nfunc Shared() {}\n",
-	}
-	for i := 0; i <= maxDefiners; i++ {
-		files[fmt.Sprintf("common%d.go", i)] = "package p\n\nfunc Common() {}\n"
-	}
-	writeFiles(t, root, files)
-	ix := open(t, root, "")
-	defer ix.Close()
-	g := ix.Snapshot().Graph
-	edges := func(p string) map[string]float64 {
-		out := map[string]float64{}
-		for _, e := range g.Edges[g.index[p]] {
-			out[g.Nodes[e.To]] = e.Weight
-		}
-		return out
-	}
-	want := map[string]map[string]float64{
-		"a.go":       {"b.go": 2, "c.go": 0.5, "d.go": 0.5}, // Unique once, and b.go's call of A
-		"b.go":       {"a.go": 2},
-		"c.go":       {"a.go": 0.5},
-		"d.go":       {"a.go": 0.5},
-		"common0.go": {},
-	}
-	for p, w := range want {
-		if got := edges(p); !maps.Equal(got, w) {
-			t.Errorf("%s: edges %v, want %v", p, got, w)
-		}
-	}
-	for i, es := range g.Edges {
-		if !slices.IsSortedFunc(es, func(a, b GraphEdge) int { return a.To - b.To }) {
-			t.Errorf("%s: edges not sorted by target: %v", g.Nodes[i], es)
-		}
 	}
 }

@@ -29,7 +29,7 @@ func TestLearnedPackStopsWithTheEvidence(t *testing.T) {
 			t.Errorf("%s %s: probability %v", it.Path, it.Symbol, it.Probability)
 		}
 	}
-	if len(files) > tightFiles {
+	if len(files) > rank.TightFiles {
 		t.Errorf("%d files in a tight pack", len(files))
 	}
 	if !strings.Contains(tight.Pack.Text, "(p=0.") {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ctxmap/ctxmap/internal/pack"
+	"github.com/ctxmap/ctxmap/internal/rank"
 )
 
 // DefaultOutlineBudget is an outline's size when the request names none: a map to read beside a
@@ -140,10 +141,10 @@ func (ix *Index) Outline(ctx context.Context, req OutlineRequest) (*Outline, err
 		if r == nil || r.File == nil || len(r.File.Definitions) == 0 {
 			continue
 		}
-		if isTest(p) {
+		if rank.IsTest(p) {
 			sc *= 0.3
 		}
-		if isVendored(p) || isAsset(p) {
+		if rank.IsVendored(p) || isAsset(p) {
 			sc *= 0.2
 		}
 		sc *= 0.5 + float64(langs[r.Language])/float64(max(1, coded))

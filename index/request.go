@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/ctxmap/ctxmap/internal/pack"
@@ -81,4 +82,21 @@ func CheckLimit(name string, n int) error {
 		return invalidf("%s must be between 1 and %d", name, MaxListed)
 	}
 	return nil
+}
+
+func knownSignal(s string) bool {
+	for _, k := range Signals {
+		if k == s {
+			return true
+		}
+	}
+	return false
+}
+
+func checkRanker(name string) error {
+	switch name {
+	case "", RankerLearned, RankerFusion:
+		return nil
+	}
+	return fmt.Errorf("ranker %q is not one of learned, fusion", name)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ctxmap/ctxmap/internal/history"
 	"github.com/ctxmap/ctxmap/internal/lexical"
 	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/rank"
 	"github.com/ctxmap/ctxmap/internal/store"
 )
 
@@ -27,7 +28,7 @@ type Snapshot struct {
 	Symbols    map[string][]SymbolRef
 	Entities   *entity.Map
 	History    *history.Log
-	Graph      *Graph
+	Graph      *rank.Graph
 	Skipped    map[string]string // path -> reason, for files the walk or content checks left out
 
 	// derived on first use by queries
@@ -36,11 +37,11 @@ type Snapshot struct {
 	letters   []uint64 // letterSet of each name
 	unusual   []int    // the names, by index, that are not plain ASCII
 	litsOnce  sync.Once
-	lits      []literalRef
+	lits      []rank.Literal
 	statsOnce sync.Once
 	stats     *lexical.Stats
 	// read from the state file at first use, when the snapshot came from one (see snapshotOf)
-	savedLits func() ([]literalRef, error)
+	savedLits func() ([]rank.Literal, error)
 }
 
 // Record is the record of the file at path, nil when the snapshot has none.
@@ -185,15 +186,8 @@ func asciiBit(c byte) uint64 {
 	return 1 << (36 + c%28)
 }
 
-// literalRef is a message-like string of the code, cut into the fixed pieces an error message must show.
-type literalRef struct {
-	path   string
-	line   int
-	text   string
-	pieces []string
-}
-
-func (s *Snapshot) literals() []literalRef {
+// literals are the message-like strings of the code, cut into the pieces an error message must show.
+func (s *Snapshot) literals() []rank.Literal {
 	s.litsOnce.Do(func() {
 		if s.savedLits != nil {
 			lits, err := s.savedLits()
@@ -204,8 +198,8 @@ func (s *Snapshot) literals() []literalRef {
 		}
 		for _, p := range s.Paths {
 			for _, l := range s.Record(p).File.Literals {
-				if pieces := literalPieces(l.Text); len(pieces) > 0 {
-					s.lits = append(s.lits, literalRef{path: p, line: l.Line, text: l.Text, pieces: pieces})
+				if pieces := rank.LiteralPieces(l.Text); len(pieces) > 0 {
+					s.lits = append(s.lits, rank.Literal{Path: p, Line: l.Line, Text: l.Text, Pieces: pieces})
 				}
 			}
 		}
@@ -252,7 +246,7 @@ func newSnapshot(root string, gen uint64, fs *store.Files, skipped map[string]st
 		defer close(done)
 		s.Entities = entity.Aggregate(contribs, hist)
 	}()
-	s.Graph = buildGraph(s)
+	s.Graph = rank.BuildGraph(s.Paths, s.Symbols, s.Record)
 	<-done
 	return s
 }

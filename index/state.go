@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxmap/ctxmap/internal/rank"
 	"github.com/ctxmap/ctxmap/internal/store"
 )
 
@@ -59,21 +60,18 @@ func snapshotOf(st *store.State, root string) *Snapshot {
 	}
 	s := &Snapshot{Root: root, Generation: st.Generation, Updated: time.Now(), files: st.Records, Skipped: st.Skipped,
 		History: st.History, Paths: d.Paths, Symbols: d.Symbols, Entities: d.Entities, stats: &d.Stats, names: d.Names}
-	s.savedLits = func() ([]literalRef, error) {
+	s.savedLits = func() ([]rank.Literal, error) {
 		lits, err := d.Literals()
 		if err != nil {
 			return nil, err
 		}
-		out := make([]literalRef, len(lits))
+		out := make([]rank.Literal, len(lits))
 		for i, x := range lits {
-			out[i] = literalRef{path: x.Path, line: x.Line, text: x.Text, pieces: literalPieces(x.Text)}
+			out[i] = rank.Literal{Path: x.Path, Line: x.Line, Text: x.Text, Pieces: rank.LiteralPieces(x.Text)}
 		}
 		return out, nil
 	}
-	s.Graph = &Graph{Nodes: s.Paths, Edges: d.Edges, index: make(map[string]int, len(s.Paths))}
-	for i, p := range s.Paths {
-		s.Graph.index[p] = i
-	}
+	s.Graph = rank.NewGraph(s.Paths, d.Edges)
 	return s
 }
 
@@ -84,7 +82,7 @@ func derivedOf(s *Snapshot) *store.Derived {
 			lits := s.literals()
 			out := make([]store.Literal, len(lits))
 			for i, x := range lits {
-				out[i] = store.Literal{Path: x.path, Line: x.line, Text: x.text}
+				out[i] = store.Literal{Path: x.Path, Line: x.Line, Text: x.Text}
 			}
 			return out, nil
 		}}

@@ -1,6 +1,8 @@
-// Package rank holds the learned ranker: the features it reads, the boosted trees that score a query's
-// candidate files and definitions, and the calibration that turns a score into the probability that a
-// fix touches the file or the definition. The signals that produce the features are in package index.
+// Package rank decides what a pack holds, reading an index through a View: the signals that rank a
+// query's files and their fusion over the reference graph (signals.go, graph.go), the evidence a pack
+// always shows (evidence.go), the features the learned ranker reads (extract.go), its boosted trees and
+// the calibration that turns a score into the probability that a fix touches a file or a definition
+// (model.go), and the candidates a pack is made of (candidates.go, tight.go). Rank is the way in.
 package rank
 
 import (
@@ -9,7 +11,7 @@ import (
 )
 
 // features.json names the features of a (query, candidate file) pair and of a (query, definition)
-// pair, in the models' order: the extraction in package index, the trainer and the model file agree
+// pair, in the models' order: the extraction (extract.go), the trainer and the model file agree
 // on it. Signal features come in pairs: the reciprocal rank in the signal's list (0 when absent) and
 // its score.
 //

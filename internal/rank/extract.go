@@ -1,4 +1,4 @@
-package index
+package rank
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
-	"github.com/ctxmap/ctxmap/internal/rank"
 	"github.com/ctxmap/ctxmap/internal/words"
 )
 
@@ -20,11 +19,11 @@ import (
 // when it learned.
 
 var (
-	fileFeature = rank.Index(rank.FileFeatures)
-	defFeature  = rank.Index(rank.DefFeatures)
+	fileFeature = Index(FileFeatures)
+	defFeature  = Index(DefFeatures)
 )
 
-// featureSignals are the lists whose rank and score are features, in rank.FileFeatures' order.
+// featureSignals are the lists whose rank and score are features, in FileFeatures' order.
 var featureSignals = []string{"symbols", "paths", "frames", "errors", "fuzzy", "bm25", "vectors", "entities", "history"}
 
 // listView is a signal's list as ranks and scores scaled to its own best.
@@ -94,7 +93,7 @@ func (r *ranker) fileFeatures(files []RankedFile, n int) [][]float64 {
 	qx := r.queryFeatures(qw)
 	out := make([][]float64, len(files))
 	for i, f := range files {
-		x := make([]float64, len(rank.FileFeatures))
+		x := make([]float64, len(FileFeatures))
 		copy(x, qx)
 		set := func(name string, v float64) { x[fileFeature[name]] = v }
 		inTop := 0
@@ -166,7 +165,7 @@ func (r *ranker) fileFeatures(files []RankedFile, n int) [][]float64 {
 
 // queryFeatures are the features every candidate of a query shares.
 func (r *ranker) queryFeatures(qw map[string]bool) []float64 {
-	x := make([]float64, len(rank.FileFeatures))
+	x := make([]float64, len(FileFeatures))
 	set := func(name string, v float64) { x[fileFeature[name]] = v }
 	set("q_terms", math.Log1p(float64(len(qw))))
 	set("q_anchors", math.Log1p(float64(len(r.a.Anchors))))
@@ -259,7 +258,7 @@ func (r *ranker) defFeatures(f RankedFile, i int, top float64, qw map[string]boo
 		}
 	}
 	calledByNamed := r.calledByNamed()
-	src, _ := r.ix.ReadFile(f.Path)
+	src, _ := r.s.ReadFile(f.Path)
 	bw := wordsOf(rec.Hash, src)
 	qwID := bw.ids(qw)
 	dw := bw.defWordsOf(defs)
@@ -277,7 +276,7 @@ func (r *ranker) defFeatures(f RankedFile, i int, top float64, qw map[string]boo
 	}
 	out := make([][]float64, len(defs))
 	for k, d := range defs {
-		x := make([]float64, len(rank.DefFeatures))
+		x := make([]float64, len(DefFeatures))
 		set := func(name string, v float64) { x[defFeature[name]] = v }
 		for _, s := range []string{"symbols", "fuzzy", "frames", "errors", "bm25", "vectors"} {
 			set(s, perList[s][k])
@@ -354,7 +353,7 @@ func (r *ranker) calledByNamed() map[string]bool {
 	r.callees = map[string]bool{}
 	names, _ := r.namedSymbols()
 	for n := range names {
-		for _, real := range r.s.folded(n) {
+		for _, real := range r.s.Folded(n) {
 			refs := r.s.Symbols[real]
 			if len(refs) > maxDefiners {
 				continue
@@ -436,13 +435,11 @@ type DefVector struct {
 	X         []float64 `json:"x"`
 }
 
-// Features ranks a text with every signal and describes the fused ranking's first n files; withDefs
-// says for which of them the definitions are described too. It is what the learned ranker is trained
-// on, mined from history.
-func (ix *Index) Features(ctx context.Context, text string, n int, withDefs func(path string, rank int) bool) ([]CandidateFeatures, error) {
-	s := ix.Snapshot()
-	a := query.Analyze(text, ix.lexicon(s))
-	r := &ranker{ix: ix, s: s, a: a, without: map[string]bool{}}
+// Features ranks an analysed text with every signal and describes the fused ranking's first n files;
+// withDefs says for which of them the definitions are described too. It is what the learned ranker is
+// trained on, mined from history.
+func Features(ctx context.Context, v *View, a *query.Analysis, n int, withDefs func(path string, rank int) bool) ([]CandidateFeatures, error) {
+	r := &ranker{s: v, a: a, without: map[string]bool{}}
 	files := r.rank(ctx)
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package index
+package rank
 
 import (
 	"slices"
@@ -21,16 +21,24 @@ type GraphEdge = store.Edge
 
 const maxDefiners = 6
 
-func buildGraph(s *Snapshot) *Graph {
-	n := len(s.Paths)
-	g := &Graph{Nodes: s.Paths, Edges: make([][]GraphEdge, n), index: make(map[string]int, n)}
-	for i, p := range s.Paths {
+// NewGraph is the graph of nodes (file paths, sorted) and their edges, as the state file keeps them.
+func NewGraph(nodes []string, edges [][]GraphEdge) *Graph {
+	g := &Graph{Nodes: nodes, Edges: edges, index: make(map[string]int, len(nodes))}
+	for i, p := range nodes {
 		g.index[p] = i
 	}
+	return g
+}
+
+// BuildGraph derives the graph of paths (the parsed files, sorted) from their records and the symbols
+// they define.
+func BuildGraph(paths []string, symbols map[string][]store.SymbolRef, record func(path string) *store.Record) *Graph {
+	n := len(paths)
+	g := NewGraph(paths, make([][]GraphEdge, n))
 	// the names that make edges, numbered, with their definers' nodes
-	ids := make(map[string]int, len(s.Symbols))
+	ids := make(map[string]int, len(symbols))
 	var definers [][]int
-	for name, defs := range s.Symbols {
+	for name, defs := range symbols {
 		if len(defs) > maxDefiners {
 			continue
 		}
@@ -45,8 +53,8 @@ func buildGraph(s *Snapshot) *Graph {
 	// weight is always the same float sum
 	links := make([][]GraphEdge, n)
 	last := make([]int, len(definers)) // the node whose references last named each name, plus one
-	for i, p := range s.Paths {
-		for _, ref := range s.Record(p).File.References {
+	for i, p := range paths {
+		for _, ref := range record(p).File.References {
 			id, ok := ids[ref.Name]
 			if !ok || last[id] == i+1 {
 				continue
@@ -81,7 +89,7 @@ func buildGraph(s *Snapshot) *Graph {
 	return g
 }
 
-func definerFiles(defs []SymbolRef) []string {
+func definerFiles(defs []store.SymbolRef) []string {
 	var out []string
 	for _, d := range defs {
 		if len(out) == 0 || out[len(out)-1] != d.Path {

@@ -1,4 +1,4 @@
-package index
+package rank
 
 import (
 	"fmt"
@@ -8,27 +8,18 @@ import (
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
-	"github.com/ctxmap/ctxmap/internal/rank"
 )
 
 // Rankers: the learned model (the default) re-orders the fused ranking and says how likely each file
 // is; fusion is the fused ranking alone.
 const (
-	RankerLearned = "learned"
-	RankerFusion  = "fusion"
+	Learned = "learned"
+	Fusion  = "fusion"
 )
-
-func checkRanker(name string) error {
-	switch name {
-	case "", RankerLearned, RankerFusion:
-		return nil
-	}
-	return fmt.Errorf("ranker %q is not one of learned, fusion", name)
-}
 
 // learned re-orders the fused ranking's first files by the model and gives each its probability;
 // the files past them follow in the fused order.
-func (r *ranker) learned(files []RankedFile, m *rank.Model) []RankedFile {
+func (r *ranker) learned(files []RankedFile, m *Model) []RankedFile {
 	if len(files) == 0 {
 		return files
 	}
@@ -61,7 +52,7 @@ const (
 	parentCard    = 80     // a method's class wider than this many lines is shown as a card, not whole
 )
 
-func (r *ranker) tight(files []RankedFile, m *rank.Model) ([]pack.Candidate, []pack.Also) {
+func (r *ranker) tight(files []RankedFile, m *Model) ([]pack.Candidate, []pack.Also) {
 	out := r.pinnedCandidates(files)
 	var outlines []pack.Candidate
 	var prims []primary
@@ -81,7 +72,7 @@ func (r *ranker) tight(files []RankedFile, m *rank.Model) ([]pack.Candidate, []p
 			continue
 		}
 		shown++
-		src, _ := r.ix.ReadFile(f.Path)
+		src, _ := r.s.ReadFile(f.Path)
 		why := append([]string{fmt.Sprintf("file #%d, p=%.2f", k+1, f.Prob)}, r.fileWhy(f)...)
 		defs := rec.File.Definitions
 		scored := m.Defs(r.defFeatures(f, f.fusedRank, f.fusedTop, qw))
@@ -150,7 +141,7 @@ func (r *ranker) tight(files []RankedFile, m *rank.Model) ([]pack.Candidate, []p
 
 // outline is a likely file the pack stops before, as its path and the signatures of its likeliest
 // definitions: a few tokens that tell the reader where else to look.
-func (r *ranker) outline(f RankedFile, k int, m *rank.Model, qw map[string]bool) (pack.Candidate, bool) {
+func (r *ranker) outline(f RankedFile, k int, m *Model, qw map[string]bool) (pack.Candidate, bool) {
 	rec := r.s.Record(f.Path)
 	if rec == nil || rec.File == nil || len(rec.File.Definitions) == 0 {
 		return pack.Candidate{}, false

@@ -1,4 +1,4 @@
-package index
+package rank
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
+	"github.com/ctxmap/ctxmap/internal/store"
 	"github.com/ctxmap/ctxmap/internal/words"
 )
 
@@ -112,12 +113,12 @@ func frameWhy(f query.Frame) string {
 }
 
 // uniqueDefinition is the one project definition a quoted name (`Name`, `Type.name`) stands for.
-func (r *ranker) uniqueDefinition(text string) (SymbolRef, bool) {
+func (r *ranker) uniqueDefinition(text string) (store.SymbolRef, bool) {
 	name, parent := symbolNames(text)
 	if len(name) < 3 {
-		return SymbolRef{}, false
+		return store.SymbolRef{}, false
 	}
-	var found []SymbolRef
+	var found []store.SymbolRef
 	for _, ref := range r.s.Symbols[name] {
 		d, ok := r.s.Definition(ref)
 		if !ok || d.Kind == "section" || parent != "" && d.Parent != parent || !r.project(ref.Path) {
@@ -126,7 +127,7 @@ func (r *ranker) uniqueDefinition(text string) (SymbolRef, bool) {
 		found = append(found, ref)
 	}
 	if len(found) != 1 {
-		return SymbolRef{}, false
+		return store.SymbolRef{}, false
 	}
 	return found[0], true
 }
@@ -136,15 +137,15 @@ func (r *ranker) uniqueDefinition(text string) (SymbolRef, bool) {
 func (r *ranker) uniqueMessage(msg string) (string, int, int, bool) {
 	m := strings.ToLower(msg)
 	where, def, line := "", -1, 0
-	for _, lit := range r.s.literals() {
-		if !matchesLiteral(m, lit.pieces) || !r.project(lit.path) {
+	for _, lit := range r.s.Literals() {
+		if !matchesLiteral(m, lit.Pieces) || !r.project(lit.Path) {
 			continue
 		}
-		d := r.enclosing(lit.path, lit.line)
-		if d < 0 || where != "" && (where != lit.path || def != d) {
+		d := r.enclosing(lit.Path, lit.Line)
+		if d < 0 || where != "" && (where != lit.Path || def != d) {
 			return "", -1, 0, false
 		}
-		where, def, line = lit.path, d, lit.line
+		where, def, line = lit.Path, d, lit.Line
 	}
 	return where, def, line, where != ""
 }
@@ -184,7 +185,7 @@ func (r *ranker) pinnedCandidates(files []RankedFile) []pack.Candidate {
 				}
 			}
 		}
-		src, _ := r.ix.ReadFile(p.path)
+		src, _ := r.s.ReadFile(p.path)
 		d := defCandidate(rec, src, rec.File.Definitions[p.def], 1, why)
 		d.Kind, d.Bucket, d.Probability, d.Cap = "definition", "definitions", c.Probability, c.Cap
 		out = append(out, d)
@@ -229,7 +230,7 @@ func (r *ranker) projectNames() map[string]bool {
 	}
 	add(filepath.Base(r.s.Root))
 	for _, f := range []string{"go.mod", "package.json", "Cargo.toml", "pyproject.toml", "setup.cfg"} {
-		b, err := r.ix.ReadFile(f)
+		b, err := r.s.ReadFile(f)
 		if err != nil {
 			continue
 		}

@@ -1,8 +1,9 @@
-package index
+package rank
 
-// Ranking, in one file: every signal turns the query into a ranked list of files (with the chunks that
-// earned each file its place), the lists are fused by weighted reciprocal rank, the fused scores are
-// spread over the reference graph, and the best files' definitions become the candidates of the pack.
+// The signals: every signal turns the query into a ranked list of files (with the chunks that earned
+// each file its place), the lists are fused by weighted reciprocal rank and the fused scores are spread
+// over the reference graph; the best files' definitions then become the candidates of the pack
+// (candidates.go, tight.go).
 
 import (
 	"context"
@@ -20,6 +21,7 @@ import (
 	"github.com/ctxmap/ctxmap/internal/lexical"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
+	"github.com/ctxmap/ctxmap/internal/store"
 	"github.com/ctxmap/ctxmap/internal/vector"
 	"github.com/ctxmap/ctxmap/internal/words"
 )
@@ -107,8 +109,7 @@ type RankedFile struct {
 }
 
 type ranker struct {
-	ix       *Index
-	s        *Snapshot
+	s        *View
 	a        *query.Analysis
 	without  map[string]bool
 	lists    []*signalList
@@ -134,16 +135,10 @@ func (r *ranker) rank(ctx context.Context) []RankedFile {
 	var vecHits func() []vector.Hit
 	if r.on("bm25") {
 		terms := r.queryTerms()
-		lexHits = async(func() []lexical.Hit {
-			hits, err := r.ix.lex.Search(ctx, terms, bm25Chunks, r.s.lexicalStats())
-			if err != nil && ctx.Err() == nil {
-				r.ix.warn("BM25 left out of this answer: %v", err) // the store is checked in full at the next start
-			}
-			return hits
-		})
+		lexHits = async(func() []lexical.Hit { return r.s.SearchLexical(ctx, terms, bm25Chunks) })
 	}
 	if r.on("vectors") {
-		vecHits = async(func() []vector.Hit { return r.ix.vectors.search(ctx, capBytes(r.a.Text, 4096), 100) })
+		vecHits = async(func() []vector.Hit { return r.s.SearchVectors(ctx, capBytes(r.a.Text, 4096), 100) })
 	}
 	if r.on("symbols") {
 		r.symbols()
@@ -233,7 +228,7 @@ func (r *ranker) symbols() {
 		name, parent := symbolNames(an.Text)
 		refs := r.s.Symbols[name]
 		if len(refs) == 0 {
-			for _, n := range r.s.folded(strings.ToLower(name)) {
+			for _, n := range r.s.Folded(strings.ToLower(name)) {
 				refs = append(refs, r.s.Symbols[n]...)
 			}
 		}
@@ -392,12 +387,12 @@ func (r *ranker) errors() {
 	for i, m := range r.a.Errors {
 		msgs[i] = strings.ToLower(m)
 	}
-	for _, lit := range r.s.literals() {
+	for _, lit := range r.s.Literals() {
 		for _, m := range msgs {
-			if matchesLiteral(m, lit.pieces) {
-				e := l.add(lit.path, demote(lit.path, r.a.Intent.Name), fmt.Sprintf("error message %q at line %d", capBytes(lit.text, 60), lit.line))
-				e.lines = append(e.lines, lit.line)
-				if d := r.enclosing(lit.path, lit.line); d >= 0 {
+			if matchesLiteral(m, lit.Pieces) {
+				e := l.add(lit.Path, demote(lit.Path, r.a.Intent.Name), fmt.Sprintf("error message %q at line %d", capBytes(lit.Text, 60), lit.Line))
+				e.lines = append(e.lines, lit.Line)
+				if d := r.enclosing(lit.Path, lit.Line); d >= 0 {
 					e.defs[d] = 1
 				}
 			}
@@ -405,8 +400,8 @@ func (r *ranker) errors() {
 	}
 }
 
-// literalPieces are the fixed parts of a (format) string, lower-cased; short pieces do not identify it.
-func literalPieces(s string) []string {
+// LiteralPieces are the fixed parts of a (format) string, lower-cased; short pieces do not identify it.
+func LiteralPieces(s string) []string {
 	var out []string
 	total := 0
 	for _, p := range formatVerb.Split(strings.ToLower(s), -1) {
@@ -443,7 +438,7 @@ func (r *ranker) fuzzy() {
 			break
 		}
 		w := 1 / (1 + 0.1*float64(i))
-		if exact := r.s.folded(strings.ToLower(cand)); len(exact) > 0 {
+		if exact := r.s.Folded(strings.ToLower(cand)); len(exact) > 0 {
 			for _, n := range exact {
 				r.addSymbol(l, n, w, fmt.Sprintf("identifier `%s` from the text's words", n))
 			}
@@ -452,7 +447,7 @@ func (r *ranker) fuzzy() {
 		if len(cand) < 6 || i >= 8 {
 			continue
 		}
-		ms := fuzzy.Find(cand, r.s.namesWithLetters(cand))
+		ms := fuzzy.Find(cand, r.s.NamesWithLetters(cand))
 		for j, m := range ms {
 			if j >= 3 || len(m.Str) > 2*len(cand) || m.Score <= 0 {
 				break
@@ -594,7 +589,7 @@ func (r *ranker) place(p, id string) place {
 }
 
 // chunkDef maps a chunk ID to the definition it holds, or -1 for a file header.
-func (r *ranker) chunkDef(rec *Record, id string) int {
+func (r *ranker) chunkDef(rec *store.Record, id string) int {
 	for _, c := range rec.Chunks {
 		if c.ID != id || c.Kind == "file" {
 			continue
@@ -817,6 +812,12 @@ func (r *ranker) spread(fused map[string]*RankedFile) {
 		}
 	}
 }
+
+// IsTest tells test files by the conventions of the common languages.
+func IsTest(p string) bool { return isTest(p) }
+
+// IsVendored tells code copied in from other projects, by the folder names that say so.
+func IsVendored(p string) bool { return isVendored(p) }
 
 // isTest tells test files by the conventions of the common languages, type tests of TypeScript included.
 func isTest(p string) bool {

@@ -1,0 +1,40 @@
+package index
+
+import (
+	"context"
+
+	"github.com/ctxmap/ctxmap/internal/lexical"
+	"github.com/ctxmap/ctxmap/internal/rank"
+	"github.com/ctxmap/ctxmap/internal/vector"
+)
+
+// view is what ranking reads of a snapshot: its data, its lookups, the files and the two searches.
+func (ix *Index) view(s *Snapshot) *rank.View {
+	return &rank.View{
+		Source: source{s, ix}, Root: s.Root, Paths: s.Paths, Symbols: s.Symbols,
+		Entities: s.Entities, History: s.History, Graph: s.Graph,
+	}
+}
+
+// source answers a view's reads from one snapshot and the stores behind the index.
+type source struct {
+	*Snapshot
+	ix *Index
+}
+
+func (v source) Folded(lower string) []string             { return v.folded(lower) }
+func (v source) NamesWithLetters(pattern string) []string { return v.namesWithLetters(pattern) }
+func (v source) Literals() []rank.Literal                 { return v.literals() }
+func (v source) ReadFile(path string) ([]byte, error)     { return v.ix.ReadFile(path) }
+
+func (v source) SearchLexical(ctx context.Context, terms []lexical.Term, k int) []lexical.Hit {
+	hits, err := v.ix.lex.Search(ctx, terms, k, v.lexicalStats())
+	if err != nil && ctx.Err() == nil { // an error leaves BM25 out of this answer, and says so
+		v.ix.warn("BM25 left out of this answer: %v", err) // the store is checked in full at the next start
+	}
+	return hits
+}
+
+func (v source) SearchVectors(ctx context.Context, text string, k int) []vector.Hit {
+	return v.ix.vectors.search(ctx, text, k)
+}

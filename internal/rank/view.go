@@ -1,0 +1,62 @@
+package rank
+
+import (
+	"context"
+
+	"github.com/ctxmap/ctxmap/internal/entity"
+	"github.com/ctxmap/ctxmap/internal/history"
+	"github.com/ctxmap/ctxmap/internal/lexical"
+	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/store"
+	"github.com/ctxmap/ctxmap/internal/vector"
+)
+
+// View is what ranking reads of an index: one snapshot's data, never changed by a request, and the
+// snapshot's lookups and searches through Source.
+type View struct {
+	Source
+	Root     string                       // the workspace, absolute
+	Paths    []string                     // the parsed files, sorted
+	Symbols  map[string][]store.SymbolRef // definitions by name
+	Entities *entity.Map                  // nil when the map is not made
+	History  *history.Log                 // nil when history is not read
+	Graph    *Graph                       // the reference graph of Paths
+}
+
+// Source is what a view reads on demand.
+type Source interface {
+	// Record is the record of a file, nil when there is none.
+	Record(path string) *store.Record
+	// HasFile reports whether there is a record of a file, without reading it.
+	HasFile(path string) bool
+	// Folded are the symbol names that lower-case to lower, in the order of their first definitions.
+	Folded(lower string) []string
+	// NamesWithLetters are the symbol names, sorted, that hold every character of pattern, case folded.
+	NamesWithLetters(pattern string) []string
+	// Literals are the code's message-like strings.
+	Literals() []Literal
+	// ReadFile reads a workspace file (an editor's buffer when it has one).
+	ReadFile(path string) ([]byte, error)
+	// SearchLexical is BM25's best k chunks for the terms; an error leaves BM25 out, so it gives none.
+	SearchLexical(ctx context.Context, terms []lexical.Term, k int) []lexical.Hit
+	// SearchVectors is the k chunks nearest to the text; none when vectors are off or fail.
+	SearchVectors(ctx context.Context, text string, k int) []vector.Hit
+}
+
+// Literal is a message-like string of the code, cut into the fixed pieces an error message must show
+// (LiteralPieces).
+type Literal struct {
+	Path   string
+	Line   int
+	Text   string
+	Pieces []string
+}
+
+// Definition returns the definition a SymbolRef points at.
+func (v *View) Definition(r store.SymbolRef) (parse.Definition, bool) {
+	rec := v.Record(r.Path)
+	if rec == nil || rec.File == nil || r.Def < 0 || r.Def >= len(rec.File.Definitions) {
+		return parse.Definition{}, false
+	}
+	return rec.File.Definitions[r.Def], true
+}
