@@ -147,19 +147,29 @@ func (r *ranker) outline(f RankedFile, k int, m *Model, qw map[string]bool) (pac
 		return pack.Candidate{}, false
 	}
 	defs := rec.File.Definitions
-	var lines []string
-	first, last := 0, 0
-	for j, s := range m.Defs(r.defFeatures(f, f.fusedRank, f.fusedTop, qw)) {
-		if j == outlineDefs {
+	var chosen []int // the likeliest functions and types; a field or a variable says little of a file
+	for _, s := range m.Defs(r.defFeatures(f, f.fusedRank, f.fusedTop, qw)) {
+		if len(chosen) == outlineDefs {
 			break
 		}
-		d := defs[s.Index]
+		if k := defs[s.Index].Kind; k != "field" && k != "variable" && k != "constant" && k != "section" {
+			chosen = append(chosen, s.Index)
+		}
+	}
+	if len(chosen) == 0 {
+		return pack.Candidate{}, false
+	}
+	slices.Sort(chosen) // in the file's order
+	var lines []string
+	first, last := 0, 0
+	for _, i := range chosen {
+		d := defs[i]
 		sig := d.Signature
 		if sig == "" {
 			sig = d.Kind + " " + qualified(d)
 		}
 		lines = append(lines, fmt.Sprintf("%s  %sline %d", sig, commentPrefix(rec.Language), d.StartLine))
-		if first == 0 || d.StartLine < first {
+		if first == 0 {
 			first = d.StartLine
 		}
 		last = max(last, d.EndLine)
