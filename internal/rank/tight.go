@@ -115,6 +115,7 @@ func (r *ranker) tight(files []RankedFile, m *Model) ([]pack.Candidate, []pack.A
 			if first != s.Index { // past the file's best, a body or nothing
 				c.Cap = max(moreMinCap, int(q*tokensPerProb))
 				c.BodyOnly = true
+				c.Probability = 0 // it is here beside the best, whose probability the pack states
 			}
 			out = append(out, c)
 			if len(prims) < 3 && !isTest(f.Path) && c.Kind == "definition" {
