@@ -92,6 +92,9 @@ func (r *ranker) tight(files []RankedFile, m *Model) ([]pack.Candidate, []pack.A
 			if r.isPinned(f.Path, s.Index) || first >= 0 && r.holdsPin(f.Path, d) {
 				continue // shown with its evidence; a class around it would hide it
 			}
+			if first >= 0 && d.Kind == "field" {
+				continue // a field beside the best says little on its own
+			}
 			q := f.Prob * s.Prob
 			if j == 0 {
 				q = f.Prob * max(s.Prob, 0.5) // a likely file's best guess is worth its room
