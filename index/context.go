@@ -95,7 +95,6 @@ func (ix *Index) Context(ctx context.Context, resolved Resolved) (*Result, error
 		Budget:    req.Budget,
 		Tokenizer: tok,
 		Format:    req.Format,
-		Also:      ranked.Also,
 		Shares: map[string]float64{
 			"definitions": prof.Definitions, "snippets": prof.Snippets, "imports": prof.Imports,
 			"tests": prof.Tests, "callers": prof.Callers,

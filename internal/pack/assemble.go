@@ -132,7 +132,7 @@ func (a *assembly) reserve() {
 			break
 		}
 	}
-	foot := a.tok.Count(renderFooter(a.format, len(a.cands), a.p.Also))
+	foot := a.tok.Count(renderFooter(a.format, len(a.cands)))
 	a.avail = max(budget-head-foot-wrappers, 0)
 	a.itemCap = max(a.avail/8, 150)
 	for _, b := range buckets {
@@ -793,6 +793,6 @@ func (a *assembly) render(items []*piece) string {
 			sb.WriteString(x.text)
 		}
 	}
-	sb.WriteString(renderFooter(a.format, omitted, a.p.Also))
+	sb.WriteString(renderFooter(a.format, omitted))
 	return sb.String()
 }

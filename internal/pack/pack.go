@@ -56,13 +56,6 @@ type Options struct {
 	Tokenizer *Tokenizer         // nil means the default encoding
 	Shares    map[string]float64 // bucket -> fraction of the budget; nil means a balanced default
 	Format    string             // "markdown" (default), "xml", "json"
-	Also      []Also             // further likely files, named below the items
-}
-
-// Also is a file likely enough to mention but not to show.
-type Also struct {
-	Path        string  `json:"path"`
-	Probability float64 `json:"probability"`
 }
 
 // Item is a candidate placed in the pack: where it is, the size it got, its tokens and why it is there.
@@ -89,10 +82,9 @@ type Pack struct {
 	Tokens    int            `json:"tokens"` // tokens of Text: never more than Budget
 	Tokenizer string         `json:"tokenizer"`
 	Entities  []Entity       `json:"entities"`
-	Sections  map[string]int `json:"sections"`       // tokens spent per bucket
-	Items     []Item         `json:"items"`          // in rank order
-	Also      []Also         `json:"also,omitempty"` // further likely files, not shown
-	Text      string         `json:"text"`           // the rendering; markdown when the format is "json"
+	Sections  map[string]int `json:"sections"` // tokens spent per bucket
+	Items     []Item         `json:"items"`    // in rank order
+	Text      string         `json:"text"`     // the rendering; markdown when the format is "json"
 }
 
 // The budgets of a pack, in tokens: the one used when none is given, and the smallest that holds anything.
@@ -159,7 +151,6 @@ func Assemble(query string, intent Intent, entities []Entity, cands []Candidate,
 		Budget:    opts.Budget,
 		Tokenizer: opts.Tokenizer.Name(),
 		Entities:  ents,
-		Also:      alsoOf(opts.Also),
 	}
 	a := newAssembly(p, prepared, opts)
 	a.run()
@@ -357,16 +348,4 @@ func signatureLines(full []string, compact string) int {
 		want = 1
 	}
 	return want
-}
-
-// alsoOf keeps the named further files that have a path, their probabilities finite.
-func alsoOf(in []Also) []Also {
-	var out []Also
-	for _, a := range in {
-		if a.Path = oneLine(a.Path); a.Path != "" {
-			a.Probability = finite(a.Probability)
-			out = append(out, a)
-		}
-	}
-	return out
 }

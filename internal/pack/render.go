@@ -134,23 +134,14 @@ func entityList(xs []string, n, maxTokens int, tok *Tokenizer) string {
 	return strings.Join(out, ", ")
 }
 
-func renderFooter(format string, omitted int, also []Also) string {
+func renderFooter(format string, omitted int) string {
 	var b strings.Builder
 	if format == "xml" {
-		for _, a := range also {
-			b.WriteString(`<also path="` + xmlEscape(a.Path, true) + `" probability="` + probText(a.Probability) + "\"/>\n")
-		}
 		if omitted > 0 {
 			b.WriteString(`<omitted candidates="` + strconv.Itoa(omitted) + "\"/>\n")
 		}
 		b.WriteString("</context>\n")
 		return b.String()
-	}
-	for _, a := range also {
-		b.WriteString("also possibly relevant: " + a.Path + " (p=" + probText(a.Probability) + ")\n")
-	}
-	if len(also) > 0 {
-		b.WriteString("\n")
 	}
 	switch {
 	case omitted == 1:

@@ -21,7 +21,6 @@ type Options struct {
 type Ranking struct {
 	Files      []RankedFile
 	Candidates []pack.Candidate
-	Also       []pack.Also
 	Entities   []pack.Entity
 }
 
@@ -38,7 +37,6 @@ func Rank(ctx context.Context, v *View, a *query.Analysis, opts Options) (*Ranki
 		return nil, err
 	}
 	var cands []pack.Candidate
-	var also []pack.Also
 	if opts.Ranker == Fusion {
 		cands = r.candidates(files)
 	} else {
@@ -53,10 +51,10 @@ func Rank(ctx context.Context, v *View, a *query.Analysis, opts Options) (*Ranki
 		if opts.Fill {
 			cands = r.candidates(files)
 		} else {
-			cands, also = r.tight(files, m)
+			cands = r.tight(files, m)
 		}
 	}
-	return &Ranking{Files: files, Candidates: cands, Also: also, Entities: r.packEntities(cands)}, nil
+	return &Ranking{Files: files, Candidates: cands, Entities: r.packEntities(cands)}, nil
 }
 
 // TightFiles is the most files a tight pack shows.

@@ -52,7 +52,7 @@ const (
 	parentCard    = 80     // a method's class wider than this many lines is shown as a card, not whole
 )
 
-func (r *ranker) tight(files []RankedFile, m *Model) ([]pack.Candidate, []pack.Also) {
+func (r *ranker) tight(files []RankedFile, m *Model) []pack.Candidate {
 	out := r.pinnedCandidates(files)
 	var outlines []pack.Candidate
 	var prims []primary
@@ -140,7 +140,7 @@ func (r *ranker) tight(files []RankedFile, m *Model) ([]pack.Candidate, []pack.A
 		}
 	}
 	out = append(out, r.asked(prims, files)...)
-	return append(out, outlines...), nil
+	return append(out, outlines...)
 }
 
 // outline is a likely file the pack stops before, as its path and the signatures of its likeliest
