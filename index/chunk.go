@@ -1,13 +1,13 @@
 package index
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 
 	"github.com/ctxmap/ctxmap/internal/lexical"
 	"github.com/ctxmap/ctxmap/internal/mapping"
 	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/words"
 )
 
 // Chunk limits: a definition's body is capped so one huge function does not drown the rest of its file.
@@ -37,7 +37,7 @@ type Chunk struct {
 // chunks cuts a parsed file into chunks. Only definitions that own a body worth searching get a chunk of
 // their own (fields and variables live in their parent's chunk), so the count stays near one per function.
 func chunks(path string, f *parse.File, src []byte, mappings []string) []Chunk {
-	lines := splitLines(src)
+	lines := parse.SplitLines(src)
 	out := []Chunk{header(path, f, lines)}
 	if mapping.IsMappingFile(path, mappings) {
 		entries, _ := mapping.Parse(path, src) // problems are for ctxmap mappings validate
@@ -51,7 +51,7 @@ func chunks(path string, f *parse.File, src []byte, mappings []string) []Chunk {
 		if end-d.StartLine+1 > maxChunkLines {
 			end = d.StartLine + maxChunkLines - 1
 		}
-		code := capBytes(joinLines(lines, d.StartLine, end), maxChunkBytes)
+		code := words.Clip(parse.JoinLines(lines, d.StartLine, end), maxChunkBytes)
 		name := d.Name
 		if d.Parent != "" {
 			name = d.Parent + " " + d.Name
@@ -59,7 +59,7 @@ func chunks(path string, f *parse.File, src []byte, mappings []string) []Chunk {
 		out = append(out, Chunk{
 			ID:        fmt.Sprintf("%s#%d", path, len(out)),
 			Path:      path,
-			Symbol:    qualified(d),
+			Symbol:    d.Qualified(),
 			Kind:      d.Kind,
 			StartLine: d.StartLine,
 			EndLine:   d.EndLine,
@@ -77,12 +77,12 @@ func chunks(path string, f *parse.File, src []byte, mappings []string) []Chunk {
 			out = append(out, Chunk{
 				ID:        fmt.Sprintf("%s#%d", path, len(out)),
 				Path:      path,
-				Symbol:    qualified(d),
+				Symbol:    d.Qualified(),
 				Kind:      d.Kind,
 				StartLine: start,
 				EndLine:   end,
 				Name:      name,
-				Code:      capBytes(joinLines(lines, start, end), maxChunkBytes),
+				Code:      words.Clip(parse.JoinLines(lines, start, end), maxChunkBytes),
 			})
 		}
 	}
@@ -102,9 +102,9 @@ func mappingChunks(path string, first int, entries []mapping.Entry) []Chunk {
 			StartLine: e.Line, EndLine: e.Line, Target: e.Source}
 		switch e.Type {
 		case "code_analog", "pseudocode":
-			c.Code = capBytes(e.Text, maxChunkBytes)
+			c.Code = words.Clip(e.Text, maxChunkBytes)
 		default:
-			c.Doc = capBytes(e.Text, maxChunkBytes)
+			c.Doc = words.Clip(e.Text, maxChunkBytes)
 		}
 		out = append(out, c)
 	}
@@ -159,55 +159,8 @@ func header(path string, f *parse.File, lines [][]byte) Chunk {
 		Kind:      "file",
 		StartLine: 1,
 		EndLine:   len(lines),
-		Name:      capBytes(names.String(), headerMaxBytes),
-		Doc:       capBytes(doc.String(), headerMaxBytes),
-		Code:      capBytes(joinLines(lines, 1, end), headerMaxBytes),
+		Name:      words.Clip(names.String(), headerMaxBytes),
+		Doc:       words.Clip(doc.String(), headerMaxBytes),
+		Code:      words.Clip(parse.JoinLines(lines, 1, end), headerMaxBytes),
 	}
-}
-
-func qualified(d parse.Definition) string {
-	if d.Parent != "" {
-		return d.Parent + "." + d.Name
-	}
-	return d.Name
-}
-
-func splitLines(src []byte) [][]byte {
-	if len(src) == 0 {
-		return nil
-	}
-	ls := bytes.Split(src, []byte("\n"))
-	if len(ls[len(ls)-1]) == 0 {
-		ls = ls[:len(ls)-1]
-	}
-	return ls
-}
-
-// joinLines returns lines from..to (1-based, inclusive), clamped to the file.
-func joinLines(lines [][]byte, from, to int) string {
-	if from < 1 {
-		from = 1
-	}
-	if to > len(lines) {
-		to = len(lines)
-	}
-	if from > to {
-		return ""
-	}
-	return string(bytes.Join(lines[from-1:to], []byte("\n")))
-}
-
-func capBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[:n]
-	// do not leave half a UTF-8 sequence behind
-	for len(s) > 0 && s[len(s)-1]&0xC0 == 0x80 {
-		s = s[:len(s)-1]
-	}
-	if len(s) > 0 && s[len(s)-1] >= 0xC0 {
-		s = s[:len(s)-1]
-	}
-	return s
 }

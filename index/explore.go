@@ -90,7 +90,7 @@ func (ix *Index) Explore(name string, limit int) (*Exploration, error) {
 			if mentions[i] == 0 || !chunked(d) {
 				continue
 			}
-			out = append(out, ExploredChunk{Path: p, Symbol: qualified(d), Kind: d.Kind, StartLine: d.StartLine,
+			out = append(out, ExploredChunk{Path: p, Symbol: d.Qualified(), Kind: d.Kind, StartLine: d.StartLine,
 				EndLine: d.EndLine, Mentions: mentions[i], Changed: when, Signature: d.Signature, Entities: without(others, e.Name)})
 		}
 		if pathMentions > 0 {

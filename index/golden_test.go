@@ -292,7 +292,7 @@ func findItem(ix *Index, p *pack.Pack, pathSymbol string) *pack.Item {
 	start, end := -1, -1
 	if rec := ix.Snapshot().Record(path); rec != nil && rec.File != nil {
 		for _, d := range rec.File.Definitions {
-			if qualified(d) == sym {
+			if d.Qualified() == sym {
 				start, end = d.StartLine, d.EndLine
 			}
 		}

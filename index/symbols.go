@@ -57,7 +57,7 @@ func (s *Snapshot) FindSymbols(name, kind string, limit int) []Symbol {
 				if !ok || kind != "" && !strings.EqualFold(d.Kind, kind) || parent != "" && !strings.EqualFold(d.Parent, parent) {
 					continue
 				}
-				defs = append(defs, Symbol{Name: d.Name, Qualified: qualified(d), Parent: d.Parent, Kind: d.Kind, Path: ref.Path,
+				defs = append(defs, Symbol{Name: d.Name, Qualified: d.Qualified(), Parent: d.Parent, Kind: d.Kind, Path: ref.Path,
 					StartLine: d.StartLine, EndLine: d.EndLine, Signature: d.Signature, Doc: d.Doc, Match: match})
 			}
 			sort.SliceStable(defs, func(i, j int) bool {

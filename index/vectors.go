@@ -13,6 +13,7 @@ import (
 	"github.com/ctxmap/ctxmap/internal/embed"
 	"github.com/ctxmap/ctxmap/internal/store"
 	"github.com/ctxmap/ctxmap/internal/vector"
+	"github.com/ctxmap/ctxmap/internal/words"
 )
 
 // vectorFiller embeds chunks in the background: a query never waits for embeddings, it uses the vectors
@@ -535,5 +536,5 @@ func (v *vectorFiller) close() {
 
 // embedText is what a chunk is embedded by: its names, doc and the start of its code.
 func embedText(c Chunk) string {
-	return capBytes(c.Path+"\n"+c.Name+"\n"+c.Doc+"\n"+c.Code, 2048)
+	return words.Clip(c.Path+"\n"+c.Name+"\n"+c.Doc+"\n"+c.Code, 2048)
 }

@@ -193,3 +193,37 @@ func (p *Parser) tree(ctx context.Context, l *language, src []byte) (*sitter.Tre
 		p.ts = nil
 	}
 }
+
+// Qualified is a definition's name under its parent's ("Repo.Name"), as chunks and packs name it.
+func (d Definition) Qualified() string {
+	if d.Parent != "" {
+		return d.Parent + "." + d.Name
+	}
+	return d.Name
+}
+
+// SplitLines cuts source into its lines, without the empty one after a final newline.
+func SplitLines(src []byte) [][]byte {
+	if len(src) == 0 {
+		return nil
+	}
+	ls := bytes.Split(src, []byte("\n"))
+	if len(ls[len(ls)-1]) == 0 {
+		ls = ls[:len(ls)-1]
+	}
+	return ls
+}
+
+// JoinLines returns lines from..to (1-based, inclusive), clamped to the file.
+func JoinLines(lines [][]byte, from, to int) string {
+	if from < 1 {
+		from = 1
+	}
+	if to > len(lines) {
+		to = len(lines)
+	}
+	if from > to {
+		return ""
+	}
+	return string(bytes.Join(lines[from-1:to], []byte("\n")))
+}

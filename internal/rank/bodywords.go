@@ -59,7 +59,7 @@ func share(ws []string, qw map[string]bool) float64 {
 
 func newBodyWords(src []byte) *bodyWords {
 	bw := &bodyWords{vocab: map[string]int32{}}
-	for _, l := range splitLines(src) {
+	for _, l := range parse.SplitLines(src) {
 		var ids []int32
 		for _, w := range words.Terms(string(l)) {
 			id, ok := bw.vocab[w]

@@ -204,9 +204,9 @@ func (r *ranker) pickDefsAll(rec *store.Record, f RankedFile) []int {
 }
 
 func defCandidate(rec *store.Record, src []byte, d parse.Definition, score float64, why []string) pack.Candidate {
-	lines := splitLines(src)
+	lines := parse.SplitLines(src)
 	c := pack.Candidate{
-		Path: rec.Path, Symbol: qualified(d), Language: rec.Language, StartLine: d.StartLine, EndLine: d.EndLine,
+		Path: rec.Path, Symbol: d.Qualified(), Language: rec.Language, StartLine: d.StartLine, EndLine: d.EndLine,
 		Score: score, Why: why, Compact: compactCard(rec.Language, d),
 	}
 	if isTypeKind(d.Kind) || d.Kind == "module" || d.Kind == "namespace" {
@@ -222,7 +222,7 @@ func defCandidate(rec *store.Record, src []byte, d parse.Definition, score float
 	if d.Doc != "" {
 		c.StartLine = docStart(lines, d.StartLine)
 	}
-	c.Full = joinLines(lines, c.StartLine, end)
+	c.Full = parse.JoinLines(lines, c.StartLine, end)
 	return c
 }
 
@@ -255,7 +255,7 @@ func docLine(t string) bool {
 func compactCard(lang string, d parse.Definition) string {
 	sig := d.Signature
 	if sig == "" {
-		sig = d.Kind + " " + qualified(d)
+		sig = d.Kind + " " + d.Qualified()
 	}
 	if d.Doc == "" {
 		return sig
@@ -324,7 +324,7 @@ func outlineCandidate(rec *store.Record, src []byte, f RankedFile, why []string)
 	}
 	compact := strings.TrimRight(b.String(), "\n")
 	if compact == "" {
-		compact = joinLines(splitLines(src), 1, 12)
+		compact = parse.JoinLines(parse.SplitLines(src), 1, 12)
 	}
 	kind, bucket := "file", "snippets"
 	if isTest(rec.Path) {
@@ -336,7 +336,7 @@ func outlineCandidate(rec *store.Record, src []byte, f RankedFile, why []string)
 	}
 	return pack.Candidate{
 		Kind: kind, Bucket: bucket, Path: rec.Path, Language: rec.Language, StartLine: 1, EndLine: rec.Lines,
-		Score: f.Score, Why: why, Compact: compact, Full: joinLines(splitLines(src), 1, end),
+		Score: f.Score, Why: why, Compact: compact, Full: parse.JoinLines(parse.SplitLines(src), 1, end),
 	}
 }
 
@@ -449,7 +449,7 @@ func (r *ranker) related(prims []primary, files []RankedFile, top float64, sourc
 			}
 			rec := r.s.Record(h.path)
 			d := rec.File.Definitions[h.def]
-			why := []string{fmt.Sprintf("%s `%s`", verb, qualified(prims[h.prim].def))}
+			why := []string{fmt.Sprintf("%s `%s`", verb, prims[h.prim].def.Qualified())}
 			c := defCandidate(rec, source(h.path), d, top*0.2/(1+float64(i)), why)
 			c.Kind, c.Bucket = kind, bucket
 			out = append(out, c)

@@ -86,7 +86,7 @@ func (r *ranker) pins() []pin {
 			if n == maxErrorPins {
 				break
 			}
-			if p, d, line, ok := r.uniqueMessage(m); ok && add(p, d, fmt.Sprintf("error message %q at line %d", capBytes(m, 60), line)) {
+			if p, d, line, ok := r.uniqueMessage(m); ok && add(p, d, fmt.Sprintf("error message %q at line %d", words.Clip(m, 60), line)) {
 				n++
 			}
 		}

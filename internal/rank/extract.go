@@ -456,7 +456,7 @@ func Features(ctx context.Context, v *View, a *query.Analysis, n int, withDefs f
 		defs := r.s.Record(f.Path).File.Definitions
 		for k, dx := range r.defFeatures(f, i, files[0].Score, qw) {
 			d := defs[k]
-			out[i].Defs = append(out[i].Defs, DefVector{Symbol: qualified(d), StartLine: d.StartLine, EndLine: d.EndLine, X: dx})
+			out[i].Defs = append(out[i].Defs, DefVector{Symbol: d.Qualified(), StartLine: d.StartLine, EndLine: d.EndLine, X: dx})
 		}
 	}
 	return out, nil

@@ -138,7 +138,7 @@ func (r *ranker) rank(ctx context.Context) []RankedFile {
 		lexHits = async(func() []lexical.Hit { return r.s.SearchLexical(ctx, terms, bm25Chunks) })
 	}
 	if r.on("vectors") {
-		vecHits = async(func() []vector.Hit { return r.s.SearchVectors(ctx, capBytes(r.a.Text, 4096), 100) })
+		vecHits = async(func() []vector.Hit { return r.s.SearchVectors(ctx, words.Clip(r.a.Text, 4096), 100) })
 	}
 	if r.on("symbols") {
 		r.symbols()
@@ -248,7 +248,7 @@ func (r *ranker) symbols() {
 				sc *= 1.2
 			}
 			sc *= demote(ref.Path, r.a.Intent.Name)
-			e := l.add(ref.Path, sc, fmt.Sprintf("defines `%s`", qualified(d)))
+			e := l.add(ref.Path, sc, fmt.Sprintf("defines `%s`", d.Qualified()))
 			e.defs[ref.Def] = math.Max(e.defs[ref.Def], sc)
 		}
 	}
@@ -390,7 +390,7 @@ func (r *ranker) errors() {
 	for _, lit := range r.s.Literals() {
 		for _, m := range msgs {
 			if matchesLiteral(m, lit.Pieces) {
-				e := l.add(lit.Path, demote(lit.Path, r.a.Intent.Name), fmt.Sprintf("error message %q at line %d", capBytes(lit.Text, 60), lit.Line))
+				e := l.add(lit.Path, demote(lit.Path, r.a.Intent.Name), fmt.Sprintf("error message %q at line %d", words.Clip(lit.Text, 60), lit.Line))
 				e.lines = append(e.lines, lit.Line)
 				if d := r.enclosing(lit.Path, lit.Line); d >= 0 {
 					e.defs[d] = 1
@@ -578,7 +578,7 @@ func (r *ranker) place(p, id string) place {
 		}
 		def := -1
 		for i, d := range target.File.Definitions {
-			if sym != "" && (qualified(d) == sym || d.Name == sym) {
+			if sym != "" && (d.Qualified() == sym || d.Name == sym) {
 				def = i
 				break
 			}
@@ -595,12 +595,12 @@ func (r *ranker) chunkDef(rec *store.Record, id string) int {
 			continue
 		}
 		for i, d := range rec.File.Definitions {
-			if d.StartLine == c.StartLine && qualified(d) == c.Symbol {
+			if d.StartLine == c.StartLine && d.Qualified() == c.Symbol {
 				return i
 			}
 		}
 		for i, d := range rec.File.Definitions { // a window further into a long definition
-			if d.StartLine < c.StartLine && c.StartLine <= d.EndLine && qualified(d) == c.Symbol {
+			if d.StartLine < c.StartLine && c.StartLine <= d.EndLine && d.Qualified() == c.Symbol {
 				return i
 			}
 		}
@@ -707,7 +707,7 @@ func (r *ranker) history() {
 		}
 		why := "history"
 		if len(fs.Commits) > 0 {
-			why = fmt.Sprintf("history: %q", capBytes(fs.Commits[0], 70))
+			why = fmt.Sprintf("history: %q", words.Clip(fs.Commits[0], 70))
 		}
 		l.add(fs.Path, fs.Score*demote(fs.Path, r.a.Intent.Name), why)
 	}

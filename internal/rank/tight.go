@@ -108,7 +108,7 @@ func (r *ranker) tight(files []RankedFile, m *Model) []pack.Candidate {
 				c.Kind, c.Bucket = "snippet", "snippets"
 				c.Why = []string{fmt.Sprintf("file #%d, p=%.2f, beside the evidence", k+1, f.Prob)}
 				if first >= 0 {
-					c.Why = []string{fmt.Sprintf("file #%d, beside `%s`", k+1, qualified(defs[first]))}
+					c.Why = []string{fmt.Sprintf("file #%d, beside `%s`", k+1, defs[first].Qualified())}
 				}
 			}
 			if first < 0 {
@@ -129,7 +129,7 @@ func (r *ranker) tight(files []RankedFile, m *Model) []pack.Candidate {
 			if p := parentOf(defs, d); p >= 0 && !cards[defs[p].Name] && first == s.Index {
 				cards[defs[p].Name] = true
 				pd := defs[p]
-				card := defCandidate(rec, src, pd, q*0.9, []string{fmt.Sprintf("the class of `%s`", qualified(d))})
+				card := defCandidate(rec, src, pd, q*0.9, []string{fmt.Sprintf("the class of `%s`", d.Qualified())})
 				card.Kind, card.Bucket = "snippet", "snippets"
 				if pd.EndLine-pd.StartLine+1 > parentCard || r.holdsPin(f.Path, pd) {
 					card.Full, card.Standard = "", ""
@@ -170,7 +170,7 @@ func (r *ranker) outline(f RankedFile, k int, m *Model, qw map[string]bool) (pac
 		d := defs[i]
 		sig := d.Signature
 		if sig == "" {
-			sig = d.Kind + " " + qualified(d)
+			sig = d.Kind + " " + d.Qualified()
 		}
 		lines = append(lines, fmt.Sprintf("%s  %sline %d", sig, commentPrefix(rec.Language), d.StartLine))
 		if first == 0 {

@@ -249,3 +249,19 @@ var common = func() map[string]bool {
 	}
 	return m
 }()
+
+// Clip cuts s to at most n bytes, on a character's boundary.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	// do not leave half a UTF-8 sequence behind
+	for len(s) > 0 && s[len(s)-1]&0xC0 == 0x80 {
+		s = s[:len(s)-1]
+	}
+	if len(s) > 0 && s[len(s)-1] >= 0xC0 {
+		s = s[:len(s)-1]
+	}
+	return s
+}
