@@ -202,19 +202,8 @@ func nameShare(defs []parse.Definition, qw map[string]bool) float64 {
 	return best
 }
 
-func termShare(s string, qw map[string]bool) float64 {
-	ws := words.Terms(s)
-	if len(ws) == 0 {
-		return 0
-	}
-	n := 0
-	for _, w := range ws {
-		if qw[w] {
-			n++
-		}
-	}
-	return float64(n) / float64(len(ws))
-}
+// termShare is the part of s's words that the text uses.
+func termShare(s string, qw map[string]bool) float64 { return share(words.Terms(s), qw) }
 
 // isAux tells examples, docs, benchmarks and scripts: code beside the product rather than in it.
 func isAux(p string) bool {
