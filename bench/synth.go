@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/rank"
 )
 
 // Issue-shaped texts for training. A commit message never carries a stack trace, a quoted error or a
@@ -122,7 +123,7 @@ func targets(s *index.Snapshot, goldDefs []string) []target {
 			continue
 		}
 		for _, d := range rec.File.Definitions {
-			if qualifiedName(d) != q {
+			if d.Qualified() != q {
 				continue
 			}
 			t := target{path: p, lang: rec.Language, def: d, file: rec.File}
@@ -138,13 +139,6 @@ func targets(s *index.Snapshot, goldDefs []string) []target {
 		return funcs
 	}
 	return others
-}
-
-func qualifiedName(d parse.Definition) string {
-	if d.Parent != "" {
-		return d.Parent + "." + d.Name
-	}
-	return d.Name
 }
 
 func isFunction(kind string) bool {
@@ -206,7 +200,7 @@ func callSnippet(rng *rand.Rand, s *index.Snapshot, t target, callers []call) st
 	}
 	c := callers[rng.Intn(len(callers))]
 	for _, x := range callers {
-		if isTestPath(x.path) {
+		if rank.IsTest(x.path) {
 			c = x
 			break
 		}
@@ -276,7 +270,7 @@ type frame struct {
 func trace(rng *rand.Rand, s *index.Snapshot, t target, callers []call, msg string) string {
 	line := t.def.StartLine + 1 + rng.Intn(max(1, t.def.EndLine-t.def.StartLine))
 	line = min(line, t.def.EndLine)
-	frames := []frame{{path: t.path, fn: qualifiedName(t.def), line: line}} // innermost first
+	frames := []frame{{path: t.path, fn: t.def.Qualified(), line: line}} // innermost first
 	seen := map[string]bool{t.path + "#" + t.def.Name: true}
 	cur := callers
 	for depth := 0; depth < 2 && len(cur) > 0; depth++ {
@@ -285,7 +279,7 @@ func trace(rng *rand.Rand, s *index.Snapshot, t target, callers []call, msg stri
 			break
 		}
 		seen[c.path+"#"+c.def.Name] = true
-		frames = append(frames, frame{path: c.path, fn: qualifiedName(c.def), line: c.line})
+		frames = append(frames, frame{path: c.path, fn: c.def.Qualified(), line: c.line})
 		rec := s.Record(c.path)
 		if rec == nil {
 			break
@@ -431,12 +425,6 @@ func fenceName(lang string) string {
 		return ""
 	}
 	return lang
-}
-
-func isTestPath(p string) bool {
-	b := strings.ToLower(path.Base(p))
-	return strings.Contains(p, "test") && (strings.HasPrefix(b, "test") || strings.Contains(b, "_test") || strings.Contains(b, ".test") ||
-		strings.Contains(b, "spec") || strings.HasSuffix(strings.TrimSuffix(b, path.Ext(b)), "test")) || strings.Contains(p, "/tests/")
 }
 
 func readLines(s *index.Snapshot, p string) []string {

@@ -725,25 +725,26 @@ const maxHeaderShare = 0.10
 // settle renders the pack with a header that states the pack's own total and takes at most
 // maxHeaderShare of it, at the most detail that allows.
 func (a *assembly) settle(items []*piece) (string, int) {
-	level := slices.Index(headerDetails, a.detail)
-	var text string
-	var n int
-	for ; level < len(headerDetails); level++ {
+	spent := a.spends(items)
+	body := a.renderBody(items, spent)
+	bodyTokens := a.tok.Count(body) // the parts' counts add up (see render.go): only the header varies
+	var head string
+	var h int
+	for level := slices.Index(headerDetails, a.detail); level < len(headerDetails); level++ {
 		a.detail = headerDetails[level]
 		// the total is part of the text it counts: a few rounds settle it (a number's tokens rarely change)
 		for range 3 {
-			text = a.render(items)
-			if n = a.tok.Count(text); n == a.p.Tokens {
+			head = renderHeader(a.format, a.p, a.detail, spent, a.tok)
+			if h = a.tok.Count(head); h+bodyTokens == a.p.Tokens {
 				break
 			}
-			a.p.Tokens = n
+			a.p.Tokens = h + bodyTokens
 		}
-		head := a.tok.Count(renderHeader(a.format, a.p, a.detail, a.spends(items), a.tok))
-		if float64(head) <= maxHeaderShare*float64(n) || level == len(headerDetails)-1 {
+		if float64(h) <= maxHeaderShare*float64(h+bodyTokens) {
 			break
 		}
 	}
-	return text, n
+	return head + body, h + bodyTokens
 }
 
 // spends is what the header lists: the tokens of each bucket the items use.
@@ -763,6 +764,11 @@ func (a *assembly) spends(items []*piece) []spend {
 
 func (a *assembly) render(items []*piece) string {
 	spent := a.spends(items)
+	return renderHeader(a.format, a.p, a.detail, spent, a.tok) + a.renderBody(items, spent)
+}
+
+// renderBody is everything after the header: the items (in XML, in their sections) and the footer.
+func (a *assembly) renderBody(items []*piece, spent []spend) string {
 	per := map[string]int{}
 	for _, s := range spent {
 		per[s.bucket] = s.tokens
@@ -774,7 +780,6 @@ func (a *assembly) render(items []*piece) string {
 		}
 	}
 	var sb strings.Builder
-	sb.WriteString(renderHeader(a.format, a.p, a.detail, spent, a.tok))
 	if a.format == "xml" {
 		for _, b := range buckets {
 			if per[b] == 0 {

@@ -27,20 +27,19 @@ type defWords struct{ name, doc, sig []string }
 
 // defWordsOf gives the words of each definition's name, doc and signature, split once per content.
 func (bw *bodyWords) defWordsOf(defs []parse.Definition) []defWords {
-	bw.defsOnce.Do(func() {
-		bw.defs = make([]defWords, len(defs))
-		for i, d := range defs {
-			bw.defs[i] = defWords{words.Terms(d.Name), words.Terms(d.Doc), words.Terms(d.Signature)}
-		}
-	})
+	bw.defsOnce.Do(func() { bw.defs = splitDefs(defs) })
 	if len(bw.defs) != len(defs) {
-		out := make([]defWords, len(defs)) // the same content parsed otherwise: say nothing rather than wrong
-		for i, d := range defs {
-			out[i] = defWords{words.Terms(d.Name), words.Terms(d.Doc), words.Terms(d.Signature)}
-		}
-		return out
+		return splitDefs(defs) // the same content parsed otherwise: say nothing rather than wrong
 	}
 	return bw.defs
+}
+
+func splitDefs(defs []parse.Definition) []defWords {
+	out := make([]defWords, len(defs))
+	for i, d := range defs {
+		out[i] = defWords{words.Terms(d.Name), words.Terms(d.Doc), words.Terms(d.Signature)}
+	}
+	return out
 }
 
 // share is the part of ws that the text uses.

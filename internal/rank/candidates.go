@@ -100,7 +100,6 @@ func (r *ranker) candidates(files []RankedFile) []pack.Candidate {
 	}
 	top := files[0].Score
 	var prims []primary
-	source := r.sources()
 	for rank, f := range files {
 		if rank >= packFiles || f.Prob == 0 && f.Score < minScoreShare*top {
 			break // (a learned order is not by Score: its probabilities decide in tight packs)
@@ -109,7 +108,7 @@ func (r *ranker) candidates(files []RankedFile) []pack.Candidate {
 		if rec == nil || rec.File == nil {
 			continue
 		}
-		src := source(f.Path)
+		src := r.source(f.Path)
 		defs := slices.DeleteFunc(r.pickDefs(rec, f), func(d int) bool { return r.isPinned(f.Path, d) })
 		why := append([]string{fmt.Sprintf("file #%d", rank+1)}, r.fileWhy(f)...)
 		if len(defs) == 0 && r.hasPins(f.Path) {
@@ -146,21 +145,22 @@ func (r *ranker) candidates(files []RankedFile) []pack.Candidate {
 			}
 		}
 	}
-	out = append(out, r.related(prims, files, top, source)...)
+	out = append(out, r.related(prims, files, top)...)
 	return out
 }
 
-// sources reads workspace files, each once.
-func (r *ranker) sources() func(string) []byte {
-	srcs := map[string][]byte{}
-	return func(p string) []byte {
-		if b, ok := srcs[p]; ok {
-			return b
-		}
-		b, _ := r.s.ReadFile(p)
-		srcs[p] = b
+// source is a workspace file's content, read once a request: pins, features and candidates all read
+// the few files a pack is made of.
+func (r *ranker) source(p string) []byte {
+	if b, ok := r.srcs[p]; ok {
 		return b
 	}
+	if r.srcs == nil {
+		r.srcs = map[string][]byte{}
+	}
+	b, _ := r.s.ReadFile(p)
+	r.srcs[p] = b
+	return b
 }
 
 // pickDefs chooses a file's definitions: the ones signals pointed at, strongest first; when none did
@@ -385,7 +385,7 @@ func (r *ranker) referrers(names map[string]int, prims []primary) []string {
 
 // related finds the callers and tests of the primary definitions: the definitions elsewhere whose
 // bodies reference them.
-func (r *ranker) related(prims []primary, files []RankedFile, top float64, source func(string) []byte) []pack.Candidate {
+func (r *ranker) related(prims []primary, files []RankedFile, top float64) []pack.Candidate {
 	if len(prims) == 0 {
 		return nil
 	}
@@ -450,7 +450,7 @@ func (r *ranker) related(prims []primary, files []RankedFile, top float64, sourc
 			rec := r.s.Record(h.path)
 			d := rec.File.Definitions[h.def]
 			why := []string{fmt.Sprintf("%s `%s`", verb, prims[h.prim].def.Qualified())}
-			c := defCandidate(rec, source(h.path), d, top*0.2/(1+float64(i)), why)
+			c := defCandidate(rec, r.source(h.path), d, top*0.2/(1+float64(i)), why)
 			c.Kind, c.Bucket = kind, bucket
 			out = append(out, c)
 		}

@@ -82,11 +82,11 @@ func (r *ranker) pins() []pin {
 	}
 	if r.on("errors") {
 		n := 0
-		for _, m := range r.a.Errors {
+		for i, m := range r.a.Errors {
 			if n == maxErrorPins {
 				break
 			}
-			if p, d, line, ok := r.uniqueMessage(m); ok && add(p, d, fmt.Sprintf("error message %q at line %d", words.Clip(m, 60), line)) {
+			if p, d, line, ok := r.uniqueMessage(i); ok && add(p, d, fmt.Sprintf("error message %q at line %d", words.Clip(m, 60), line)) {
 				n++
 			}
 		}
@@ -132,13 +132,15 @@ func (r *ranker) uniqueDefinition(text string) (store.SymbolRef, bool) {
 	return found[0], true
 }
 
-// uniqueMessage is the one definition whose string literals hold an error message: every place that
-// matches lies in it.
-func (r *ranker) uniqueMessage(msg string) (string, int, int, bool) {
-	m := strings.ToLower(msg)
+// uniqueMessage is the one definition whose string literals hold the text's i-th error message (as the
+// errors signal found them): every place that matches lies in it.
+func (r *ranker) uniqueMessage(i int) (string, int, int, bool) {
+	if i >= len(r.quoted) {
+		return "", -1, 0, false
+	}
 	where, def, line := "", -1, 0
-	for _, lit := range r.s.Literals() {
-		if !matchesLiteral(m, lit.Pieces) || !r.project(lit.Path) {
+	for _, lit := range r.quoted[i] {
+		if !r.project(lit.Path) {
 			continue
 		}
 		d := r.enclosing(lit.Path, lit.Line)
@@ -170,12 +172,12 @@ func (r *ranker) pinnedCandidates(files []RankedFile) []pack.Candidate {
 			continue
 		}
 		why := []string{p.why}
-		c := pack.Candidate{}
+		prob, limit := 0.0, 0
 		if k, ok := rankOf[p.path]; ok {
 			f := files[k]
 			if f.Prob > 0 {
 				why = append(why, fmt.Sprintf("file #%d, p=%.2f", k+1, f.Prob))
-				c.Probability, c.Cap = f.Prob, capFor(max(f.Prob, pinMinProb))
+				prob, limit = f.Prob, capFor(max(f.Prob, pinMinProb))
 			} else {
 				why = append(why, fmt.Sprintf("file #%d", k+1))
 			}
@@ -185,10 +187,9 @@ func (r *ranker) pinnedCandidates(files []RankedFile) []pack.Candidate {
 				}
 			}
 		}
-		src, _ := r.s.ReadFile(p.path)
-		d := defCandidate(rec, src, rec.File.Definitions[p.def], 1, why)
-		d.Kind, d.Bucket, d.Probability, d.Cap = "definition", "definitions", c.Probability, c.Cap
-		out = append(out, d)
+		c := defCandidate(rec, r.source(p.path), rec.File.Definitions[p.def], 1, why)
+		c.Kind, c.Bucket, c.Probability, c.Cap = "definition", "definitions", prob, limit
+		out = append(out, c)
 	}
 	return out
 }
@@ -230,11 +231,7 @@ func (r *ranker) projectNames() map[string]bool {
 	}
 	add(filepath.Base(r.s.Root))
 	for _, f := range []string{"go.mod", "package.json", "Cargo.toml", "pyproject.toml", "setup.cfg"} {
-		b, err := r.s.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		if m := projectName.FindSubmatch(b); m != nil {
+		if m := projectName.FindSubmatch(r.source(f)); m != nil {
 			add(path.Base(string(m[1]) + string(m[2]) + string(m[3])))
 		}
 	}

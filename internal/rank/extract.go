@@ -247,7 +247,7 @@ func (r *ranker) defFeatures(f RankedFile, i int, top float64, qw map[string]boo
 		}
 	}
 	calledByNamed := r.calledByNamed()
-	src, _ := r.s.ReadFile(f.Path)
+	src := r.source(f.Path)
 	bw := wordsOf(rec.Hash, src)
 	qwID := bw.ids(qw)
 	dw := bw.defWordsOf(defs)

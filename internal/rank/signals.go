@@ -118,6 +118,8 @@ type ranker struct {
 	callees  map[string]bool     // calledByNamed's answer
 	pinned   []pin               // pins' answer
 	names    map[string]bool     // projectNames' answer
+	quoted   [][]Literal         // per error message of the text, the literals that hold it (errors)
+	srcs     map[string][]byte   // the files read for this request, each once
 }
 
 func (r *ranker) on(signal string) bool { return !r.without[signal] }
@@ -387,9 +389,11 @@ func (r *ranker) errors() {
 	for i, m := range r.a.Errors {
 		msgs[i] = strings.ToLower(m)
 	}
+	r.quoted = make([][]Literal, len(msgs))
 	for _, lit := range r.s.Literals() {
-		for _, m := range msgs {
+		for i, m := range msgs {
 			if matchesLiteral(m, lit.Pieces) {
+				r.quoted[i] = append(r.quoted[i], lit)
 				e := l.add(lit.Path, demote(lit.Path, r.a.Intent.Name), fmt.Sprintf("error message %q at line %d", words.Clip(lit.Text, 60), lit.Line))
 				e.lines = append(e.lines, lit.Line)
 				if d := r.enclosing(lit.Path, lit.Line); d >= 0 {

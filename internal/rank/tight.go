@@ -72,7 +72,7 @@ func (r *ranker) tight(files []RankedFile, m *Model) []pack.Candidate {
 			continue
 		}
 		shown++
-		src, _ := r.s.ReadFile(f.Path)
+		src := r.source(f.Path)
 		why := append([]string{fmt.Sprintf("file #%d, p=%.2f", k+1, f.Prob)}, r.fileWhy(f)...)
 		defs := rec.File.Definitions
 		scored := m.Defs(r.defFeatures(f, f.fusedRank, f.fusedTop, qw))
@@ -89,7 +89,8 @@ func (r *ranker) tight(files []RankedFile, m *Model) []pack.Candidate {
 				break
 			}
 			d := defs[s.Index]
-			if r.isPinned(f.Path, s.Index) || first >= 0 && r.holdsPin(f.Path, d) {
+			holds := r.holdsPin(f.Path, d)
+			if r.isPinned(f.Path, s.Index) || first >= 0 && holds {
 				continue // shown with its evidence; a class around it would hide it
 			}
 			if first >= 0 && d.Kind == "field" {
@@ -101,7 +102,7 @@ func (r *ranker) tight(files []RankedFile, m *Model) []pack.Candidate {
 			}
 			c := defCandidate(rec, src, d, q, why)
 			c.Kind, c.Bucket = "definition", "definitions"
-			if r.holdsPin(f.Path, d) {
+			if holds {
 				c.Full = "" // its card: whole, it would hide the pinned definition
 			}
 			if first >= 0 || r.hasPins(f.Path) { // the file's evidence is said once, with its best definition
@@ -208,7 +209,6 @@ func (r *ranker) asked(prims []primary, files []RankedFile) []pack.Candidate {
 	if want == "" || len(files) == 0 {
 		return nil
 	}
-	source := r.sources()
 	var out []pack.Candidate
 	if want == "test" { // the test file the fused ranking puts first
 		best := -1
@@ -223,18 +223,18 @@ func (r *ranker) asked(prims []primary, files []RankedFile) []pack.Candidate {
 			why := append([]string{"the test file the signals found first"}, f.Why...)
 			defs := r.pickDefs(rec, f)
 			if len(defs) == 0 {
-				c := outlineCandidate(rec, source(f.Path), f, why)
+				c := outlineCandidate(rec, r.source(f.Path), f, why)
 				c.Cap = minCap
 				out = append(out, c)
 			}
 			for _, d := range defs {
-				c := defCandidate(rec, source(f.Path), rec.File.Definitions[d], f.Score, why)
+				c := defCandidate(rec, r.source(f.Path), rec.File.Definitions[d], f.Score, why)
 				c.Kind, c.Bucket, c.Cap = "test", "tests", minCap
 				out = append(out, c)
 			}
 		}
 	}
-	for _, c := range r.related(prims, files, files[0].Score, source) {
+	for _, c := range r.related(prims, files, files[0].Score) {
 		if c.Kind == want {
 			c.Cap = minCap
 			out = append(out, c)

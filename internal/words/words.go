@@ -237,11 +237,11 @@ var common = func() map[string]bool {
 		true false allow deny support use used using work ignore skip match matching include exclude sort order
 		return returned throw raise catch try break fix fixed broken bad good same different other another
 		possible available enabled disabled optional required need want expect expected actual unexpected
-		happen give take keep send receive return show see look change changed add added remove removed
+		happen give take keep send receive see look change changed add added remove removed
 		update updated already still instead only also just like via when while after before within without
-		upper lower inner outer top bottom left right begin end done finish finished complete ready pending
-		exist exists missing known unknown special general global local public private internal external
-		raw real fake real true false none all any some each every many more most less least much few
+		upper lower inner outer top bottom left begin end done finish finished complete ready pending
+		exist exists known unknown special general global local public private internal external
+		raw real fake none all any some each every many more most less least much few
 		name key value file path dir field text time date code body content line column row node entry attr
 		attribute flag mode state status id kind`) {
 		m[Stem(w)] = true
