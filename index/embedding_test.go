@@ -84,7 +84,7 @@ func TestProviderVectorsAnswerQueries(t *testing.T) {
 		t.Errorf("VectorStatus = %q, want openai/bag/256", got)
 	}
 	chunks := ix.Snapshot().Stats().Chunks
-	if n := ix.vectors.loaded().Count(); n != chunks {
+	if n := ix.vectors.Loaded().Count(); n != chunks {
 		t.Errorf("%d vectors for %d chunks", n, chunks)
 	}
 	reqs := srv.Requests()
@@ -174,7 +174,7 @@ func TestSwitchingModelReEmbeds(t *testing.T) {
 		if got := ix.VectorStatus(); got != step.status {
 			t.Errorf("%s: VectorStatus = %q, want %q", step.name, got, step.status)
 		}
-		if n := ix.vectors.loaded().Count(); n != chunks {
+		if n := ix.vectors.Loaded().Count(); n != chunks {
 			t.Errorf("%s: %d vectors for %d chunks", step.name, n, chunks)
 		}
 		var texts int
@@ -296,7 +296,7 @@ func TestVectorsLostToAFailureAreMadeAtTheNextStart(t *testing.T) {
 	if w := strings.Join(ix.Warnings(), "\n"); !strings.Contains(w, "400 Bad Request") {
 		t.Errorf("warnings %q lack the failure", w)
 	}
-	if n := ix.vectors.loaded().Count(); n >= chunks {
+	if n := ix.vectors.Loaded().Count(); n >= chunks {
 		t.Fatalf("%d vectors for %d chunks after a failed embedding", n, chunks)
 	}
 	if err := ix.Close(); err != nil {
@@ -306,7 +306,7 @@ func TestVectorsLostToAFailureAreMadeAtTheNextStart(t *testing.T) {
 	before := srv.Texts("m")
 	ix, _ = openWith(t, root, cache, provider(srv, "m"))
 	defer ix.Close()
-	if n := ix.vectors.loaded().Count(); n != chunks {
+	if n := ix.vectors.Loaded().Count(); n != chunks {
 		t.Errorf("next start: %d vectors for %d chunks", n, chunks)
 	}
 	// only the file whose vectors were lost is embedded again, after the probe

@@ -32,6 +32,7 @@ import (
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/store"
+	"github.com/ctxmap/ctxmap/internal/vector"
 	"github.com/ctxmap/ctxmap/internal/walk"
 )
 
@@ -58,7 +59,7 @@ type Index struct {
 	matcher *walk.Matcher
 	listing *walk.Listing // the last walk's, saved with the state
 	lex     *lexical.Store
-	vectors *vectorFiller
+	vectors *vector.Filler
 	gen     uint64
 	dirty   bool
 	// lastParsed counts the files the last apply parsed (for the stats)
@@ -145,7 +146,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 func (ix *Index) openStores(ctx context.Context) *store.State {
 	if ix.cache == "" {
 		ix.lex, _ = lexical.Open("")
-		ix.vectors = newVectorFiller(ix, nil, "", "the index is kept in memory only")
+		ix.vectors = ix.newVectors(nil, "the index is kept in memory only")
 		return nil
 	}
 	// One process owns the cache, from before its first store is opened or created until Close: no
@@ -222,9 +223,9 @@ func (ix *Index) openStores(ctx context.Context) *store.State {
 			off = err.Error()
 		}
 	}
-	ix.vectors = newVectorFiller(ix, e, filepath.Join(ix.cache, "vectors"), off)
-	if state != nil && !ix.vectors.upToDate(state.Generation) {
-		ix.vectors.refillAll = true
+	ix.vectors = ix.newVectors(e, off)
+	if state != nil {
+		ix.vectors.Resume(state.Generation)
 	}
 	return state
 }
@@ -451,7 +452,7 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 		snap = newSnapshot(ix.root, ix.gen, next, skipped, hist)
 	}
 	ix.snap.Store(snap)
-	ix.vectors.kick(ix.gen)
+	ix.vectors.Kick(ix.gen)
 	return snap.Stats(), nil
 }
 
@@ -526,7 +527,7 @@ func (b *batchWriter) load(ctx context.Context, work []fileStat, progress Progre
 		if err := b.store(results); err != nil {
 			return false, err
 		}
-		ix.vectors.nudge()
+		ix.vectors.Nudge()
 	}
 	return from < len(work), nil
 }
@@ -560,14 +561,14 @@ func (b *batchWriter) store(results []loaded) error {
 				docs = append(docs, lexical.Doc{ID: res.chunks[i].ID, Fields: res.chunks[i].Terms})
 				res.chunks[i].Terms = lexical.Fields{} // the embedder, which keeps the chunks a while, reads only their text
 			}
-			ix.vectors.put(res.path, res.chunks)
+			ix.putVectors(res.path, res.chunks)
 		}
 		// new content or none: the old chunks go
 		b.read[res.path] = res.rec
 		if r := b.old.Record(res.path); r != nil {
 			del = append(del, chunkIDs(r)...)
 			if b.files[res.path] == nil {
-				ix.vectors.remove(res.path)
+				ix.vectors.Remove(res.path)
 			}
 		}
 	}
@@ -610,7 +611,7 @@ func (ix *Index) removed(old *Snapshot, files map[string]*store.Entry, read map[
 			continue
 		}
 		ids = append(ids, chunkIDs(e.Record(p))...)
-		ix.vectors.remove(p)
+		ix.vectors.Remove(p)
 	}
 	return ids
 }
@@ -655,7 +656,7 @@ func (ix *Index) keepPartial(old *Snapshot, read map[string]*Record, skipped map
 		return
 	}
 	ix.dirty = false // the saved state holds the snapshot's records and more
-	ix.vectors.kick(ix.gen)
+	ix.vectors.Kick(ix.gen)
 }
 
 // markGeneration records in the lexical index the generation whose chunks it holds, which the next
@@ -988,26 +989,11 @@ func (ix *Index) saveLocked() error {
 	return err
 }
 
-// VectorStatus names the model the vectors come from, or says why there are none.
-func (ix *Index) VectorStatus() string { return ix.vectors.status() }
-
-// LoadVectors loads the vector store now rather than when it is first written: a long-running
-// process then searches it in memory, and damage to it is found and repaired now, not by a query.
-func (ix *Index) LoadVectors() {
-	if vs := ix.vectors.loaded(); vs != nil && vs.Count() == 0 && ix.Snapshot().files.Len() > 0 {
-		ix.vectors.refill()
-	}
-}
-
 // DamagedRecords counts the records of the state file found damaged when read since the index
 // opened. A record is read when a request first needs it, and a damaged one counts as its file without
 // content until a build reads the file again: a one-shot caller that sees the count grow during a
 // request builds and asks again, rather than answer without that file.
 func (ix *Index) DamagedRecords() int64 { return ix.damagedRecords.Load() }
-
-// WaitVectors blocks until the background embeddings have caught up with the current snapshot, so
-// that a one-shot query (the CLI, the benchmark) sees all of them and answers deterministically.
-func (ix *Index) WaitVectors() { ix.vectors.wait() }
 
 // Close writes what is pending and releases the stores.
 func (ix *Index) Close() error {
@@ -1017,7 +1003,7 @@ func (ix *Index) Close() error {
 		ix.saver.Stop()
 	}
 	err := ix.saveLocked()
-	ix.vectors.close()
+	ix.vectors.Close()
 	if cerr := ix.lex.Close(); err == nil {
 		err = cerr
 	}

@@ -407,7 +407,7 @@ func TestStoppedBuildGoesOnAtTheNextStart(t *testing.T) {
 		// the generated files' texts tie in the vector space, where ties fall in insertion order: the
 		// vectors are compared by count, the rest exactly
 		got, want := snapshotState(t, ix, "vectors"), snapshotState(t, fresh, "vectors")
-		gotVecs, wantVecs := ix.vectors.loaded().Count(), fresh.vectors.loaded().Count()
+		gotVecs, wantVecs := ix.vectors.Loaded().Count(), fresh.vectors.Loaded().Count()
 		fresh.Close()
 		if got != want {
 			t.Fatalf("round %d: after a stopped build, the index differs from a fresh build:\n%s", round, firstDiff(got, want))

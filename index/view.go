@@ -36,5 +36,5 @@ func (v source) SearchLexical(ctx context.Context, terms []lexical.Term, k int) 
 }
 
 func (v source) SearchVectors(ctx context.Context, text string, k int) []vector.Hit {
-	return v.ix.vectors.search(ctx, text, k)
+	return v.ix.vectors.Search(ctx, text, k)
 }
