@@ -12,7 +12,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/standard"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 
-	"github.com/ctxmap/ctxmap/internal/pack"
+	"github.com/ctxmap/ctxmap/index"
 )
 
 // FileSearch is the baseline's index: every file whole, its path (also cut into words) and its text
@@ -101,8 +101,8 @@ func (fs *FileSearch) Close() error { return fs.idx.Close() }
 // WholeFiles dumps ranked files whole, in order, until the budget is spent: the file that does not fit
 // is cut at a line boundary to fill what is left, and nothing follows it. It returns the items, the
 // text and its token count.
-func (fs *FileSearch) WholeFiles(ranked []string, budget int, tok *pack.Tokenizer) ([]pack.Item, string, int) {
-	var items []pack.Item
+func (fs *FileSearch) WholeFiles(ranked []string, budget int, tok *index.Tokenizer) ([]index.Item, string, int) {
+	var items []index.Item
 	var text strings.Builder
 	used := 0
 	for _, p := range ranked {
@@ -118,7 +118,7 @@ func (fs *FileSearch) WholeFiles(ranked []string, budget int, tok *pack.Tokenize
 		n := tok.Count(text.String() + block)
 		if n <= budget {
 			text.WriteString(block)
-			items = append(items, pack.Item{Kind: "file", Path: p, StartLine: 1, EndLine: len(lines), Tokens: n - used, Size: "full", Why: []string{"bm25"}})
+			items = append(items, index.Item{Kind: "file", Path: p, StartLine: 1, EndLine: len(lines), Tokens: n - used, Size: "full", Why: []string{"bm25"}})
 			used = n
 			continue
 		}
@@ -135,7 +135,7 @@ func (fs *FileSearch) WholeFiles(ranked []string, budget int, tok *pack.Tokenize
 		if lo > 0 {
 			text.WriteString(fileBlock(p, lines[:lo]))
 			n := tok.Count(text.String())
-			items = append(items, pack.Item{Kind: "file", Path: p, StartLine: 1, EndLine: lo, Tokens: n - used, Size: "truncated", Why: []string{"bm25"}})
+			items = append(items, index.Item{Kind: "file", Path: p, StartLine: 1, EndLine: lo, Tokens: n - used, Size: "truncated", Why: []string{"bm25"}})
 			used = n
 		}
 		break

@@ -5,8 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ctxmap/ctxmap/internal/pack"
-	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/index"
 )
 
 // Metric names, as the benchmark's README spells them. The code_ metrics score against the gold files
@@ -59,12 +58,12 @@ func FileMetrics(ranked, gold []string) map[string]float64 {
 }
 
 // Definitions returns the definitions of a file, for placing gold functions in a pack's line ranges.
-type Definitions func(path string) []parse.Definition
+type Definitions func(path string) []index.Definition
 
 // PackMetrics scores a pack's items: gold files present, gold functions shown, files that are not gold,
 // tokens and recall per 1,000 tokens. symbol_recall is left out when there are no gold functions,
 // wrong_file_rate when the pack has no files.
-func PackMetrics(items []pack.Item, tokens int, goldFiles, goldSymbols []string, defs Definitions) map[string]float64 {
+func PackMetrics(items []index.Item, tokens int, goldFiles, goldSymbols []string, defs Definitions) map[string]float64 {
 	goldFiles = distinct(goldFiles)
 	m := map[string]float64{}
 	files := packFiles(items)
@@ -117,7 +116,7 @@ func PackMetrics(items []pack.Item, tokens int, goldFiles, goldSymbols []string,
 // SymbolCovered tells whether a gold function's lines are in the pack: an item that shows code (a
 // body, whole or cut) spans the line where the function is defined, as the function itself or inside
 // a larger item. A card does not count.
-func SymbolCovered(items []pack.Item, gold string, defs Definitions) bool {
+func SymbolCovered(items []index.Item, gold string, defs Definitions) bool {
 	path, name, ok := strings.Cut(gold, "::")
 	if !ok || name == "" || defs == nil {
 		return false
@@ -139,7 +138,7 @@ func SymbolCovered(items []pack.Item, gold string, defs Definitions) bool {
 // SymbolShown tells whether a gold function (path::Name, Name possibly Class.method or Class) is in the
 // pack: an item of that path names it (its symbol is the name or ends in "."+name), or its line range
 // holds the line where the function is defined.
-func SymbolShown(items []pack.Item, gold string, defs Definitions) bool {
+func SymbolShown(items []index.Item, gold string, defs Definitions) bool {
 	path, name, ok := strings.Cut(gold, "::")
 	if !ok || name == "" {
 		return false
@@ -172,7 +171,7 @@ func SymbolShown(items []pack.Item, gold string, defs Definitions) bool {
 // definitionLines are the start lines of a file's definitions named by a dotted name: the last part is
 // the definition's name and the one before it, when there is one, its parent. A parser that does not
 // record the parent still places the definition by its name alone.
-func definitionLines(defs []parse.Definition, name string) []int {
+func definitionLines(defs []index.Definition, name string) []int {
 	parts := strings.Split(name, ".")
 	last := parts[len(parts)-1]
 	parent := ""
@@ -198,7 +197,7 @@ func definitionLines(defs []parse.Definition, name string) []int {
 // defFirst is, over the gold functions' files that the pack shows as code, the share whose first item
 // is one of the file's changed definitions (by name, or a body holding one's line); false when the pack
 // shows none of them.
-func defFirst(items []pack.Item, goldSymbols []string, defs Definitions) (float64, bool) {
+func defFirst(items []index.Item, goldSymbols []string, defs Definitions) (float64, bool) {
 	byFile := map[string][]string{}
 	var files []string
 	for _, g := range goldSymbols {
@@ -210,7 +209,7 @@ func defFirst(items []pack.Item, goldSymbols []string, defs Definitions) (float6
 	}
 	shown, first := 0, 0
 	for _, p := range files {
-		i := slices.IndexFunc(items, func(it pack.Item) bool { return it.Path == p && it.Kind != OutlineKind })
+		i := slices.IndexFunc(items, func(it index.Item) bool { return it.Path == p && it.Kind != OutlineKind })
 		if i < 0 {
 			continue
 		}
@@ -232,7 +231,7 @@ func defFirst(items []pack.Item, goldSymbols []string, defs Definitions) (float6
 const OutlineKind = "outline"
 
 // namedFiles are the distinct paths of a pack's items, outlines included.
-func namedFiles(items []pack.Item) []string {
+func namedFiles(items []index.Item) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, it := range items {
@@ -246,7 +245,7 @@ func namedFiles(items []pack.Item) []string {
 
 // packFiles are the distinct paths of a pack's items that show code, in order: an outline names a
 // file without showing it.
-func packFiles(items []pack.Item) []string {
+func packFiles(items []index.Item) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, it := range items {

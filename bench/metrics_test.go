@@ -4,8 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/ctxmap/ctxmap/internal/pack"
-	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/index"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
@@ -45,7 +44,7 @@ func TestFileMetrics(t *testing.T) {
 }
 
 // m.py as a parser would describe it.
-var mDefs = []parse.Definition{
+var mDefs = []index.Definition{
 	{Name: "Repo", Kind: "class", StartLine: 5, EndLine: 25},
 	{Name: "save", Kind: "method", Parent: "Repo", StartLine: 10, EndLine: 20},
 	{Name: "Store", Kind: "class", StartLine: 28, EndLine: 70},
@@ -55,14 +54,14 @@ var mDefs = []parse.Definition{
 	{Name: "load", Kind: "method", Parent: "Cache", StartLine: 80, EndLine: 90},
 }
 
-func defsOf(p string) []parse.Definition {
+func defsOf(p string) []index.Definition {
 	if p == "m.py" {
 		return mDefs
 	}
 	return nil
 }
 
-var mItems = []pack.Item{
+var mItems = []index.Item{
 	{Path: "m.py", Symbol: "Repo.save", StartLine: 10, EndLine: 20, Tokens: 100, Size: "full"},
 	{Path: "m.py", StartLine: 30, EndLine: 60, Tokens: 300, Size: "truncated"},
 	{Path: "n.py", Symbol: "helper", StartLine: 1, EndLine: 5, Tokens: 50, Size: "compact"},
@@ -180,9 +179,9 @@ func TestSymbolCovered(t *testing.T) {
 		{"n.py::helper", false},     // a card shows no lines
 		{"m.py::Cache.load", false}, // outside every item
 	}
-	defs := func(p string) []parse.Definition {
+	defs := func(p string) []index.Definition {
 		if p == "n.py" {
-			return []parse.Definition{{Name: "helper", Kind: "function", StartLine: 1, EndLine: 5}}
+			return []index.Definition{{Name: "helper", Kind: "function", StartLine: 1, EndLine: 5}}
 		}
 		return defsOf(p)
 	}
@@ -196,10 +195,10 @@ func TestSymbolCovered(t *testing.T) {
 // An outline names a file without showing it: it counts for code_named_all, not for the pack's files,
 // and def_first reads the first item that shows a gold file's code.
 func TestOutlinesAndTheFirstDefinition(t *testing.T) {
-	defs := func(string) []parse.Definition {
-		return []parse.Definition{{Name: "parse", StartLine: 3, EndLine: 9}, {Name: "render", StartLine: 12, EndLine: 20}}
+	defs := func(string) []index.Definition {
+		return []index.Definition{{Name: "parse", StartLine: 3, EndLine: 9}, {Name: "render", StartLine: 12, EndLine: 20}}
 	}
-	items := []pack.Item{
+	items := []index.Item{
 		{Kind: "definition", Path: "a.go", Symbol: "render", StartLine: 12, EndLine: 20, Size: "full"},
 		{Kind: "snippet", Path: "a.go", Symbol: "parse", StartLine: 3, EndLine: 9, Size: "full"},
 		{Kind: "definition", Path: "b.go", Symbol: "parse", StartLine: 3, EndLine: 9, Size: "full"},

@@ -10,9 +10,6 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/internal/pack"
-	"github.com/ctxmap/ctxmap/internal/parse"
-	"github.com/ctxmap/ctxmap/internal/rank"
 )
 
 // System names in reports.
@@ -31,13 +28,13 @@ type Options struct {
 	Worktrees string
 	Budget    int // tokens; 0: 8000
 	Selection Selection
-	Without   [][]string  // ctxmap configurations to run besides the full one, each with these signals off
-	Baseline  bool        // run the whole-file BM25 baseline too
-	Fusion    bool        // run the fused ranking with budget-filling packs too
-	Ranker    string      // ctxmap's ranker: learned (default) or fusion
-	Fill      bool        // ctxmap's packs fill the budget
-	Model     *rank.Model // the learned ranker's model; nil: the shipped one
-	CacheDir  string      // per-repository caches go under it; "": a temporary folder removed at the end
+	Without   [][]string   // ctxmap configurations to run besides the full one, each with these signals off
+	Baseline  bool         // run the whole-file BM25 baseline too
+	Fusion    bool         // run the fused ranking with budget-filling packs too
+	Ranker    string       // ctxmap's ranker: learned (default) or fusion
+	Fill      bool         // ctxmap's packs fill the budget
+	Model     *index.Model // the learned ranker's model; nil: the shipped one
+	CacheDir  string       // per-repository caches go under it; "": a temporary folder removed at the end
 	Logf      func(format string, args ...any)
 }
 
@@ -121,10 +118,10 @@ const warmup = "where is the configuration read and validated"
 // tree is missing or whose index fails are reported and skipped; the error is for what stops the run.
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Budget == 0 {
-		opts.Budget = pack.DefaultBudget
+		opts.Budget = index.DefaultBudget
 	}
-	if opts.Budget < pack.MinBudget {
-		return nil, fmt.Errorf("budget %d is below the minimum of %d tokens", opts.Budget, pack.MinBudget)
+	if opts.Budget < index.MinBudget {
+		return nil, fmt.Errorf("budget %d is below the minimum of %d tokens", opts.Budget, index.MinBudget)
 	}
 	for _, w := range opts.Without {
 		if err := checkSignals(w); err != nil {
@@ -146,7 +143,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		logf("%s:%d: skipped: %s", opts.Dataset, b.Line, b.Err)
 	}
 	selected := Select(rows, opts.Selection)
-	tok, err := pack.NewTokenizer("")
+	tok, err := index.NewTokenizer("")
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +220,7 @@ func summary(r InstanceResult) string {
 }
 
 // runInstance indexes one work tree and asks every system; a panic inside costs the instance only.
-func runInstance(ctx context.Context, in Instance, opts Options, cache string, indexed map[string]bool, tok *pack.Tokenizer) (res InstanceResult) {
+func runInstance(ctx context.Context, in Instance, opts Options, cache string, indexed map[string]bool, tok *index.Tokenizer) (res InstanceResult) {
 	res = InstanceResult{ID: in.ID, Repo: in.Repo, Language: in.Language, GoldFiles: in.GoldFiles, Systems: map[string]*SystemResult{}}
 	defer func() {
 		if r := recover(); r != nil {
@@ -269,7 +266,7 @@ func runInstance(ctx context.Context, in Instance, opts Options, cache string, i
 			res.GoldNotIndexed = append(res.GoldNotIndexed, g)
 		}
 	}
-	defs := func(p string) []parse.Definition {
+	defs := func(p string) []index.Definition {
 		if rec := snap.Record(p); rec != nil && rec.File != nil {
 			return rec.File.Definitions
 		}
@@ -315,7 +312,7 @@ func ask(ctx context.Context, ix *index.Index, req index.Request) (*index.Result
 	return ix.Context(ctx, resolved)
 }
 
-func askCtxmap(ctx context.Context, ix *index.Index, in Instance, req index.Request, tok *pack.Tokenizer, defs Definitions) *SystemResult {
+func askCtxmap(ctx context.Context, ix *index.Index, in Instance, req index.Request, tok *index.Tokenizer, defs Definitions) *SystemResult {
 	start := time.Now()
 	r, err := ask(ctx, ix, req)
 	took := time.Since(start)
@@ -350,7 +347,7 @@ func askCtxmap(ctx context.Context, ix *index.Index, in Instance, req index.Requ
 	return res
 }
 
-func askBaseline(ctx context.Context, root string, paths []string, in Instance, budget int, tok *pack.Tokenizer, defs Definitions) *SystemResult {
+func askBaseline(ctx context.Context, root string, paths []string, in Instance, budget int, tok *index.Tokenizer, defs Definitions) *SystemResult {
 	fs, err := NewFileSearch(root, paths)
 	if err != nil {
 		return &SystemResult{Error: err.Error()}
@@ -367,7 +364,7 @@ func askBaseline(ctx context.Context, root string, paths []string, in Instance, 
 	return score(in, ranked, items, tokens, took, over, defs)
 }
 
-func score(in Instance, ranked []string, items []pack.Item, tokens int, took time.Duration, over bool, defs Definitions) *SystemResult {
+func score(in Instance, ranked []string, items []index.Item, tokens int, took time.Duration, over bool, defs Definitions) *SystemResult {
 	m := FileMetrics(ranked, in.GoldFiles)
 	for k, v := range PackMetrics(items, tokens, in.GoldFiles, in.GoldSymbols(), defs) {
 		m[k] = v

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxmap/ctxmap/internal/pack"
+	"github.com/ctxmap/ctxmap/index"
 )
 
 func writeTree(t *testing.T, root string, files map[string]string) {
@@ -278,7 +278,7 @@ func TestWholeFiles(t *testing.T) {
 	if len(ranked) < 2 || ranked[0] != "b/token.go" {
 		t.Fatalf("ranked %v, want b/token.go first", ranked)
 	}
-	tok, err := pack.NewTokenizer("")
+	tok, err := index.NewTokenizer("")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/internal/parse"
 )
 
 // SpeedOptions configure a speed run on one tree.
@@ -222,7 +221,7 @@ func Speed(ctx context.Context, opts SpeedOptions) (*SpeedReport, error) {
 	var ups, looks []time.Duration
 	for i := 0; i < opts.Edits && len(targets) > 0; i++ {
 		path := targets[i%len(targets)]
-		code, name := appendedFunction(parse.LanguageOf(path), i)
+		code, name := appendedFunction(index.LanguageOf(path), i)
 		start := time.Now()
 		if err := appendFile(filepath.Join(copyRoot, filepath.FromSlash(path)), code); err != nil {
 			return nil, err
@@ -400,7 +399,7 @@ func appendedFunction(lang string, i int) (code, name string) {
 func editTargets(s *index.Snapshot, n int) []string {
 	var all []string
 	for _, p := range s.Paths {
-		if code, _ := appendedFunction(parse.LanguageOf(p), 0); code != "" && s.Record(p).Skip == "" && !strings.Contains(strings.ToLower(p), "test") {
+		if code, _ := appendedFunction(index.LanguageOf(p), 0); code != "" && s.Record(p).Skip == "" && !strings.Contains(strings.ToLower(p), "test") {
 			all = append(all, p)
 		}
 	}

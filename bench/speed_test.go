@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/internal/parse"
 )
 
 // treeSums hashes every file under root, to show a run left it as it was.
@@ -97,16 +96,22 @@ func TestSpeed(t *testing.T) {
 	}
 }
 
-func TestIssueTexts(t *testing.T) {
-	root := speedTree(t)
+// built is root's index, in memory and built; it is closed when the test ends.
+func built(t *testing.T, root string) *index.Index {
+	t.Helper()
 	ix, err := index.Open(context.Background(), index.Options{Root: root, InMemory: true, Config: &index.Config{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ix.Close()
+	t.Cleanup(func() { ix.Close() })
 	if _, err := ix.Build(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
+	return ix
+}
+
+func TestIssueTexts(t *testing.T) {
+	ix := built(t, speedTree(t))
 	a, b := IssueTexts(ix.Snapshot(), 7), IssueTexts(ix.Snapshot(), 7)
 	if len(a) != 7 || !reflect.DeepEqual(a, b) {
 		t.Fatalf("texts not the same twice: %q / %q", a, b)
@@ -121,31 +126,34 @@ func TestIssueTexts(t *testing.T) {
 	}
 }
 
+// appendable are a file of each language that takes an appended function.
+var appendable = map[string]string{
+	"a.go": "package a\n\nfunc A() {}\n",
+	"a.py": "def a():\n    return 1\n",
+	"a.js": "function a() { return 1; }\n",
+	"a.ts": "export function a(): number { return 1; }\n",
+	"a.rs": "pub fn a() -> i32 { 1 }\n",
+	"a.c":  "int a(void) { return 1; }\n",
+	"a.cc": "namespace n { int a() { return 1; } }\n",
+	"a.rb": "def a\n  1\nend\n",
+}
+
 func TestAppendedFunctionParses(t *testing.T) {
-	p := parse.NewParser()
-	defer p.Close()
-	files := map[string]string{
-		"a.go": "package a\n\nfunc A() {}\n",
-		"a.py": "def a():\n    return 1\n",
-		"a.js": "function a() { return 1; }\n",
-		"a.ts": "export function a(): number { return 1; }\n",
-		"a.rs": "pub fn a() -> i32 { 1 }\n",
-		"a.c":  "int a(void) { return 1; }\n",
-		"a.cc": "namespace n { int a() { return 1; } }\n",
-		"a.rb": "def a\n  1\nend\n",
+	files, names := map[string]string{}, map[string]string{}
+	for path, src := range appendable {
+		code, name := appendedFunction(index.LanguageOf(path), 7)
+		files[path], names[path] = src+code, name
 	}
-	for path, src := range files {
-		code, name := appendedFunction(parse.LanguageOf(path), 7)
-		f, err := p.Parse(context.Background(), path, []byte(src+code))
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
+	root := t.TempDir()
+	writeTree(t, root, files)
+	ix := built(t, root)
+	for path, name := range names {
 		found := false
-		for _, d := range f.Definitions {
-			found = found || d.Name == name
+		for _, ref := range ix.Snapshot().Symbols[name] {
+			found = found || ref.Path == path
 		}
 		if !found {
-			t.Errorf("%s: %s not among the definitions of\n%s", path, name, src+code)
+			t.Errorf("%s: %s not among the definitions of\n%s", path, name, files[path])
 		}
 	}
 	if code, _ := appendedFunction("java", 7); code != "" {

@@ -19,14 +19,14 @@ import (
 // Request asks for a context pack, as a front end received it; Normalize resolves it.
 type Request struct {
 	Text      string
-	Budget    int         // tokens; 0: the configuration's, else DefaultBudget
-	Format    string      // markdown, xml, json; "": the configuration's, else markdown
-	Intent    string      // overrides the detected intent
-	Tokenizer string      // o200k_base, cl100k_base; "": the configuration's
-	Without   []string    // signals switched off (see Signals)
-	Ranker    string      // learned, fusion; "": the configuration's, else learned
-	Fill      bool        // fill the budget (as the fusion ranker always did) instead of stopping with the evidence
-	Model     *rank.Model // the learned ranker's model; nil: the one shipped in the binary
+	Budget    int      // tokens; 0: the configuration's, else DefaultBudget
+	Format    string   // markdown, xml, json; "": the configuration's, else markdown
+	Intent    string   // overrides the detected intent
+	Tokenizer string   // o200k_base, cl100k_base; "": the configuration's
+	Without   []string // signals switched off (see Signals)
+	Ranker    string   // learned, fusion; "": the configuration's, else learned
+	Fill      bool     // fill the budget (as the fusion ranker always did) instead of stopping with the evidence
+	Model     *Model   // the learned ranker's model; nil: the one shipped in the binary
 }
 
 // Rankers: the learned model (the default) re-orders the fused ranking and says how likely each file
@@ -46,9 +46,25 @@ type RankedFile = rank.RankedFile
 type Result struct {
 	Analysis *query.Analysis
 	Files    []RankedFile
-	Pack     *pack.Pack
+	Pack     *Pack
 	Took     time.Duration
 }
+
+// Pack is a context pack: the items that fit the budget, in rank order, and their rendering.
+type Pack = pack.Pack
+
+// Item is one piece of a pack: a file, a definition, a snippet or an outline, where it is, the size it
+// got, its tokens and why it is there.
+type Item = pack.Item
+
+// Tokenizer counts tokens as a model's tokenizer does; packs and outlines are measured with one.
+type Tokenizer = pack.Tokenizer
+
+// NewTokenizer returns the shared tokenizer of that name: o200k_base (also for "") or cl100k_base.
+func NewTokenizer(name string) (*Tokenizer, error) { return pack.NewTokenizer(name) }
+
+// Model is the learned ranker's model, which Request.Model replaces the shipped one with.
+type Model = rank.Model
 
 // ErrInvalid marks a request a person must fix (an empty text, a budget below MinBudget, an unknown format).
 var ErrInvalid = errors.New("invalid request")

@@ -88,3 +88,7 @@ func (s *Snapshot) FindSymbols(name, kind string, limit int) []Symbol {
 
 // Definition is one definition of a parsed file, as the front ends outline it.
 type Definition = parse.Definition
+
+// LanguageOf names the language a file is parsed as, by its name; "" when the index has no grammar
+// for it.
+func LanguageOf(path string) string { return parse.LanguageOf(path) }
