@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,11 +12,13 @@ import (
 	"sync"
 	"testing"
 
+	"golang.org/x/tools/txtar"
+
 	"github.com/ctxmap/ctxmap/internal/history"
 	"github.com/ctxmap/ctxmap/internal/parse"
 )
 
-// workspace is testdata/rules (a small rules and quality-profiles product in Java, Python and Go) copied
+// workspace is testdata/rules.txtar (a small rules and quality-profiles product in Java, Python and Go) copied
 // into a real git repository whose commits carry the messages below, then parsed with the real parser.
 type workspace struct {
 	dir      string
@@ -78,18 +79,15 @@ func buildWorkspace() (*workspace, error) {
 		return nil, err
 	}
 	cleanup = append(cleanup, dir)
-	src := filepath.Join("testdata", "rules")
-	var all []string
-	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		all = append(all, filepath.ToSlash(rel))
-		return nil
-	})
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "rules.txtar"))
 	if err != nil {
 		return nil, err
+	}
+	var all []string
+	src := map[string][]byte{}
+	for _, f := range ar.Files {
+		all = append(all, f.Name)
+		src[f.Name] = f.Data
 	}
 	git := func(n int, args ...string) error {
 		date := fmt.Sprintf("%d +0000", 1700000000+n*86400)
@@ -155,13 +153,15 @@ func buildWorkspace() (*workspace, error) {
 	return w, nil
 }
 
-// touch writes the testdata file into the repository, with one more comment line per commit after the
+// touch writes the archive's file into the repository, with one more comment line per commit after the
 // first, so that each commit changes the files it names.
-func touch(src, dir, f string, commit int) error {
+func touch(src map[string][]byte, dir, f string, commit int) error {
 	target := filepath.Join(dir, filepath.FromSlash(f))
 	b, err := os.ReadFile(target)
 	if os.IsNotExist(err) {
-		b, err = os.ReadFile(filepath.Join(src, filepath.FromSlash(f)))
+		if b, err = slices.Clone(src[f]), nil; b == nil {
+			err = fmt.Errorf("testdata/rules.txtar has no file %s", f)
+		}
 	}
 	if err != nil {
 		return err

@@ -1,5 +1,0 @@
-package org.sonar.server.es;
-
-public interface IndexDefinition {
-  void define(IndexDefinitionContext context);
-}
