@@ -252,7 +252,7 @@ func Speed(ctx context.Context, opts SpeedOptions) (*SpeedReport, error) {
 			return nil, fmt.Errorf("one-shot processes: %w", err)
 		}
 		rep.OneShot = one
-		logf("one-shot: open %.2fs, context %.2fs, peak %.0f MiB", one.Open.Median, one.Context.Median, float64(one.PeakRSS)/(1<<20))
+		logf("one-shot: open %.2fs, context %.2fs, peak %.0f MiB; handed off %.3fs", one.Open.Median, one.Context.Median, float64(one.PeakRSS)/(1<<20), one.HandedOff.Median)
 	}
 	return rep, nil
 }
@@ -561,6 +561,7 @@ func (r *SpeedReport) WriteTable(w io.Writer) error {
 		line("one-shot context (median)", fmt.Sprintf("%.2f s", o.Context.Median), runs(o.Context)+": a ctxmap context process")
 		line("one-shot first query (median)", fmt.Sprintf("%.2f s", o.Query.Median), "context minus open, run by run")
 		line("one-shot context peak RSS", fmt.Sprintf("%.0f MiB", float64(o.PeakRSS)/(1<<20)), "the largest of the context processes")
+		line("handed-off context (median)", fmt.Sprintf("%.3f s", o.HandedOff.Median), runs(o.HandedOff)+": a ctxmap context process the background process answers")
 	}
 	line("peak RSS (VmHWM)", fmt.Sprintf("%.0f MiB", float64(r.PeakRSS)/(1<<20)), "")
 	line("peak Go heap (live objects)", fmt.Sprintf("%.0f MiB", float64(r.PeakHeap)/(1<<20)), "")

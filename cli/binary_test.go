@@ -9,6 +9,13 @@ import (
 	"testing"
 )
 
+func TestMain(m *testing.M) {
+	// the binary's commands in these tests answer in their own process (the background process is
+	// tested at the top, with the real binary: daemon_test.go)
+	os.Setenv(NoDaemonEnv, "1")
+	os.Exit(m.Run())
+}
+
 // goCache is Go's build cache as the tests found it: a test that sets XDG_CACHE_HOME would otherwise
 // send the build to an empty cache, and the grammars take minutes to compile again.
 var goCache = func() string {

@@ -92,7 +92,7 @@ server) and agents (ctxmap mcp).`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
 	root.AddCommand(
 		e.indexCommand(), e.entitiesCommand(), e.contextCommand(), e.exploreCommand(), e.mapCommand(),
-		e.serveCommand(), e.mcpCommand(), e.mappingsCommand(), e.benchCommand(), e.manCommand(),
+		e.serveCommand(), e.mcpCommand(), e.daemonCommand(), e.mappingsCommand(), e.benchCommand(), e.manCommand(),
 		&cobra.Command{
 			Use:   "version",
 			Short: "print the version",

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -22,8 +21,10 @@ func (e *env) contextCommand() *cobra.Command {
 		Short: "the context pack for an issue",
 		Long: `Print the context pack for the text of an issue: the definitions, snippets, tests and callers an
 LLM needs to act on it, within a token budget, each with why it is there. Give the text as arguments,
-or - to read it from stdin. When a ctxmap process (the language server or the MCP server) has the
-workspace open, it answers; otherwise the command opens the index itself.`,
+or - to read it from stdin. When a ctxmap process (the language server, the MCP server or a background
+process) has the workspace open, it answers; otherwise the command starts a background process
+(ctxmap daemon) that answers this command and the next ones, or with --no-daemon opens the index
+itself.`,
 		Example: `  ctxmap context "checkout fails when the cart is empty"
   ctxmap context --budget 4000 --format json - < issue.md
   ctxmap context -o pack.md "the refund shows a wrong tax"`,
@@ -38,6 +39,7 @@ workspace open, it answers; otherwise the command opens the index itself.`,
 	fill := f.Bool("fill", false, "fill the budget instead of stopping when the evidence does")
 	out := f.StringP("output", "o", "", "write the pack to `FILE` instead of stdout")
 	copyIt := f.Bool("copy", false, "copy the pack to the system clipboard instead of printing it")
+	noDaemon := noDaemonFlag(cmd)
 	without := f.StringSlice("without", nil, "signals to switch off, comma-separated: "+strings.Join(index.Signals, ","))
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		// 0 in a request means "the default": on the command line it is a mistake
@@ -61,12 +63,12 @@ workspace open, it answers; otherwise the command opens the index itself.`,
 		if err := o.check(); err != nil {
 			return err
 		}
-		return e.runContext(*dir, req, o)
+		return e.runContext(*dir, req, o, *noDaemon)
 	}
 	return cmd
 }
 
-func (e *env) runContext(dir string, req index.Request, o packOutput) error {
+func (e *env) runContext(dir string, req index.Request, o packOutput, noDaemon bool) error {
 	// resolved once, against the workspace's file: as the index opened below reads it, and as a running
 	// process is asked (not with its editor's settings); a broken file is reported by opening the index
 	cfg, cfgErr := index.LoadConfig(dir)
@@ -78,7 +80,7 @@ func (e *env) runContext(dir string, req index.Request, o packOutput) error {
 		return usagef("%v", err)
 	}
 	if cfgErr == nil {
-		if done, err := e.askRunning(dir, resolved.Request(), o); done || err != nil {
+		if done, err := e.askRunning(dir, resolved.Request(), o, daemonAllowed(dir, noDaemon)); done || err != nil {
 			return err
 		}
 	}
@@ -106,32 +108,27 @@ func (e *env) runContext(dir string, req index.Request, o packOutput) error {
 	})
 }
 
-// askRunning hands the resolved request to the ctxmap process serving dir, if one runs, and prints its
-// pack; done is false when none answered.
-func (e *env) askRunning(dir string, req index.Request, o packOutput) (done bool, err error) {
-	ctx, cancel := interruptible()
-	defer cancel()
-	raw, err := session.Ask(ctx, dir, req)
-	switch {
-	case errors.Is(err, session.ErrNoSession):
-		return false, nil
-	case errors.Is(err, index.ErrInvalid):
-		return true, usagef("%v", err)
-	case err != nil:
-		return true, err
-	}
-	var p pack.Pack
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return true, err
-	}
-	body := []byte(p.Text)
-	if req.Format == "json" {
-		var b bytes.Buffer
-		if err := json.Indent(&b, raw, "", "  "); err != nil {
-			return true, err
+// askRunning hands the resolved request to the ctxmap process serving dir, if one runs (started in the
+// background first when start is true), and prints its pack; done is false when none answered.
+func (e *env) askRunning(dir string, req index.Request, o packOutput, start bool) (done bool, err error) {
+	return e.handOff(dir, start, func(ctx context.Context) error {
+		raw, err := session.Ask(ctx, dir, req)
+		if err != nil {
+			return err
 		}
-		b.WriteByte('\n')
-		body = b.Bytes()
-	}
-	return true, e.emit(o, body, &p)
+		var p pack.Pack
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return err
+		}
+		body := []byte(p.Text)
+		if req.Format == "json" {
+			var b bytes.Buffer
+			if err := json.Indent(&b, raw, "", "  "); err != nil {
+				return err
+			}
+			b.WriteByte('\n')
+			body = b.Bytes()
+		}
+		return e.emit(o, body, &p)
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/session"
 )
 
 func (e *env) exploreCommand() *cobra.Command {
@@ -27,9 +28,22 @@ func (e *env) exploreCommand() *cobra.Command {
 	dir := dirFlag(cmd)
 	limit := cmd.Flags().Int("limit", index.DefaultExplore, "how many chunks")
 	asJSON := cmd.Flags().Bool("json", false, "print JSON")
+	noDaemon := noDaemonFlag(cmd)
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
 		if *limit < 1 {
 			return usagef("--limit must be at least 1")
+		}
+		if daemonAllowed(*dir, *noDaemon) {
+			done, err := e.handOff(*dir, true, func(ctx context.Context) error {
+				ex, err := session.AskExplore(ctx, *dir, args[0], *limit)
+				if err != nil {
+					return err
+				}
+				return e.write(*asJSON, ex, func(w io.Writer) error { return writeExploration(w, ex) })
+			})
+			if done {
+				return err
+			}
 		}
 		return e.withIndex(*dir, indexUse{}, func(_ context.Context, ix *index.Index, _ index.Stats) error {
 			ex, err := ix.Explore(args[0], *limit)

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/session"
 )
 
 func (e *env) indexCommand() *cobra.Command {
@@ -101,23 +102,39 @@ func (e *env) entitiesCommand() *cobra.Command {
 	dir := dirFlag(cmd)
 	top := cmd.Flags().Int("top", index.DefaultTop, "how many entities")
 	asJSON := cmd.Flags().Bool("json", false, "print JSON")
-	cmd.RunE = func(*cobra.Command, []string) error { return e.runEntities(*dir, *top, *asJSON) }
+	noDaemon := noDaemonFlag(cmd)
+	cmd.RunE = func(*cobra.Command, []string) error { return e.runEntities(*dir, *top, *asJSON, *noDaemon) }
 	return cmd
 }
 
-func (e *env) runEntities(dir string, top int, asJSON bool) error {
+func (e *env) runEntities(dir string, top int, asJSON, noDaemon bool) error {
 	if top < 1 {
 		return usagef("--top must be at least 1")
 	}
-	return e.withIndex(dir, indexUse{}, func(_ context.Context, ix *index.Index, _ index.Stats) error {
-		es := ix.Snapshot().TopEntities(top)
-		return e.write(asJSON, es, func(w io.Writer) error {
-			for _, s := range es {
-				if _, err := fmt.Fprintf(w, "%-28s %.2f %-14s %4d files  related: %s\n", s.Name, s.Importance, s.Centrality, len(s.Files), strings.Join(head(s.Related, 5), ", ")); err != nil {
-					return err
-				}
+	if daemonAllowed(dir, noDaemon) {
+		done, err := e.handOff(dir, true, func(ctx context.Context) error {
+			es, err := session.AskEntities(ctx, dir, top)
+			if err != nil {
+				return err
 			}
-			return nil
+			return e.writeEntities(asJSON, es)
 		})
+		if done {
+			return err
+		}
+	}
+	return e.withIndex(dir, indexUse{}, func(_ context.Context, ix *index.Index, _ index.Stats) error {
+		return e.writeEntities(asJSON, ix.Snapshot().TopEntities(top))
+	})
+}
+
+func (e *env) writeEntities(asJSON bool, es []index.EntitySummary) error {
+	return e.write(asJSON, es, func(w io.Writer) error {
+		for _, s := range es {
+			if _, err := fmt.Fprintf(w, "%-28s %.2f %-14s %4d files  related: %s\n", s.Name, s.Importance, s.Centrality, len(s.Files), strings.Join(head(s.Related, 5), ", ")); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/internal/entity/picture"
+	"github.com/ctxmap/ctxmap/session"
 )
 
 func (e *env) mapCommand() *cobra.Command {
@@ -37,6 +39,7 @@ or on a TEXT when given, it starts from that entity's files or from the files a 
 	budget := f.Int("budget", index.DefaultOutlineBudget, "token budget of the outline (text)")
 	tokenizer := f.String("tokenizer", "", "o200k_base or cl100k_base, to count the outline's tokens (text)")
 	out := f.StringP("output", "o", "", "the `FILE` to write (default: stdout)")
+	noDaemon := noDaemonFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		form := strings.ToLower(*format)
 		ext := strings.ToLower(filepath.Ext(*out))
@@ -60,7 +63,7 @@ or on a TEXT when given, it starts from that entity's files or from the files a 
 				return usagef("centre the map on --entity or on a text, not both")
 			}
 			req := index.OutlineRequest{Budget: *budget, Entity: *name, Text: text, Tokenizer: *tokenizer}
-			return e.runOutline(*dir, req, *out)
+			return e.runOutline(*dir, req, *out, daemonAllowed(*dir, *noDaemon))
 		case "svg", "html":
 			if len(args) > 0 {
 				return usagef("a picture is centred on --entity; a text centres only --format text")
@@ -68,7 +71,7 @@ or on a TEXT when given, it starts from that entity's files or from the files a 
 			if *out != "" && form == "svg" && ext != ".svg" || form == "html" && *out != "" && ext != ".html" && ext != ".htm" {
 				return usagef("-o %q does not end in .%s", *out, form)
 			}
-			return e.runMap(*dir, *name, *top, *out, form)
+			return e.runMap(*dir, *name, *top, *out, form, daemonAllowed(*dir, *noDaemon))
 		default:
 			return usagef("--format %q is not one of text, svg, html", *format)
 		}
@@ -76,61 +79,95 @@ or on a TEXT when given, it starts from that entity's files or from the files a 
 	return cmd
 }
 
-func (e *env) runOutline(dir string, req index.OutlineRequest, out string) error {
+func (e *env) runOutline(dir string, req index.OutlineRequest, out string, daemon bool) error {
+	if daemon {
+		done, err := e.handOff(dir, true, func(ctx context.Context) error {
+			o, err := session.AskOutline(ctx, dir, req)
+			if err != nil {
+				return err
+			}
+			return e.writeOutline(o, out)
+		})
+		if done {
+			return err
+		}
+	}
 	return e.withIndex(dir, indexUse{packs: true, vectors: req.Text != ""}, func(ctx context.Context, ix *index.Index, _ index.Stats) error {
 		o, err := ix.Outline(ctx, req)
 		if err != nil {
 			return err
 		}
-		if out == "" {
-			_, err := fmt.Fprint(e.stdout, o.Text)
-			return err
-		}
-		if err := os.WriteFile(out, []byte(o.Text), 0o644); err != nil {
-			return fmt.Errorf("write the map: %w", err)
-		}
-		fmt.Fprintf(e.stderr, "ctxmap: wrote %s: %s, %s\n", out, count(o.Tokens, "token"), count(len(o.Files), "file"))
-		return nil
+		return e.writeOutline(o, out)
 	})
 }
 
-func (e *env) runMap(dir, name string, top int, out, form string) error {
+// writeOutline prints the outline, or writes it to out.
+func (e *env) writeOutline(o *index.Outline, out string) error {
+	if out == "" {
+		_, err := fmt.Fprint(e.stdout, o.Text)
+		return err
+	}
+	if err := os.WriteFile(out, []byte(o.Text), 0o644); err != nil {
+		return fmt.Errorf("write the map: %w", err)
+	}
+	fmt.Fprintf(e.stderr, "ctxmap: wrote %s: %s, %s\n", out, count(o.Tokens, "token"), count(len(o.Files), "file"))
+	return nil
+}
+
+func (e *env) runMap(dir, name string, top int, out, form string, daemon bool) error {
 	if top < 1 {
 		return usagef("--top must be at least 1")
+	}
+	if daemon {
+		done, err := e.handOff(dir, true, func(ctx context.Context) error {
+			m, err := session.AskPicture(ctx, dir, top, name)
+			if err != nil {
+				return err
+			}
+			return e.writePicture(m, name, out, form)
+		})
+		if done {
+			return err
+		}
 	}
 	return e.withIndex(dir, indexUse{}, func(_ context.Context, ix *index.Index, _ index.Stats) error {
 		m, err := ix.EntityPicture(top, name)
 		if err != nil {
 			return err
 		}
-		m.Title = "Entities of " + filepath.Base(ix.Root())
-		if name != "" {
-			m.Title += " around " + m.Focus
-		}
-		w := e.stdout
-		var f *os.File
-		if out != "" {
-			if f, err = os.Create(out); err != nil {
-				return err
-			}
-			w = f
-		}
-		if form == "svg" {
-			err = m.WriteSVG(w)
-		} else {
-			err = m.WriteHTML(w)
-		}
-		if f != nil {
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("write %s: %w", out, err)
-		}
-		if out != "" {
-			fmt.Fprintf(e.stderr, "ctxmap: wrote %s (%d entities, %d relations)\n", out, len(m.Nodes), len(m.Edges))
-		}
-		return nil
+		return e.writePicture(m, name, out, form)
 	})
+}
+
+// writePicture draws the entity map as SVG or HTML, on stdout or into out.
+func (e *env) writePicture(m *picture.Picture, name, out, form string) (err error) {
+	m.Title = "Entities of " + filepath.Base(m.Root)
+	if name != "" {
+		m.Title += " around " + m.Focus
+	}
+	w := e.stdout
+	var f *os.File
+	if out != "" {
+		if f, err = os.Create(out); err != nil {
+			return err
+		}
+		w = f
+	}
+	if form == "svg" {
+		err = m.WriteSVG(w)
+	} else {
+		err = m.WriteHTML(w)
+	}
+	if f != nil {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", out, err)
+	}
+	if out != "" {
+		fmt.Fprintf(e.stderr, "ctxmap: wrote %s (%d entities, %d relations)\n", out, len(m.Nodes), len(m.Edges))
+	}
+	return nil
 }

@@ -31,6 +31,8 @@ type Config struct {
 	Embedding   Embedding `yaml:"embedding" json:"embedding,omitzero"`      // the model that makes the vectors
 	Ranker      string    `yaml:"ranker" json:"ranker,omitempty"`           // learned (default) or fusion
 	Fill        bool      `yaml:"fill" json:"fill,omitempty"`               // fill the budget instead of stopping with the evidence
+	// the command line starts a background process that serves later commands; default true
+	Daemon *bool `yaml:"daemon" json:"daemon,omitempty"`
 }
 
 // Embedding names the model that embeds chunks and queries. The default, GloVe, is offline; "openai"

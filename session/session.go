@@ -44,6 +44,9 @@ type Options struct {
 	CacheDir string        // "": the index's default cache folder
 	Watch    bool          // follow the disk with a watcher
 	Listen   bool          // answer one-shot context queries on a socket in the cache folder (see Ask)
+	// Stop, when set, is what a stop asked on the socket calls: the session is a background process
+	// (see RunBackground); a session without it refuses to stop and asks a background one to at Open.
+	Stop func()
 	// Logf is the process's log (stderr).
 	Logf func(format string, args ...any)
 	// Show tells the person using the front end (the editor's log); nil: Logf.
@@ -74,6 +77,9 @@ type Session struct {
 	indexing bool
 	lastErr  error
 	rereadAt int64 // the index's DamagedRecords when a rescan was last queued to read them again
+
+	inFlight  int       // socket requests being answered
+	lastAsked time.Time // when the last one ended, or the session started
 
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -109,6 +115,9 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		logf := opts.Logf
 		opts.Show = func(_ Level, msg string) { logf("%s", msg) }
 	}
+	if opts.Listen && opts.Stop == nil && !opts.InMemory {
+		stopBackgroundFor(ctx, opts)
+	}
 	s := &Session{opts: opts, named: opts.Root, pending: map[string]*edit{}, buffers: map[string][]byte{},
 		advanced: make(chan struct{}), wake: make(chan struct{}, 1), loopDone: make(chan struct{})}
 	ix, err := index.Open(ctx, index.Options{Root: opts.Root, Config: opts.Config, InMemory: opts.InMemory, CacheDir: opts.CacheDir, Logf: opts.Logf, Packs: true})
@@ -136,6 +145,7 @@ func (s *Session) Start() {
 		return
 	}
 	s.started = true
+	s.lastAsked = time.Now()
 	s.mu.Unlock()
 	if s.opts.Watch {
 		s.startWatcher()
@@ -220,8 +230,8 @@ func (s *Session) Reconfigure(cfg index.Config) (reindexing bool) {
 
 // sameIndexConfig says whether two configurations build the same index (request defaults aside).
 func sameIndexConfig(a, b index.Config) bool {
-	a.Budget, a.Format, a.Tokenizer, a.Ranker, a.Fill = 0, "", "", "", false
-	b.Budget, b.Format, b.Tokenizer, b.Ranker, b.Fill = 0, "", "", "", false
+	a.Budget, a.Format, a.Tokenizer, a.Ranker, a.Fill, a.Daemon = 0, "", "", "", false, nil
+	b.Budget, b.Format, b.Tokenizer, b.Ranker, b.Fill, b.Daemon = 0, "", "", "", false, nil
 	return reflect.DeepEqual(a, b)
 }
 

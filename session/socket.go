@@ -47,17 +47,34 @@ var errTooLong = fmt.Errorf("the request is longer than %d bytes", MaxRequest)
 
 // protocolVersion changes whenever the request or the answer changes: a process of another
 // version is not asked.
-const protocolVersion = 1
+const protocolVersion = 2
+
+// The operations a request names; "" is a context pack.
+const (
+	opContext  = "context"
+	opEntities = "entities"
+	opExplore  = "explore"
+	opOutline  = "outline"
+	opPicture  = "picture"
+	opStop     = "stop" // a background process exits; another process refuses
+)
 
 type askRequest struct {
-	Version int           `json:"version"`
-	Request index.Request `json:"request"`
+	Version int                  `json:"version"`
+	Op      string               `json:"op,omitempty"`
+	Request index.Request        `json:"request,omitzero"` // context
+	Top     int                  `json:"top,omitempty"`    // entities, picture
+	Name    string               `json:"name,omitempty"`   // explore, picture (the entity)
+	Limit   int                  `json:"limit,omitempty"`  // explore
+	Outline index.OutlineRequest `json:"outline,omitzero"`
 }
 
 type askAnswer struct {
-	Pack    json.RawMessage `json:"pack,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
 	Error   string          `json:"error,omitempty"`
 	Invalid bool            `json:"invalid,omitempty"` // Error is the request's fault (index.ErrInvalid)
+	// Error is the answer (an unknown entity, say), not the process's failure to give one
+	Final bool `json:"final,omitempty"`
 }
 
 // listener serves the socket; nil when the session does not listen.
@@ -87,11 +104,7 @@ func SocketPath(root string) (string, error) {
 // listen starts answering on the socket, unless another process already does; a socket file left
 // by a process that died is removed first.
 func (s *Session) listen() {
-	path := filepath.Join(s.opts.CacheDir, socketName)
-	var err error
-	if s.opts.CacheDir == "" {
-		path, err = SocketPath(s.root)
-	}
+	path, err := s.socketPath()
 	if err != nil {
 		s.opts.Logf("no query socket: %v", err)
 		return
@@ -146,6 +159,20 @@ func (s *Session) listen() {
 	}()
 }
 
+// socketPath is where the session listens: in its cache folder.
+func (s *Session) socketPath() (string, error) {
+	if s.opts.CacheDir != "" {
+		return filepath.Join(s.opts.CacheDir, socketName), nil
+	}
+	if s.root != "" {
+		return SocketPath(s.root)
+	}
+	return SocketPath(s.named) // before the index is open
+}
+
+// Listening says whether the session answers on the socket (no other process did).
+func (s *Session) Listening() bool { return s.listener != nil }
+
 func (s *Session) stopListening() {
 	l := s.listener
 	if l == nil {
@@ -185,12 +212,15 @@ func (s *Session) answer(c net.Conn) {
 		return
 	}
 	var ans askAnswer
-	if req.Version != protocolVersion {
+	// a stop is understood across versions: a newer command replaces an older background process
+	if req.Version != protocolVersion && req.Op != opStop {
 		ans.Error = fmt.Sprintf("protocol version %d, want %d", req.Version, protocolVersion)
-	} else if p, err := s.oneShot(s.ctx, req.Request); err != nil {
+	} else if res, err := s.serveAsked(s.ctx, req); err != nil {
 		ans.Error, ans.Invalid = err.Error(), errors.Is(err, index.ErrInvalid)
+		var fe finalError
+		ans.Final = errors.As(err, &fe)
 	} else {
-		ans.Pack = p
+		ans.Result = res
 	}
 	c.SetWriteDeadline(time.Now().Add(answerTimeout))
 	if err := json.NewEncoder(c).Encode(ans); err != nil {
@@ -258,6 +288,9 @@ func (s *Session) oneShot(ctx context.Context, req index.Request) (json.RawMessa
 // ErrNoSession says no running process answers for the workspace.
 var ErrNoSession = errors.New("no running ctxmap process for this workspace")
 
+// ErrTooLarge is a request too large for the socket: the asking process answers it itself.
+var ErrTooLarge = fmt.Errorf("%w: the request is larger than %d bytes", ErrNoSession, MaxRequest)
+
 // remoteError is an error the running process answered with.
 type remoteError struct {
 	msg     string
@@ -276,14 +309,26 @@ func (e remoteError) Unwrap() error {
 // Ask hands a context request to the running session of root and returns the pack's JSON;
 // ErrNoSession when none answers. It never starts one.
 func Ask(ctx context.Context, root string, req index.Request) (json.RawMessage, error) {
+	req.Model = nil // the running process's own model
+	return ask(ctx, root, askRequest{Op: opContext, Request: req})
+}
+
+// ask sends one request to the session of root and returns its result; ErrNoSession when none
+// answers, or none can (another version, no index): the caller then answers in its own process.
+func ask(ctx context.Context, root string, req askRequest) (json.RawMessage, error) {
 	path, err := SocketPath(root)
 	if err != nil {
 		return nil, ErrNoSession
 	}
-	req.Model = nil // the running process's own model
-	body, err := json.Marshal(askRequest{Version: protocolVersion, Request: req})
+	return askAt(ctx, path, req)
+}
+
+// askAt is ask on the socket at path.
+func askAt(ctx context.Context, path string, req askRequest) (json.RawMessage, error) {
+	req.Version = protocolVersion
+	body, err := json.Marshal(req)
 	if err != nil || len(body)+1 > MaxRequest {
-		return nil, ErrNoSession // too long for the socket: answered in this process
+		return nil, ErrTooLarge
 	}
 	d := net.Dialer{Timeout: dialTimeout}
 	c, err := d.DialContext(ctx, "unix", path)
@@ -304,10 +349,10 @@ func Ask(ctx context.Context, root string, req index.Request) (json.RawMessage, 
 		return nil, ErrNoSession // it went away: answer without it
 	}
 	switch {
-	case ans.Invalid:
-		return nil, remoteError{msg: ans.Error, invalid: true}
+	case ans.Invalid || ans.Final:
+		return nil, remoteError{msg: ans.Error, invalid: ans.Invalid}
 	case ans.Error != "":
-		return nil, ErrNoSession // a process that cannot answer (another version, no index) is not there
+		return nil, ErrNoSession
 	}
-	return ans.Pack, nil
+	return ans.Result, nil
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net"
 	"runtime"
 	"strings"
@@ -132,8 +133,8 @@ func TestOversizedRequestIsRefused(t *testing.T) {
 	}
 	ask()
 	// a request too long for the socket is not sent: Ask answers it in its own process
-	if _, err := Ask(ctx, root, index.Request{Text: strings.Repeat("cart ", MaxRequest/4)}); err != ErrNoSession {
-		t.Errorf("Ask with a text over MaxRequest: %v, want ErrNoSession", err)
+	if _, err := Ask(ctx, root, index.Request{Text: strings.Repeat("cart ", MaxRequest/4)}); !errors.Is(err, ErrTooLarge) || !errors.Is(err, ErrNoSession) {
+		t.Errorf("Ask with a text over MaxRequest: %v, want ErrTooLarge, an ErrNoSession", err)
 	}
 	if after := heapAfterGC(); float64(after) > 1.1*float64(before) {
 		t.Errorf("heap %d KiB after the refused requests, %d KiB before", after>>10, before>>10)

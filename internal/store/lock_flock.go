@@ -20,8 +20,12 @@ var ErrBusy = errors.New("the cache is owned by another process")
 
 // TakeLock takes the owner lock of the cache folder dir without waiting: ErrBusy when another process
 // holds it.
-func TakeLock(dir string) (*Lock, error) {
-	f, err := os.OpenFile(filepath.Join(dir, "owner.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+func TakeLock(dir string) (*Lock, error) { return TakeNamedLock(dir, "owner.lock") }
+
+// TakeNamedLock takes the lock on the file name in dir without waiting: ErrBusy when another process
+// holds it. Other locks than the owner's (the background process's, for one) are named so.
+func TakeNamedLock(dir, name string) (*Lock, error) {
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open the cache lock: %w", err)
 	}

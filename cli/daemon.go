@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/session"
+)
+
+// NoDaemonEnv, set to anything but "" or "0" or "false", keeps every command in its own process.
+const NoDaemonEnv = "CTXMAP_NO_DAEMON"
+
+// QuietEnv sets the quiet period after which a background process leaves (a Go duration: "10m").
+const QuietEnv = "CTXMAP_DAEMON_QUIET"
+
+func (e *env) daemonCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "daemon",
+		Short: "the background process that answers context, entities, explore and map",
+		Long: `Serve the workspace's index in the background: build it, follow the disk, and answer ctxmap
+context, entities, explore and map on the query socket in the cache folder, until no request came
+for the quiet period. Those commands start it themselves when no ctxmap process serves the workspace
+(unless --no-daemon, ` + NoDaemonEnv + `=1 or "daemon: false" in .ctxmap.yaml); its log is
+background.log in the cache folder. An editor's or an agent's server that opens the workspace asks it
+to leave, and takes the cache over.`,
+		Example: `  ctxmap daemon -C ~/src/project &
+  ctxmap daemon --stop -C ~/src/project`,
+		Args: noArgs,
+	}
+	dir := dirFlag(cmd)
+	quiet := cmd.Flags().Duration("quiet", quietPeriod(), "leave after this long without a request (default from "+QuietEnv+")")
+	stop := cmd.Flags().Bool("stop", false, "ask the running background process to leave, and wait until it has")
+	cmd.RunE = func(*cobra.Command, []string) error {
+		if *stop {
+			ctx, cancel := interruptible()
+			defer cancel()
+			stopped, err := session.StopBackground(ctx, *dir)
+			if err == nil && !stopped && !e.quiet {
+				fmt.Fprintln(e.stderr, "ctxmap: no background process serves", *dir)
+			}
+			return err
+		}
+		if *quiet <= 0 {
+			return usagef("--quiet must be positive")
+		}
+		ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer cancel()
+		logf := func(format string, args ...any) {
+			fmt.Fprintf(e.stderr, time.Now().Format("2006-01-02 15:04:05.000")+" "+format+"\n", args...)
+		}
+		return session.RunBackground(ctx, *dir, *quiet, logf)
+	}
+	return cmd
+}
+
+// quietPeriod is the background process's quiet period: QuietEnv's, else session.DefaultQuiet.
+func quietPeriod() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(QuietEnv)); err == nil && d > 0 {
+		return d
+	}
+	return session.DefaultQuiet
+}
+
+// noDaemonFlag adds --no-daemon to a command that can be answered by a background process.
+func noDaemonFlag(cmd *cobra.Command) *bool {
+	return cmd.Flags().Bool("no-daemon", false, "answer in this process: neither ask nor start a background process (also "+NoDaemonEnv+"=1)")
+}
+
+// daemonAllowed says whether a command on dir may start a background process (and hand its work to
+// a running one).
+func daemonAllowed(dir string, noDaemon bool) bool {
+	if noDaemon || testing.Testing() { // a test binary started again would run its tests
+		return false
+	}
+	if v := os.Getenv(NoDaemonEnv); v != "" {
+		if off, err := strconv.ParseBool(v); err != nil || off {
+			return false
+		}
+	}
+	cfg, err := index.LoadConfig(dir)
+	return err == nil && (cfg.Daemon == nil || *cfg.Daemon)
+}
+
+// handOff runs ask against the process that serves dir; when none answers and start is true, it
+// starts a background process first and asks it. done is false when the command is to answer in its
+// own process: none could be asked, or it went away.
+func (e *env) handOff(dir string, start bool, ask func(ctx context.Context) error) (done bool, err error) {
+	ctx, cancel := interruptible()
+	defer cancel()
+	err = ask(ctx)
+	if errors.Is(err, session.ErrNoSession) && start && !errors.Is(err, session.ErrTooLarge) {
+		if serr := e.startBackground(ctx, dir); serr != nil {
+			fmt.Fprintf(e.stderr, "ctxmap: no background process: %v\n", serr)
+			return false, nil
+		}
+		err = ask(ctx)
+		if errors.Is(err, session.ErrNoSession) {
+			// one answers but cannot (another version's, one without an index): a new one replaces it
+			if stopped, serr := session.StopBackground(ctx, dir); serr == nil && stopped {
+				if serr := e.startBackground(ctx, dir); serr == nil {
+					err = ask(ctx)
+				}
+			}
+		}
+	}
+	switch {
+	case errors.Is(err, session.ErrNoSession):
+		return false, nil
+	case errors.Is(err, index.ErrInvalid):
+		return true, usagef("%v", err)
+	}
+	return true, err
+}
+
+// startBackground starts `ctxmap daemon` for dir, unless one answers already.
+func (e *env) startBackground(ctx context.Context, dir string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if err := session.StartBackground(ctx, root, []string{exe, "daemon", "-C", root}); err != nil {
+		return err
+	}
+	if !e.quiet {
+		sock, _ := session.SocketPath(root)
+		fmt.Fprintf(e.stderr, "ctxmap: a background process serves %s from now on (ctxmap daemon --stop ends it; its log: %s)\n",
+			root, filepath.Join(filepath.Dir(sock), session.BackgroundLog))
+	}
+	return nil
+}

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ctxmap/ctxmap/cli"
+)
+
+func TestMain(m *testing.M) {
+	// the binary's commands in these tests answer in their own process, as before the background
+	// process; the tests of the background process ask for it (daemonEnv)
+	os.Setenv(cli.NoDaemonEnv, "1")
+	os.Exit(m.Run())
+}
+
+// daemonEnv is the environment of a command that may start a background process: cache as
+// XDG_CACHE_HOME, quiet as its quiet period.
+func daemonEnv(cache string, quiet time.Duration) []string {
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, cli.NoDaemonEnv+"=") })
+	return append(env, "XDG_CACHE_HOME="+cache, cli.QuietEnv+"="+quiet.String())
+}
+
+// backgroundProcesses are the pids of the live `bin daemon` processes (zombies aside), from /proc.
+func backgroundProcesses(t *testing.T, bin string) []int {
+	t.Helper()
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var pids []int
+	for _, d := range dirs {
+		cmdline, err := os.ReadFile(filepath.Join(d, "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(cmdline), "\x00")
+		if len(args) < 2 || args[0] != bin || args[1] != "daemon" {
+			continue
+		}
+		if stat, err := os.ReadFile(filepath.Join(d, "stat")); err == nil && strings.Contains(string(stat), ") Z ") {
+			continue // gone, not yet reaped by its new parent
+		}
+		pid, _ := strconv.Atoi(filepath.Base(d))
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// stopBackground ends every background process of bin the test left, and fails if one would not go.
+func stopBackground(t *testing.T, bin string) {
+	for _, pid := range backgroundProcesses(t, bin) {
+		syscall.Kill(pid, syscall.SIGTERM)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(backgroundProcesses(t, bin)) > 0 {
+		if time.Now().After(deadline) {
+			for _, pid := range backgroundProcesses(t, bin) {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+			t.Errorf("a background process did not leave on SIGTERM")
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// run runs bin with env and returns stdout and stderr; a failure fails the test.
+func runWith(t *testing.T, bin string, env []string, args ...string) (string, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("ctxmap %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String(), stderr.String()
+}
+
+// The command line's background process, with the real binary: the first command starts one, which
+// answers it and the next commands as the commands would in their own process; a killed one is
+// replaced by the next command; commands started at once on a fresh cache start one process; a server
+// that opens the workspace takes its cache over; and it leaves by itself after its quiet period.
+func TestBackgroundProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and starts processes")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("finds the processes in /proc")
+	}
+	bin := buildBinary(t)
+	t.Cleanup(func() { stopBackground(t, bin) })
+	root := shopRepository(t)
+	cache := t.TempDir()
+	env := daemonEnv(cache, time.Minute)
+	// the same questions, answered by each command in its own process on a cache of its own
+	questions := [][]string{
+		{"context", "-C", root, "--budget", "600", "checkout fails when the cart is empty"},
+		{"context", "-C", root, "--format", "json", "--budget", "800", "stock reservation"},
+		{"entities", "-C", root, "--top", "5"},
+		{"explore", "-C", root, "--limit", "3", "cart"},
+		{"map", "-C", root, "--format", "text", "--budget", "300"},
+		{"map", "-C", root, "--format", "text", "--budget", "300", "price rounding"},
+		{"map", "-C", root, "--top", "6"},
+	}
+	own := daemonEnv(t.TempDir(), time.Minute)
+	var want []string
+	for _, q := range questions {
+		out, _ := runWith(t, bin, own, append(q, "--no-daemon")...)
+		want = append(want, out)
+	}
+	if pids := backgroundProcesses(t, bin); len(pids) != 0 {
+		t.Fatalf("--no-daemon started background processes %v", pids)
+	}
+
+	_, said := runWith(t, bin, env, questions[0]...)
+	if !strings.Contains(said, "a background process serves") {
+		t.Errorf("the first command did not say it started a background process: %q", said)
+	}
+	first := backgroundProcesses(t, bin)
+	if len(first) != 1 {
+		t.Fatalf("after the first command, background processes %v; want one", first)
+	}
+	for i, q := range questions {
+		out, said := runWith(t, bin, env, q...)
+		if out != want[i] {
+			t.Errorf("%s: the background process's answer differs from the command's own:\n%s\n---\n%s", q, out, want[i])
+		}
+		if said != "" {
+			t.Errorf("%s: said %q; a command the background process answers says nothing", q, said)
+		}
+	}
+	// an unknown entity is the answer, not a reason to open the index here
+	cmd := exec.Command(bin, "explore", "-C", root, "nosuchentity")
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "nosuchentity") || strings.Contains(string(out), "in use by another") {
+		t.Errorf("explore of an unknown entity: %v\n%s", err, out)
+	}
+	if got := backgroundProcesses(t, bin); !slices.Equal(got, first) {
+		t.Fatalf("background processes %v after the questions; want %v", got, first)
+	}
+
+	// killed: the next command finds the socket dead, starts another and answers as before
+	syscall.Kill(first[0], syscall.SIGKILL)
+	for len(backgroundProcesses(t, bin)) > 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if out, said := runWith(t, bin, env, questions[2]...); out != want[2] || !strings.Contains(said, "a background process serves") {
+		t.Errorf("after a kill: %s\nwant %s\nit said: %s", out, want[2], said)
+	}
+	second := backgroundProcesses(t, bin)
+	if len(second) != 1 || second[0] == first[0] {
+		t.Errorf("after a kill, background processes %v; want one new one", second)
+	}
+
+	// an editor's server opening the workspace: the background process leaves it the cache
+	server := exec.Command(bin, "serve", "--stdio", "-C", root)
+	server.Env = env
+	stdin, err := server.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &lockedText{}
+	server.Stderr = stderr
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, `{"jsonrpc":"2.0","method":"initialized","params":{}}`} {
+		fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(backgroundProcesses(t, bin)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if pids := backgroundProcesses(t, bin); len(pids) > 0 {
+		t.Errorf("the background process %v stayed beside the editor's server", pids)
+	}
+	stdin.Close()
+	server.Wait()
+	if s := stderr.String(); !strings.Contains(s, "background process") || strings.Contains(s, "in use by another") {
+		t.Errorf("the server's log: %s", s)
+	}
+
+	// four commands at once on a fresh cache start one process, and every one answers
+	fresh := daemonEnv(t.TempDir(), 2*time.Second)
+	outs := make(chan string, 4)
+	for range 4 {
+		go func() {
+			cmd := exec.Command(bin, questions[0]...)
+			cmd.Env = fresh
+			out, err := cmd.Output()
+			if err != nil {
+				out = []byte(fmt.Sprintf("failed: %v", err))
+			}
+			outs <- string(out)
+		}()
+	}
+	for range 4 {
+		if out := <-outs; out != want[0] {
+			t.Errorf("a command of four started at once: %s\nwant %s", out, want[0])
+		}
+	}
+	if pids := backgroundProcesses(t, bin); len(pids) != 1 {
+		t.Errorf("four commands at once: background processes %v; want one", pids)
+	}
+	// it leaves after two quiet seconds by itself, and says why in its log
+	deadline = time.Now().Add(30 * time.Second)
+	for len(backgroundProcesses(t, bin)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if pids := backgroundProcesses(t, bin); len(pids) > 0 {
+		t.Errorf("the background processes %v did not leave after their quiet period", pids)
+	}
+	logs, _ := filepath.Glob(filepath.Join(strings.TrimPrefix(fresh[len(fresh)-2], "XDG_CACHE_HOME="), "ctxmap", "*", "background.log"))
+	if len(logs) != 1 {
+		t.Fatalf("background logs %v; want one", logs)
+	}
+	log, _ := os.ReadFile(logs[0])
+	if !bytes.Contains(log, []byte("no request for 2s: leaving")) {
+		t.Errorf("the log does not say why it left:\n%s", log)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(log))
+	for sc.Scan() {
+		t.Log(sc.Text())
+	}
+}

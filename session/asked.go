@@ -1,0 +1,120 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/internal/entity/picture"
+)
+
+// The questions the command line hands to a running session besides a pack: what `ctxmap entities`,
+// `explore` and `map` print, each answered once the first build is in, as the command would answer
+// after building the index itself.
+
+// finalError is the answer to a request (an unknown entity), which the asking process reports as its
+// own; any other error makes it answer in its own process.
+type finalError struct{ error }
+
+func (e finalError) Unwrap() error { return e.error }
+
+// serveAsked answers one request of the socket.
+func (s *Session) serveAsked(ctx context.Context, req askRequest) (json.RawMessage, error) {
+	s.asking(+1)
+	defer s.asking(-1)
+	if req.Op == opStop {
+		if s.opts.Stop == nil {
+			return nil, errors.New("not a background process: it stops with its editor or agent")
+		}
+		s.opts.Stop()
+		return json.Marshal("stopping")
+	}
+	if req.Op == "" || req.Op == opContext {
+		return s.oneShot(ctx, req.Request)
+	}
+	if err := s.WaitReady(ctx); err != nil {
+		return nil, err
+	}
+	var res any
+	err := s.Read(ctx, func(ix *index.Index) (err error) {
+		switch req.Op {
+		case opEntities:
+			res = ix.Snapshot().TopEntities(req.Top)
+		case opExplore:
+			res, err = ix.Explore(req.Name, req.Limit)
+		case opOutline:
+			if req.Outline.Text != "" {
+				ix.WaitVectors()
+			}
+			res, err = ix.Outline(ctx, req.Outline)
+		case opPicture:
+			res, err = ix.EntityPicture(req.Top, req.Name)
+		default:
+			return fmt.Errorf("unknown operation %q", req.Op)
+		}
+		if err != nil {
+			err = finalError{err}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(res)
+}
+
+// asking counts the requests being answered, and when the last one ended.
+func (s *Session) asking(delta int) {
+	s.mu.Lock()
+	s.inFlight += delta
+	s.lastAsked = time.Now()
+	s.mu.Unlock()
+}
+
+// QuietFor is how long the socket has had no request: since the last one ended, or since the session
+// started; 0 while one is answered.
+func (s *Session) QuietFor() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inFlight > 0 {
+		return 0
+	}
+	return time.Since(s.lastAsked)
+}
+
+// askFor sends req to the session of root and decodes its result into a T.
+func askFor[T any](ctx context.Context, root string, req askRequest) (T, error) {
+	var v T
+	raw, err := ask(ctx, root, req)
+	if err != nil {
+		return v, err
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return v, fmt.Errorf("the running process's answer: %w", err)
+	}
+	return v, nil
+}
+
+// AskEntities is the workspace's top entities from the running session of root; ErrNoSession when
+// none answers.
+func AskEntities(ctx context.Context, root string, top int) ([]index.EntitySummary, error) {
+	return askFor[[]index.EntitySummary](ctx, root, askRequest{Op: opEntities, Top: top})
+}
+
+// AskExplore is an entity's exploration from the running session of root.
+func AskExplore(ctx context.Context, root, name string, limit int) (*index.Exploration, error) {
+	return askFor[*index.Exploration](ctx, root, askRequest{Op: opExplore, Name: name, Limit: limit})
+}
+
+// AskOutline is the ranked outline from the running session of root.
+func AskOutline(ctx context.Context, root string, req index.OutlineRequest) (*index.Outline, error) {
+	return askFor[*index.Outline](ctx, root, askRequest{Op: opOutline, Outline: req})
+}
+
+// AskPicture is the entity map, laid out, from the running session of root.
+func AskPicture(ctx context.Context, root string, top int, focus string) (*picture.Picture, error) {
+	return askFor[*picture.Picture](ctx, root, askRequest{Op: opPicture, Top: top, Name: focus})
+}

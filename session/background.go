@@ -1,0 +1,231 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/ctxmap/ctxmap/internal/store"
+)
+
+// A background process is a session started by a command line (`ctxmap context` and the others) when
+// no ctxmap process serves the workspace: it builds and follows the index, answers on the query socket
+// like the editor's or the agent's server, and leaves after a quiet period. Its files sit in the cache
+// folder beside the socket: the lock it holds while it lives (one per cache), the lock its starters
+// take in turn (one start at a time), and its log.
+const (
+	backgroundLock = "background.lock"
+	startLock      = "start.lock"
+	// BackgroundLog is the background process's log (stdout and stderr), in the cache folder; each
+	// start rewrites it.
+	BackgroundLog = "background.log"
+)
+
+// DefaultQuiet is how long a background process waits for another request before it leaves.
+const DefaultQuiet = 10 * time.Minute
+
+// startWait bounds how long a starter waits for the process it started to listen, and for another
+// starter to finish.
+const startWait = 30 * time.Second
+
+// cacheFolder is the cache folder of root, made if missing (for the owner only).
+func cacheFolder(root string) (string, error) {
+	sock, err := SocketPath(root)
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Dir(sock)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// RunBackground is the background process of root: it serves the workspace until it has had no
+// request for quiet, until a stop is asked on the socket, or until ctx ends. When another background
+// process or any other ctxmap process already serves root, it returns at once.
+func RunBackground(ctx context.Context, root string, quiet time.Duration, logf func(string, ...any)) error {
+	dir, err := cacheFolder(root)
+	if err != nil {
+		return err
+	}
+	lock, err := store.TakeNamedLock(dir, backgroundLock)
+	if errors.Is(err, store.ErrBusy) {
+		logf("another background process serves %s", root)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	stop := make(chan struct{})
+	var once sync.Once
+	sess, err := Open(ctx, Options{Root: root, Watch: true, Listen: true, Logf: logf,
+		Stop: func() { once.Do(func() { close(stop) }) }})
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	sess.Start()
+	if !sess.Listening() {
+		logf("another process answers for %s: this one leaves", root)
+		return nil
+	}
+	logf("serving %s (pid %d); leaving after %s without a request", sess.Root(), os.Getpid(), quiet)
+	tick := time.NewTicker(min(quiet/4+time.Millisecond, 5*time.Second))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			logf("stopped by a signal")
+			return nil
+		case <-stop:
+			logf("stopped on request")
+			return nil
+		case <-tick.C:
+			if sess.QuietFor() >= quiet {
+				logf("no request for %s: leaving", quiet)
+				return nil
+			}
+		}
+	}
+}
+
+// StartBackground starts command (the ctxmap binary and its arguments, which run RunBackground for
+// root) as a background process unless one answers for root already, and waits until it listens.
+// Two starters at once start one process: the second waits for the first and finds it answering.
+func StartBackground(ctx context.Context, root string, command []string) error {
+	dir, err := cacheFolder(root)
+	if err != nil {
+		return err
+	}
+	sock := filepath.Join(dir, socketName)
+	release, err := takeLockWaiting(ctx, dir, startLock)
+	if err != nil {
+		return err
+	}
+	defer release()
+	deadline := time.Now().Add(startWait)
+	var exited chan error
+	for !answers(sock) {
+		// none listens: start one, unless one holds its lock (starting, or leaving: then it is
+		// waited for)
+		if exited == nil {
+			if running, err := store.TakeNamedLock(dir, backgroundLock); err == nil {
+				running.Release()
+				if exited, err = spawn(dir, command); err != nil {
+					return err
+				}
+			}
+		}
+		select {
+		case err := <-exited:
+			return fmt.Errorf("the background process left before it listened (%v): see %s", err, filepath.Join(dir, BackgroundLog))
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the background process did not listen within %s: see %s", startWait, filepath.Join(dir, BackgroundLog))
+		}
+	}
+	return nil
+}
+
+// spawn starts command in the background, its output in the log (rewritten), and reports its end.
+func spawn(dir string, command []string) (exited chan error, err error) {
+	log, err := os.OpenFile(filepath.Join(dir, BackgroundLog), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close()
+	cmd := exec.Command(command[0], command[1:]...)
+	cmd.Stdout, cmd.Stderr, cmd.Dir = log, log, dir
+	detach(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start a background process: %w", err)
+	}
+	exited = make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	return exited, nil
+}
+
+// StopBackground asks the background process of root to leave and waits until it has; false when
+// none runs. A server that is not a background process (an editor's) refuses.
+func StopBackground(ctx context.Context, root string) (bool, error) {
+	sock, err := SocketPath(root)
+	if err != nil {
+		return false, err
+	}
+	return stopBackgroundAt(ctx, sock)
+}
+
+// stopBackgroundAt is StopBackground for the socket at sock, in a cache folder.
+func stopBackgroundAt(ctx context.Context, sock string) (bool, error) {
+	_, err := askAt(ctx, sock, askRequest{Op: opStop})
+	if errors.Is(err, ErrNoSession) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	release, err := takeLockWaiting(ctx, filepath.Dir(sock), backgroundLock)
+	if err != nil {
+		return true, err
+	}
+	release()
+	return true, nil
+}
+
+// answers says whether a process listens on the socket at path.
+func answers(path string) bool {
+	c, err := net.DialTimeout("unix", path, dialTimeout)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
+// takeLockWaiting takes the lock name in dir, waiting up to startWait for its holder to let it go.
+func takeLockWaiting(ctx context.Context, dir, name string) (release func(), err error) {
+	deadline := time.Now().Add(startWait)
+	for {
+		l, err := store.TakeNamedLock(dir, name)
+		if err == nil {
+			return l.Release, nil
+		}
+		if !errors.Is(err, store.ErrBusy) {
+			return nil, err
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%s in %s is still held after %s", name, dir, startWait)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// stopBackgroundFor is what a server's Open does first: a background process of the same cache
+// leaves, so that the server owns the cache instead of indexing in memory beside it.
+func stopBackgroundFor(ctx context.Context, opts Options) {
+	sock := filepath.Join(opts.CacheDir, socketName)
+	if opts.CacheDir == "" {
+		var err error
+		if sock, err = SocketPath(opts.Root); err != nil {
+			return
+		}
+	}
+	if stopped, err := stopBackgroundAt(ctx, sock); err == nil && stopped {
+		opts.Logf("the background process of %s left for this one", opts.Root)
+	}
+}
