@@ -22,6 +22,10 @@ type OneShot struct {
 	// `ctxmap context` handed off to the background process the first of them started (its start
 	// not counted): the whole command, as a shell sees it
 	HandedOff Timing `json:"handed_off"`
+	// `ctxmap context` on an empty cache: it starts the background process, which answers before its
+	// build is done with a quick pack (FirstPartial of them said so)
+	First        Timing `json:"first"`
+	FirstPartial int    `json:"first_partial"`
 }
 
 // oneShot runs the binary bin as child processes on root, whose current cache is the folder cache

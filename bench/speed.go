@@ -29,7 +29,11 @@ type SpeedOptions struct {
 	Runs    int    // cold and warm runs, each; 0: 3
 	Budget  int    // tokens per query; 0: 8000
 	Binary  string // the ctxmap binary whose one-shot processes are timed; "": none
-	Logf    func(format string, args ...any)
+	// Issues is a dataset (JSONL, as for the quality run) whose issues the quick pack is measured on,
+	// with their gold files, each under IssuesPrefix in the tree; "": texts made from the tree
+	Issues       string
+	IssuesPrefix string
+	Logf         func(format string, args ...any)
 }
 
 // SpeedReport holds the speed figures of one tree.
@@ -49,6 +53,7 @@ type SpeedReport struct {
 	Hover       Latency      `json:"hover"` // a word's entity and definitions as Markdown, as textDocument/hover answers
 	QueryBudget int          `json:"query_budget"`
 	OneShot     *OneShot     `json:"one_shot,omitempty"`
+	Quick       *QuickReport `json:"quick,omitempty"` // packs before the index is whole, against the full index's
 	PeakRSS     uint64       `json:"peak_rss_bytes"`  // VmHWM of the process
 	PeakHeap    uint64       `json:"peak_heap_bytes"` // live Go heap objects, sampled
 	Notes       []string     `json:"notes,omitempty"`
@@ -213,6 +218,22 @@ func Speed(ctx context.Context, opts SpeedOptions) (*SpeedReport, error) {
 		rep.Query = latencyOf(qs)
 		logf("queries: p50 %.1fms p95 %.1fms", rep.Query.P50, rep.Query.P95)
 	}
+	var issues []quickIssue
+	if opts.Issues != "" {
+		if issues, err = issuesOf(opts.Issues, root, opts.IssuesPrefix, opts.Queries); err != nil {
+			return nil, err
+		}
+	} else {
+		for _, t := range texts[:min(len(texts), 10)] {
+			issues = append(issues, quickIssue{text: t})
+		}
+	}
+	if len(issues) > 0 {
+		if rep.Quick, err = quickRun(ctx, root, ix, issues, opts.Budget); err != nil {
+			return nil, err
+		}
+		logf("quick packs: p50 %.0fms, first file equal %d/%d, gold %d/%d (full %d)", rep.Quick.Latency.P50, rep.Quick.FirstEqual, rep.Quick.Texts, rep.Quick.GoldQuick, rep.Quick.Gold, rep.Quick.GoldFull)
+	}
 	rep.Hover = hoverLatency(ix.Snapshot(), hoverWords)
 	targets := editTargets(ix.Snapshot(), opts.Edits)
 	if len(targets) == 0 {
@@ -252,6 +273,17 @@ func Speed(ctx context.Context, opts SpeedOptions) (*SpeedReport, error) {
 			return nil, fmt.Errorf("one-shot processes: %w", err)
 		}
 		rep.OneShot = one
+		var firstTexts []string
+		for _, is := range issues {
+			firstTexts = append(firstTexts, is.text)
+		}
+		if len(firstTexts) == 0 {
+			firstTexts = texts
+		}
+		if one.First, one.FirstPartial, err = firstPacks(ctx, opts.Binary, root, tmp, firstTexts, opts.Budget, opts.Runs); err != nil {
+			return nil, fmt.Errorf("first packs: %w", err)
+		}
+		logf("first pack on a fresh cache: %.2fs, %d of %d partial", one.First.Median, one.FirstPartial, len(one.First.Runs))
 		logf("one-shot: open %.2fs, context %.2fs, peak %.0f MiB; handed off %.3fs", one.Open.Median, one.Context.Median, float64(one.PeakRSS)/(1<<20), one.HandedOff.Median)
 	}
 	return rep, nil
@@ -562,6 +594,16 @@ func (r *SpeedReport) WriteTable(w io.Writer) error {
 		line("one-shot first query (median)", fmt.Sprintf("%.2f s", o.Query.Median), "context minus open, run by run")
 		line("one-shot context peak RSS", fmt.Sprintf("%.0f MiB", float64(o.PeakRSS)/(1<<20)), "the largest of the context processes")
 		line("handed-off context (median)", fmt.Sprintf("%.3f s", o.HandedOff.Median), runs(o.HandedOff)+": a ctxmap context process the background process answers")
+	}
+	if q := r.Quick; q != nil {
+		line("quick pack p50, never indexed", fmt.Sprintf("%.0f ms", q.Latency.P50), fmt.Sprintf("%d texts, max %.0f ms: index.QuickContext in this process", q.Texts, q.Latency.Max))
+		line("quick pack: first file as the full's", fmt.Sprintf("%d/%d", q.FirstEqual, q.Texts), "")
+		if q.Gold > 0 {
+			line("gold files in the pack, quick / full", fmt.Sprintf("%d / %d", q.GoldQuick, q.GoldFull), fmt.Sprintf("of %d", q.Gold))
+		}
+	}
+	if o := r.OneShot; o != nil && len(o.First.Runs) > 0 {
+		line("first context, fresh cache (median)", fmt.Sprintf("%.2f s", o.First.Median), runs(o.First)+fmt.Sprintf(": starts the background process, which answers; %d partial", o.FirstPartial))
 	}
 	line("peak RSS (VmHWM)", fmt.Sprintf("%.0f MiB", float64(r.PeakRSS)/(1<<20)), "")
 	line("peak Go heap (live objects)", fmt.Sprintf("%.0f MiB", float64(r.PeakHeap)/(1<<20)), "")

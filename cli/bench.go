@@ -21,13 +21,15 @@ func (e *env) benchCommand() *cobra.Command {
 		Long: `Measure ctxmap. Quality mode (--dataset, --worktrees): for each instance, an issue and the files its
 fix changed, the pack's file recall within the budget, hit@k, symbol recall and more, beside the
 baselines. Speed mode (--speed -C DIR): cold and warm index times against ctags, one-file updates,
-queries and peak memory. docs/benchmarks.md tells how to fetch the instances and remake the figures.`,
+queries and peak memory; the command handed off to the background process; the quick pack on a tree
+never indexed against the full index's (with --dataset, on its issues and their gold files, under
+--issues-prefix in the tree); the first ctxmap context on an empty cache. docs/benchmarks.md tells how to fetch the instances and remake the figures.`,
 		Example: `  ctxmap bench --speed -C ~/src/cli
   ctxmap bench --dataset instances.jsonl --worktrees trees/ --json`,
 		Args: noArgs,
 	}
 	f := cmd.Flags()
-	dataset := f.String("dataset", "", "instances, one JSON object a line (quality mode)")
+	dataset := f.String("dataset", "", "instances, one JSON object a line (quality mode; in speed mode, the issues of the quick packs)")
 	worktrees := f.String("worktrees", "", "folder of the instances' work trees, <owner>+<name>@<sha12> (quality mode)")
 	budget := f.Int("budget", index.DefaultBudget, "token budget of every pack")
 	repos := f.String("repos", "", "comma-separated owner/name list to keep")
@@ -47,6 +49,7 @@ queries and peak memory. docs/benchmarks.md tells how to fetch the instances and
 	edits := f.Int("edits", 100, "one-file edits to time (speed mode)")
 	queries := f.Int("queries", 30, "context queries to time (speed mode)")
 	runs := f.Int("runs", 3, "cold, ctags and warm runs, each (speed mode)")
+	prefix := f.String("issues-prefix", "", "speed mode with --dataset: the folder of the tree the dataset's repository sits in (sphinx/)")
 	asJSON := f.Bool("json", false, "print one JSON document")
 	cmd.RunE = func(*cobra.Command, []string) error {
 		if *budget < index.MinBudget {
@@ -64,7 +67,8 @@ queries and peak memory. docs/benchmarks.md tells how to fetch the instances and
 			if err != nil {
 				return fmt.Errorf("find this binary for the one-shot figures: %w", err)
 			}
-			rep, err := bench.Speed(ctx, bench.SpeedOptions{Dir: *dir, Edits: *edits, Queries: *queries, Runs: *runs, Budget: *budget, Binary: bin, Logf: logf})
+			rep, err := bench.Speed(ctx, bench.SpeedOptions{Dir: *dir, Edits: *edits, Queries: *queries, Runs: *runs, Budget: *budget, Binary: bin,
+				Issues: *dataset, IssuesPrefix: *prefix, Logf: logf})
 			if err != nil {
 				return err
 			}

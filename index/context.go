@@ -111,6 +111,7 @@ func (ix *Index) Context(ctx context.Context, resolved Resolved) (*Result, error
 		Budget:    req.Budget,
 		Tokenizer: tok,
 		Format:    req.Format,
+		Partial:   ix.partial,
 		Shares: map[string]float64{
 			"definitions": prof.Definitions, "snippets": prof.Snippets, "imports": prof.Imports,
 			"tests": prof.Tests, "callers": prof.Callers,

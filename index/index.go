@@ -44,6 +44,7 @@ type Options struct {
 	InMemory bool    // keep nothing on disk (tests, read-only use)
 	Packs    bool    // the process will make packs: the tokenizer loads while the index opens
 	Logf     func(format string, args ...any)
+	only     []walk.File // a quick index's files (see QuickContext): Build reads these instead of walking
 }
 
 // Index is the engine for one workspace root. One writer (Build, Update) at a time; readers take
@@ -64,6 +65,8 @@ type Index struct {
 	dirty   bool
 	// lastParsed counts the files the last apply parsed (for the stats)
 	lastParsed int
+	only       []walk.File   // a quick index's files, instead of a walk (see QuickContext)
+	partial    *pack.Partial // a quick index's packs say so
 	saver      *time.Timer
 
 	snap atomic.Pointer[Snapshot]
@@ -97,7 +100,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("workspace %s is not a folder", root)
 	}
-	ix := &Index{root: root, logf: opts.Logf, overlay: map[string][]byte{}, reread: map[string]bool{}}
+	ix := &Index{root: root, logf: opts.Logf, overlay: map[string][]byte{}, reread: map[string]bool{}, only: opts.only}
 	if ix.logf == nil {
 		ix.logf = func(string, ...any) {}
 	}
@@ -266,7 +269,10 @@ func (ix *Index) Build(ctx context.Context, progress Progress) (Stats, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.matcher = nil // read again by the next Update: an ignore file may have changed
-	res, same := walk.Recheck(ctx, ix.root, ix.cfg.WalkOptions(), ix.listing)
+	res, same := &walk.Result{Files: ix.only}, true
+	if ix.only == nil {
+		res, same = walk.Recheck(ctx, ix.root, ix.cfg.WalkOptions(), ix.listing)
+	}
 	if !same {
 		var err error
 		if res, err = walk.Walk(ctx, ix.root, ix.cfg.WalkOptions()); err != nil {

@@ -29,11 +29,15 @@ func (s *Session) Read(ctx context.Context, f func(ix *index.Index) error) error
 	return f(ix)
 }
 
-// Context answers a request with the session's configuration as its defaults.
+// Context answers a request with the session's configuration as its defaults; while the first build
+// runs, with a quick pack (see Quick).
 func (s *Session) Context(ctx context.Context, req index.Request) (res *index.Result, err error) {
 	resolved, err := req.Normalize(s.Config())
 	if err != nil {
 		return nil, err
+	}
+	if res, ok := s.Quick(ctx, resolved); ok {
+		return res, nil
 	}
 	err = s.Read(ctx, func(ix *index.Index) error {
 		res, _, err = s.context(ctx, ix, resolved)

@@ -14,6 +14,7 @@ import (
 	"runtime/metrics"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ctxmap/ctxmap/index"
@@ -81,6 +82,9 @@ type Session struct {
 	inFlight  int       // socket requests being answered
 	lastAsked time.Time // when the last one ended, or the session started
 
+	yield sync.RWMutex  // held by a quick answer; the build's workers wait on it (see Quick)
+	built atomic.Uint64 // the running build's share done, in thousandths
+
 	ctx      context.Context
 	cancel   context.CancelFunc
 	wake     chan struct{}
@@ -147,11 +151,13 @@ func (s *Session) Start() {
 	s.started = true
 	s.lastAsked = time.Now()
 	s.mu.Unlock()
-	if s.opts.Watch {
-		s.startWatcher()
-	}
+	// the socket first: a watcher on a large tree takes seconds to set up, and the command that
+	// started a background process waits for the socket
 	if s.opts.Listen && !s.opts.InMemory {
 		s.listen()
+	}
+	if s.opts.Watch {
+		s.startWatcher()
 	}
 	go s.loop()
 	s.Rescan()
@@ -362,13 +368,16 @@ func (s *Session) overlay(ix *index.Index, edits map[string]*edit) []string {
 
 // build walks the whole workspace, with progress shown.
 func (s *Session) build(ix *index.Index) error {
-	var report index.Progress
+	report := s.buildReport
 	end := func(string) {}
 	if s.opts.Progress != nil {
 		p := s.opts.Progress("ctxmap", "indexing "+filepath.Base(s.root))
-		report, end = p.Report, p.End
+		report = func(done, total int) { s.buildReport(done, total); p.Report(done, total) }
+		end = p.End
 	}
+	s.built.Store(0)
 	st, err := ix.Build(s.ctx, report)
+	s.built.Store(1000)
 	if err != nil {
 		end("indexing failed")
 		return err

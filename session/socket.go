@@ -261,6 +261,9 @@ func (s *Session) oneShot(ctx context.Context, req index.Request) (json.RawMessa
 	if err != nil {
 		return nil, err
 	}
+	if res, ok := s.Quick(ctx, resolved); ok {
+		return json.Marshal(res.Pack)
+	}
 	if err := s.WaitReady(ctx); err != nil {
 		return nil, err
 	}

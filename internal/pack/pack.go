@@ -56,6 +56,14 @@ type Options struct {
 	Tokenizer *Tokenizer         // nil means the default encoding
 	Shares    map[string]float64 // bucket -> fraction of the budget; nil means a balanced default
 	Format    string             // "markdown" (default), "xml", "json"
+	Partial   *Partial           // the pack is made from part of the workspace (said in its header)
+}
+
+// Partial says a pack was made from some of the workspace's files, while its index is being built.
+type Partial struct {
+	Files int     `json:"files"` // the files the pack was made from
+	Total int     `json:"total"` // the workspace's files
+	Built float64 `json:"built"` // the share of the full index built when the pack was made, 0 to 1
 }
 
 // Item is a candidate placed in the pack: where it is, the size it got, its tokens and why it is there.
@@ -85,6 +93,7 @@ type Pack struct {
 	Sections  map[string]int `json:"sections"` // tokens spent per bucket
 	Items     []Item         `json:"items"`    // in rank order
 	Text      string         `json:"text"`     // the rendering; markdown when the format is "json"
+	Partial   *Partial       `json:"partial,omitempty"`
 }
 
 // The budgets of a pack, in tokens: the one used when none is given, and the smallest that holds anything.
@@ -151,6 +160,7 @@ func Assemble(query string, intent Intent, entities []Entity, cands []Candidate,
 		Budget:    opts.Budget,
 		Tokenizer: opts.Tokenizer.Name(),
 		Entities:  ents,
+		Partial:   opts.Partial,
 	}
 	a := newAssembly(p, prepared, opts)
 	a.run()

@@ -83,6 +83,10 @@ func renderHeader(format string, p *Pack, d headerDetail, spent []spend, tok *To
 			b.WriteString(" " + s.bucket + `="` + strconv.Itoa(s.tokens) + `"`)
 		}
 		b.WriteString("/>\n")
+		if pt := p.Partial; pt != nil {
+			b.WriteString(`<partial files="` + strconv.Itoa(pt.Files) + `" total="` + strconv.Itoa(pt.Total) + `" built="` +
+				strconv.FormatFloat(pt.Built, 'f', 2, 64) + "\"/>\n")
+		}
 		return b.String()
 	}
 	if query != "" {
@@ -117,8 +121,22 @@ func renderHeader(format string, p *Pack, d headerDetail, spent []spend, tok *To
 		}
 		b.WriteString(" " + s.bucket + " " + strconv.Itoa(s.tokens))
 	}
-	b.WriteString("\n\n")
+	b.WriteString("\n")
+	if pt := p.Partial; pt != nil {
+		b.WriteString("- partial: from " + thousands(pt.Files) + " of " + thousands(pt.Total) + " files; the index is " +
+			strconv.Itoa(int(pt.Built*100)) + "% built\n")
+	}
+	b.WriteString("\n")
 	return b.String()
+}
+
+// thousands writes n with comma separators: 38,420.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func entityList(xs []string, n, maxTokens int, tok *Tokenizer) string {

@@ -273,3 +273,33 @@ func TestMarkdownFence(t *testing.T) {
 		}
 	}
 }
+
+// A pack made from part of the workspace says so in its header, in both formats and in its JSON,
+// and stays within its budget.
+func TestPartialHeader(t *testing.T) {
+	tok := tokenizer(t, "")
+	partial := &Partial{Files: 240, Total: 38420, Built: 0.35}
+	for format, want := range map[string]string{
+		"markdown": "- partial: from 240 of 38,420 files; the index is 35% built\n",
+		"xml":      `<partial files="240" total="38420" built="0.35"/>`,
+	} {
+		p, err := Assemble(goldenQuery, bugFix, goldenEntities, goldenCandidates(t), Options{Budget: 900, Tokenizer: tok, Shares: bugFixShares, Format: format, Partial: partial})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(p.Text, want) || p.Tokens > 900 || tok.Count(p.Text) != p.Tokens {
+			t.Errorf("%s: %d tokens, counted %d; want %q in:\n%s", format, p.Tokens, tok.Count(p.Text), want, p.Text)
+		}
+		b, _ := json.Marshal(p)
+		if !strings.Contains(string(b), `"partial":{"files":240,"total":38420,"built":0.35}`) {
+			t.Errorf("%s: the JSON does not say the pack is partial", format)
+		}
+	}
+	whole, err := Assemble(goldenQuery, bugFix, goldenEntities, goldenCandidates(t), Options{Budget: 900, Tokenizer: tok, Shares: bugFixShares})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(whole); strings.Contains(whole.Text, "partial") || strings.Contains(string(b), `"partial"`) {
+		t.Error("a whole pack says it is partial")
+	}
+}

@@ -1,0 +1,131 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ctxmap/ctxmap/index"
+)
+
+// QuickReport is how the quick pack (a question before the index is whole, index.QuickContext)
+// compares with the full index's pack on the same texts.
+type QuickReport struct {
+	Latency    Latency `json:"latency"`     // QuickContext on the tree, in this process
+	Texts      int     `json:"texts"`       // texts asked
+	FirstEqual int     `json:"first_equal"` // texts whose quick pack leads with the full pack's first file
+	Gold       int     `json:"gold"`        // gold files of the issues (--issues), all told
+	GoldQuick  int     `json:"gold_quick"`  // of them, in the quick pack
+	GoldFull   int     `json:"gold_full"`   // of them, in the full pack
+}
+
+// quickIssue is a text to ask, with the files its fix changed when known.
+type quickIssue struct {
+	text string
+	gold []string
+}
+
+// issuesOf reads the dataset's instances whose gold files are all in the tree (under prefix, the
+// folder the repository sits in within a larger tree), at most n.
+func issuesOf(path, root, prefix string, n int) ([]quickIssue, error) {
+	ins, _, err := LoadDataset(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []quickIssue
+	for _, in := range ins {
+		gold := make([]string, 0, len(in.GoldFiles))
+		for _, g := range in.GoldFiles {
+			gold = append(gold, prefix+g)
+		}
+		if len(out) < n && len(gold) > 0 && !slices.ContainsFunc(gold, func(g string) bool {
+			_, err := os.Stat(filepath.Join(root, filepath.FromSlash(g)))
+			return err != nil
+		}) {
+			out = append(out, quickIssue{text: in.ProblemStatement, gold: gold})
+		}
+	}
+	return out, nil
+}
+
+// quickRun asks each text of a tree never indexed (QuickContext reads the files themselves) and of
+// the full index ix, and compares the packs.
+func quickRun(ctx context.Context, root string, ix *index.Index, issues []quickIssue, budget int) (*QuickReport, error) {
+	r := &QuickReport{Texts: len(issues)}
+	var took []time.Duration
+	for _, is := range issues {
+		req, err := index.Request{Text: is.text, Budget: budget}.Normalize(ix.Config())
+		if err != nil {
+			return nil, err
+		}
+		start := time.Now()
+		quick, _, err := index.QuickContext(ctx, index.Options{Root: root, Config: &index.Config{}}, req, 0)
+		if err != nil {
+			return nil, fmt.Errorf("quick pack: %w", err)
+		}
+		took = append(took, time.Since(start))
+		full, err := ix.Context(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		if len(quick.Pack.Items) > 0 && len(full.Pack.Items) > 0 && quick.Pack.Items[0].Path == full.Pack.Items[0].Path {
+			r.FirstEqual++
+		}
+		for _, g := range is.gold {
+			r.Gold++
+			if inPack(quick.Pack.Items, g) {
+				r.GoldQuick++
+			}
+			if inPack(full.Pack.Items, g) {
+				r.GoldFull++
+			}
+		}
+	}
+	r.Latency = latencyOf(took)
+	return r, nil
+}
+
+func inPack(items []index.Item, path string) bool {
+	return slices.ContainsFunc(items, func(it index.Item) bool { return it.Path == path })
+}
+
+// firstPacks times `ctxmap context` on a tree never indexed, runs times, each on an empty cache: the
+// command starts the background process, which answers it (a quick pack, or a full one when the
+// build is done first); partial counts the packs that said they were partial.
+func firstPacks(ctx context.Context, bin, root, tmp string, texts []string, budget, runs int) (Timing, int, error) {
+	var secs []float64
+	partial := 0
+	for i := range runs {
+		env := append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(tmp, fmt.Sprintf("first-%d", i)), "CTXMAP_NO_DAEMON=")
+		start := time.Now()
+		out, err := runCommand(ctx, bin, env, "context", "-q", "-C", root, "--budget", fmt.Sprint(budget), texts[i%len(texts)])
+		took := time.Since(start).Seconds()
+		runCommand(ctx, bin, env, "daemon", "--stop", "-C", root)
+		if err != nil {
+			return Timing{}, 0, err
+		}
+		secs = append(secs, took)
+		if strings.Contains(out, "- partial: from ") {
+			partial++
+		}
+	}
+	return timingOf(secs), partial, nil
+}
+
+// runCommand runs bin with env and returns its stdout.
+func runCommand(ctx context.Context, bin string, env []string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = env
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("%s %s: %v: %.300s", filepath.Base(bin), args[0], err, stderr.Bytes())
+	}
+	return out.String(), nil
+}

@@ -1,0 +1,88 @@
+package sieve
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+func write(t *testing.T, root string, files map[string]string) []string {
+	t.Helper()
+	var paths []string
+	for p, body := range files {
+		abs := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(abs, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+func paths(ms []Match) []string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, m.Path)
+	}
+	return out
+}
+
+// A stack frame's file comes first, then the files that hold the rarer terms; a name's parts and a
+// message count;
+// binary files, files over the size limit and files with nothing of the query are left out.
+func TestBest(t *testing.T) {
+	root := t.TempDir()
+	files := write(t, root, map[string]string{
+		"shop/cart.go":       "package shop\n\n// RefundOrder gives the money back.\nfunc RefundOrder() error { return errors.New(\"Cannot refund a closed order\") }\n",
+		"shop/order.go":      "package shop\n\ntype Order struct{ closed bool }\n",
+		"shop/price.go":      "package shop\n\nfunc price_total() int { return 0 } // an order's total\n",
+		"shop/util.go":       "package shop\n\nfunc nothing() {}\n",
+		"web/handler/api.go": "package handler\n\nfunc Serve() {}\n",
+		"blob.bin":           "order\x00\x01refund",
+		"big.go":             "package big // order refund " + string(make([]byte, 200)),
+	})
+	q := Query{
+		Words:   []Term{{"refund", 1}, {"order", 1}, {"total", 1}},
+		Phrases: []Term{{"cannot refund a closed order", 3}},
+		Paths:   []Term{{"handler/api.go", 4}},
+	}
+	got, err := Best(context.Background(), root, files, q, 10, 150)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"web/handler/api.go", "shop/cart.go", "shop/order.go", "shop/price.go"}
+	if !reflect.DeepEqual(paths(got), want) {
+		t.Errorf("Best: %v, want %v (%+v)", paths(got), want, got)
+	}
+	if got, _ := Best(context.Background(), root, files, q, 2, 150); len(got) != 2 {
+		t.Errorf("most 2: %d matches", len(got))
+	}
+	// a cancelled search says so
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Best(ctx, root, files, q, 10, 150); err == nil {
+		t.Error("a cancelled search returned no error")
+	}
+}
+
+// An identifier is found whole and by its parts, whatever its case.
+func TestLookupWords(t *testing.T) {
+	words := map[string]uint64{"http": 1, "server": 2, "httpserver": 4, "total": 8, "utf8": 16, "decode": 32}
+	for text, want := range map[string]uint64{
+		"HTTPServer":   1 | 2 | 4,
+		"price_total":  8,
+		"utf8Decode":   16 | 32,
+		"new server()": 2,
+		"Totals":       0,
+		"__total__":    8,
+	} {
+		if got := lookupWords([]byte(text), words); got != want {
+			t.Errorf("%q: %b, want %b", text, got, want)
+		}
+	}
+}
