@@ -8,12 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ctxmap/ctxmap/internal/filetest"
 )
 
 // full runs the long versions of the reliability tests.
@@ -196,15 +197,7 @@ func TestEveryCacheFileDamaged(t *testing.T) {
 		t.Fatal(want.err)
 	}
 	wantPack := pack(t, bin, root, clean)
-	var names []string
-	filepath.WalkDir(clean, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(clean, p)
-			names = append(names, rel)
-		}
-		return nil
-	})
-	sort.Strings(names)
+	names := filetest.List(t, clean, nil)
 	for _, want := range []string{"index.state", "vectors.bin", ".zap", "root.bolt", "index_meta.json"} {
 		if !strings.Contains(strings.Join(names, " "), want) {
 			t.Fatalf("the cache holds no %s: %v", want, names)

@@ -2,34 +2,16 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
-)
 
-// damageAt flips 16 bytes of path at frac of its size ("flip"), or cuts it there ("cut").
-func damageAt(t *testing.T, path, how string, frac float64) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := int(float64(len(b)) * frac)
-	if how == "cut" {
-		b = b[:at]
-	} else {
-		for i := at; i < min(at+16, len(b)); i++ {
-			b[i] ^= 0xff
-		}
-	}
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
+	"github.com/ctxmap/ctxmap/internal/filetest"
+)
 
 // ctxmapRun runs the ctxmap binary with cache as XDG_CACHE_HOME and returns its stdout and stderr.
 func ctxmapRun(t *testing.T, bin, cache string, args ...string) (string, string) {
@@ -69,15 +51,7 @@ func TestEveryCacheFileDamagedAtSeveralOffsets(t *testing.T) {
 	ctxmapRun(t, bin, clean, "index", "-q", "-C", root)
 	query := []string{"context", "-q", "-C", root, "--budget", "600", "the refund of a parcel paid by card shows a wrong tax on the receipt"}
 	want, _ := ctxmapRun(t, bin, clean, query...)
-	var names []string
-	filepath.WalkDir(clean, func(p string, d os.DirEntry, err error) error {
-		if fi, ferr := os.Stat(p); err == nil && ferr == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
-			rel, _ := filepath.Rel(clean, p)
-			names = append(names, rel)
-		}
-		return nil
-	})
-	sort.Strings(names)
+	names := filetest.List(t, clean, func(fi fs.FileInfo) bool { return fi.Mode().IsRegular() && fi.Size() > 0 })
 	for _, want := range []string{"index.state", "vectors.bin", "vectors.gen", ".zap", "root.bolt", "index_meta.json", "ctxmap.sum"} {
 		if !strings.Contains(strings.Join(names, " "), want) {
 			t.Fatalf("the cache holds no %s: %v", want, names)
@@ -88,7 +62,7 @@ func TestEveryCacheFileDamagedAtSeveralOffsets(t *testing.T) {
 		if err := os.CopyFS(cache, os.DirFS(clean)); err != nil {
 			t.Fatal(err)
 		}
-		damageAt(t, filepath.Join(cache, name), how, frac)
+		filetest.Damage(t, filepath.Join(cache, name), how, frac)
 		return cache
 	}
 	for _, name := range names {

@@ -12,19 +12,12 @@ import (
 	"testing"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/internal/filetest"
 )
 
 func writeTree(t *testing.T, root string, files map[string]string) {
 	t.Helper()
-	for p, c := range files {
-		abs := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(abs, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	filetest.Write(t, root, files)
 }
 
 func gitRun(t *testing.T, dir string, args ...string) string {

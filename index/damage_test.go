@@ -8,33 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/internal/store"
 )
-
-// damageFile flips 16 bytes of path at frac of its size ("flip"), or cuts it there ("cut").
-func damageFile(t *testing.T, path, how string, frac float64) {
-	t.Helper()
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := int64(float64(fi.Size()) * frac)
-	switch how {
-	case "cut":
-		err = os.Truncate(path, at)
-	case "flip":
-		var b []byte
-		if b, err = os.ReadFile(path); err == nil {
-			for i := at; i < min(at+16, int64(len(b))); i++ {
-				b[i] ^= 0xff
-			}
-			err = os.WriteFile(path, b, 0o600)
-		}
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 // copyCache copies the cache folder clean to a new folder.
 func copyCache(t *testing.T, clean string) string {
@@ -82,7 +58,7 @@ func TestDamagedVectorsNeverMakeHalfAPack(t *testing.T) {
 		name := fmt.Sprintf("%s %.0f%%", d.how, 100*d.frac)
 		// a one-shot process: the damage is found by the query's scan of the file
 		cache := copyCache(t, clean)
-		damageFile(t, filepath.Join(cache, "vectors", "vectors.bin"), d.how, d.frac)
+		filetest.Damage(t, filepath.Join(cache, "vectors", "vectors.bin"), d.how, d.frac)
 		ix, _ := openWith(t, root, cache, Embedding{})
 		got := packOf(ix, req)
 		warned := strings.Join(ix.Warnings(), "\n")
@@ -96,11 +72,8 @@ func TestDamagedVectorsNeverMakeHalfAPack(t *testing.T) {
 		// a server: the store is loaded at the start, and the packs go without vectors until they are
 		// made again
 		cache = copyCache(t, clean)
-		damageFile(t, filepath.Join(cache, "vectors", "vectors.bin"), d.how, d.frac)
-		ix, err := Open(context.Background(), Options{Root: root, CacheDir: cache, Config: &Config{}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		filetest.Damage(t, filepath.Join(cache, "vectors", "vectors.bin"), d.how, d.frac)
+		ix = mustOpen(t, Options{Root: root, CacheDir: cache})
 		ix.LoadVectors()
 		warned = strings.Join(ix.Warnings(), "\n")
 		if !strings.Contains(warned, "vectors.bin") || !strings.Contains(warned, "without vectors") {
@@ -126,13 +99,8 @@ func TestDamagedRecordIsReadAgainByTheNextBuild(t *testing.T) {
 	req := Request{Text: "RuleIndex.Search drops long words"}
 	build := func() *Index {
 		t.Helper()
-		ix, err := Open(context.Background(), Options{Root: root, CacheDir: cache, Config: &cfg})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := ix.Build(context.Background(), nil); err != nil {
-			t.Fatal(err)
-		}
+		ix := mustOpen(t, Options{Root: root, CacheDir: cache, Config: &cfg})
+		mustBuild(t, ix)
 		return ix
 	}
 	packOf := func(ix *Index) string {
@@ -173,9 +141,7 @@ func TestDamagedRecordIsReadAgainByTheNextBuild(t *testing.T) {
 	if got == want {
 		t.Log("the pack without rule/index.go is the same: the request proves little")
 	}
-	if _, err := ix.Build(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
+	mustBuild(t, ix)
 	if got := packOf(ix); got != want {
 		t.Errorf("after the build, the pack differs from a fresh build's:\n%s\n---\n%s", got, want)
 	}

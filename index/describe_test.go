@@ -37,13 +37,10 @@ func TestHoverShowsTheDefinitionFirstAndOnlySpecificEntities(t *testing.T) {
 
 // explore lists an entity's code before its tests.
 func TestExploreShowsCodeBeforeTests(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	ix := built(t, map[string]string{
 		"codespace/codespace.go":      "package codespace\n\n// Codespace is a remote machine.\ntype Codespace struct{ Name string }\n\nfunc StartCodespace(c Codespace) error { return nil }\n",
 		"codespace/codespace_test.go": "package codespace\n\nfunc TestStartCodespace(t *testing.T) { StartCodespace(Codespace{}); StartCodespace(Codespace{}); StartCodespace(Codespace{}) }\nfunc TestCodespaceName(t *testing.T) { _ = Codespace{Name: \"codespace\"} }\n",
 	})
-	ix := open(t, root, "")
-	defer ix.Close()
 	ex, err := ix.Explore("CODESPACE", 10)
 	if err != nil {
 		t.Fatal(err)

@@ -56,14 +56,8 @@ func withGizmo() map[string]string {
 // openWith opens and builds an index that embeds with e, and waits for its vectors.
 func openWith(t *testing.T, root, cache string, e Embedding) (*Index, Stats) {
 	t.Helper()
-	ix, err := Open(context.Background(), Options{Root: root, CacheDir: cache, Config: &Config{Embedding: e}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := ix.Build(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix := mustOpen(t, Options{Root: root, CacheDir: cache, Config: &Config{Embedding: e}})
+	st := mustBuild(t, ix)
 	ix.WaitVectors()
 	return ix, st
 }

@@ -82,13 +82,10 @@ func TestAQuotedNameAndMessagePinTheirDefinition(t *testing.T) {
 
 // A name quoted in the text that several definitions share pins none of them.
 func TestAnAmbiguousQuoteIsNotPinned(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	ix := built(t, map[string]string{
 		"a/reader.go": "package a\n\n// Close ends a read.\nfunc Close() error { return nil }\n",
 		"b/writer.go": "package b\n\n// Close ends a write.\nfunc Close() error { return nil }\n",
 	})
-	ix := open(t, root, "")
-	defer ix.Close()
 	res, err := ask(context.Background(), ix, Request{Text: "`Close` misbehaves", Budget: 2000})
 	if err != nil {
 		t.Fatal(err)
@@ -190,14 +187,11 @@ main.main()
 
 // A C program's crash under gdb: the innermost frame in the project comes first.
 func TestAGdbBacktracePinsTheCrashingFunction(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	ix := built(t, map[string]string{
 		"src/parser.c": "#include <stddef.h>\n\nstatic int depth(const char *s) {\n  int d = 0;\n  while (*s) {\n    d += *s == '[';\n    s++;\n  }\n  return d;\n}\n\nint parse(const char *s) {\n  if (s == NULL) return -1;\n  return depth(s);\n}\n",
 		"src/main.c":   "int parse(const char *s);\n\nint main(int argc, char **argv) {\n  return parse(argv[1]);\n}\n",
 		"src/util.c":   "int clamp(int x) {\n  return x < 0 ? 0 : x;\n}\n",
 	})
-	ix := open(t, root, "")
-	defer ix.Close()
 	text := "Program received signal SIGSEGV, Segmentation fault.\n" +
 		"#0  0x0000555555555189 in depth (s=0x0) at src/parser.c:5\n" +
 		"#1  0x00005555555551c4 in parse (s=0x0) at src/parser.c:14\n" +

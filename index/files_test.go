@@ -63,10 +63,7 @@ func TestReopenedIndexReadsRecordsOnDemand(t *testing.T) {
 		return ix
 	}
 	ix = reopen()
-	st, err := ix.Build(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := mustBuild(t, ix)
 	total := ix.Snapshot().files.Len()
 	if n := loadedRecords(ix.Snapshot()); st.Parsed != 0 || n != 0 || st.Files != len(files) {
 		t.Errorf("open and build of an unchanged tree: %d parsed, %d of %d records read, %d files", st.Parsed, n, total, st.Files)
@@ -103,9 +100,7 @@ func TestReopenedIndexReadsRecordsOnDemand(t *testing.T) {
 	f.Close()
 	ix = reopen()
 	defer ix.Close()
-	if _, err := ix.Build(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
+	mustBuild(t, ix)
 	if len(warnings) > 0 {
 		t.Errorf("damage found before the record was read: %q", warnings)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/internal/store"
 )
 
@@ -93,13 +94,13 @@ func TestDamagedFreshStatIsHarmlessAndVerified(t *testing.T) {
 	for _, d := range damages {
 		name := fmt.Sprintf("%s %.0f%%", d.how, 100*d.frac)
 		cache := copyCache(t, imported)
-		damageFile(t, store.FreshPath(cache), d.how, d.frac)
+		filetest.Damage(t, store.FreshPath(cache), d.how, d.frac)
 		said, err := Verify(ctx, Options{Root: clone, CacheDir: cache, Config: &withoutVectors})
 		if err != nil || !strings.Contains(strings.Join(said, "\n"), "fresh.stat") {
 			t.Errorf("%s: Verify = %q, %v; want it to name fresh.stat", name, said, err)
 		}
 		cache = copyCache(t, imported)
-		damageFile(t, store.FreshPath(cache), d.how, d.frac)
+		filetest.Damage(t, store.FreshPath(cache), d.how, d.frac)
 		ix := openBuilt(t, clone, cache)
 		if got := snapshotState(t, ix); got != want {
 			t.Errorf("%s: the build differs from a fresh one:\n%s", name, firstDiff(got, want))

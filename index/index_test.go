@@ -16,29 +16,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sahilm/fuzzy"
+
+	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/internal/lexical"
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/query"
 	"github.com/ctxmap/ctxmap/internal/rank"
-	"github.com/sahilm/fuzzy"
 )
 
 // writeFiles creates files under root; content "" removes the file.
 func writeFiles(t testing.TB, root string, files map[string]string) {
 	t.Helper()
+	written := map[string]string{}
 	for p, c := range files {
-		abs := filepath.Join(root, filepath.FromSlash(p))
 		if c == "" {
-			os.Remove(abs)
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(abs, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
+			os.Remove(filepath.Join(root, filepath.FromSlash(p)))
+		} else {
+			written[p] = c
 		}
 	}
+	filetest.Write(t, root, written)
 }
 
 func git(t testing.TB, dir string, args ...string) {
@@ -60,14 +58,42 @@ func ask(ctx context.Context, ix *Index, req Request) (*Result, error) {
 
 func open(t testing.TB, root, cache string) *Index {
 	t.Helper()
-	opts := Options{Root: root, CacheDir: cache, InMemory: cache == "", Config: &Config{}}
+	ix := mustOpen(t, Options{Root: root, CacheDir: cache, InMemory: cache == ""})
+	mustBuild(t, ix)
+	return ix
+}
+
+// mustOpen opens the index opts describe (nil Config: the defaults, not the root's file); the test
+// fails if it cannot.
+func mustOpen(t testing.TB, opts Options) *Index {
+	t.Helper()
+	if opts.Config == nil {
+		opts.Config = &Config{}
+	}
 	ix, err := Open(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ix.Build(context.Background(), nil); err != nil {
+	return ix
+}
+
+// mustBuild builds ix; the test fails if it cannot.
+func mustBuild(t testing.TB, ix *Index) Stats {
+	t.Helper()
+	st, err := ix.Build(context.Background(), nil)
+	if err != nil {
 		t.Fatal(err)
 	}
+	return st
+}
+
+// built is the index, in memory, of a new workspace of these files; it is closed when the test ends.
+func built(t testing.TB, files map[string]string) *Index {
+	t.Helper()
+	root := t.TempDir()
+	writeFiles(t, root, files)
+	ix := open(t, root, "")
+	t.Cleanup(func() { ix.Close() })
 	return ix
 }
 
@@ -135,10 +161,7 @@ export function renderRules(rules) {
 }
 
 func TestBuildAndContext(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, sample)
-	ix := open(t, root, "")
-	defer ix.Close()
+	ix := built(t, sample)
 	st := ix.Snapshot().Stats()
 	if st.Files != len(sample) {
 		t.Errorf("files = %d, want %d (%+v)", st.Files, len(sample), st)
@@ -176,10 +199,7 @@ func TestBuildAndContext(t *testing.T) {
 }
 
 func TestErrorMessageFindsItsLiteral(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, sample)
-	ix := open(t, root, "")
-	defer ix.Close()
+	ix := built(t, sample)
 	res, err := ask(context.Background(), ix, Request{Text: `I get "cannot activate a rule without a key" when saving`})
 	if err != nil {
 		t.Fatal(err)
@@ -297,9 +317,7 @@ func TestIncrementalEqualsRebuild(t *testing.T) {
 			git(t, root, "add", "-A")
 			git(t, root, "commit", "-q", "-m", fmt.Sprintf("Round %d: change rule variants", round))
 			// history changes only with a build; a build must equal a fresh one too
-			if _, err := ix.Build(context.Background(), nil); err != nil {
-				t.Fatal(err)
-			}
+			mustBuild(t, ix)
 		} else if err := ix.Update(context.Background(), changed); err != nil {
 			t.Fatal(err)
 		}
@@ -340,10 +358,7 @@ func TestWarmStartParsesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix2.Close()
-	st, err := ix2.Build(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := mustBuild(t, ix2)
 	if st.Parsed != 0 || st.Files != len(sample) {
 		t.Fatalf("warm start parsed %d files (want 0), has %d files", st.Parsed, st.Files)
 	}
@@ -384,22 +399,13 @@ func TestStoppedBuildGoesOnAtTheNextStart(t *testing.T) {
 	cache := t.TempDir()
 	for round, funcs := range []int{0, 2} {
 		write(funcs)
-		ix, err := Open(context.Background(), Options{Root: root, CacheDir: cache, Config: &Config{}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		ix := mustOpen(t, Options{Root: root, CacheDir: cache})
 		stopMidway(ix)
 		if err := ix.Close(); err != nil {
 			t.Fatal(err)
 		}
-		ix, err = Open(context.Background(), Options{Root: root, CacheDir: cache, Config: &Config{}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := ix.Build(context.Background(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ix = mustOpen(t, Options{Root: root, CacheDir: cache})
+		st := mustBuild(t, ix)
 		if st.Files != n || st.Parsed != n-loadBatch {
 			t.Errorf("round %d: the next start has %d files and parsed %d; want %d and %d (the first batch was kept)", round, st.Files, st.Parsed, n, n-loadBatch)
 		}
@@ -435,15 +441,9 @@ func TestWarmStartDerivesNothing(t *testing.T) {
 	}
 	var parsed int
 	reopen := func() (*Index, *Snapshot) {
-		ix, err := Open(context.Background(), Options{Root: root, CacheDir: cache, Config: &Config{}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		ix := mustOpen(t, Options{Root: root, CacheDir: cache})
 		opened := ix.Snapshot()
-		st, err := ix.Build(context.Background(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		st := mustBuild(t, ix)
 		parsed = st.Parsed
 		return ix, opened
 	}
@@ -489,19 +489,13 @@ func TestCorruptCacheIsRebuilt(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cache, "index.state"), []byte("garbage, not a cache"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := Open(context.Background(), Options{Root: root, CacheDir: cache, Config: &Config{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix := mustOpen(t, Options{Root: root, CacheDir: cache})
 	defer ix.Close()
 	warned := strings.Join(ix.Warnings(), "\n")
 	if !strings.Contains(warned, "corrupt") {
 		t.Errorf("no warning about the corrupt cache: %q", warned)
 	}
-	st, err := ix.Build(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := mustBuild(t, ix)
 	if st.Files != len(sample) || st.Parsed != len(sample) {
 		t.Fatalf("after a corrupt cache: %d files, %d parsed", st.Files, st.Parsed)
 	}
@@ -689,13 +683,10 @@ func TestSecretsNeverInAPack(t *testing.T) {
 // A NUL byte past the first 8 KiB the walk sniffs makes the file binary, a skip with its reason, not
 // an index warning.
 func TestLateNULIsBinary(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	ix := built(t, map[string]string{
 		"data/sample.txt": strings.Repeat("plain text line\n", 1000) + "\x00tail\n",
 		"main.go":         "package main\n\nfunc main() {}\n",
 	})
-	ix := open(t, root, "")
-	defer ix.Close()
 	if got := ix.Snapshot().Skipped["data/sample.txt"]; got != "binary" {
 		t.Errorf("skipped as %q, want binary", got)
 	}
@@ -770,15 +761,9 @@ func TestGrammarLoopIndexesAsText(t *testing.T) {
 		"Sources/Downloader.swift": loopingSwift,
 		"main.go":                  "package main\n\nfunc main() {}\n",
 	})
-	ix, err := Open(context.Background(), Options{Root: root, InMemory: true, Config: &Config{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix := mustOpen(t, Options{Root: root, InMemory: true})
 	defer ix.Close()
-	st, err := ix.Build(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := mustBuild(t, ix)
 	rec := ix.Snapshot().Record("Sources/Downloader.swift")
 	if rec == nil || rec.Skip != "" || rec.File == nil || rec.File.Language != "text" {
 		t.Fatalf("record = %+v, want the file indexed as text", rec)
@@ -841,10 +826,7 @@ func TestLongFunctionIsSearchableToItsEnd(t *testing.T) {
 	for i := 0; i < 60; i++ {
 		fmt.Fprintf(&class, "    def get%d(self):\n        return %d\n\n", i, i)
 	}
-	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"main.go": body.String(), "store.py": class.String(), "other.go": "package main\n\n// rotate the logs\nfunc other() {}\n"})
-	ix := open(t, root, "")
-	defer ix.Close()
+	ix := built(t, map[string]string{"main.go": body.String(), "store.py": class.String(), "other.go": "package main\n\n// rotate the logs\nfunc other() {}\n"})
 	windows := func(path, symbol string) (n int, last int) {
 		for _, c := range ix.Snapshot().Record(path).Chunks {
 			if c.Symbol == symbol {
@@ -872,10 +854,7 @@ func TestLongFunctionIsSearchableToItsEnd(t *testing.T) {
 // rankedFiles indexes files in a fresh workspace and ranks them for text.
 func rankedFiles(t *testing.T, files map[string]string, text string) []RankedFile {
 	t.Helper()
-	root := t.TempDir()
-	writeFiles(t, root, files)
-	ix := open(t, root, "")
-	defer ix.Close()
+	ix := built(t, files)
 	res, err := ask(context.Background(), ix, Request{Text: text})
 	if err != nil {
 		t.Fatal(err)

@@ -42,10 +42,7 @@ func TestExportImport(t *testing.T) {
 	if got, err := Import(ctx, Options{Root: clone, CacheDir: cache, Config: &Config{}}, exported); err != nil || got != id {
 		t.Fatalf("Import = %q, %v; want %q", got, err, id)
 	}
-	ix, err := Open(ctx, Options{Root: clone, CacheDir: cache, Config: &Config{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix := mustOpen(t, Options{Root: clone, CacheDir: cache})
 	defer ix.Close()
 	if w := ix.Warnings(); len(w) > 0 {
 		t.Errorf("opening the imported index: %v", w)
@@ -144,13 +141,8 @@ func committed(t *testing.T, cache string) (root, exported string) {
 
 func openBuilt(t *testing.T, root, cache string) *Index {
 	t.Helper()
-	ix, err := Open(context.Background(), Options{Root: root, CacheDir: cache, Config: &withoutVectors})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ix.Build(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
+	ix := mustOpen(t, Options{Root: root, CacheDir: cache, Config: &withoutVectors})
+	mustBuild(t, ix)
 	return ix
 }
 
@@ -210,15 +202,9 @@ func TestImportReadsNothingInAFreshClone(t *testing.T) {
 		t.Fatal(err)
 	}
 	restore := scramble(t, clone, slices.Collect(maps.Keys(sample)))
-	ix, err := Open(ctx, Options{Root: clone, CacheDir: cache, Config: &withoutVectors})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix := mustOpen(t, Options{Root: clone, CacheDir: cache, Config: &withoutVectors})
 	defer ix.Close()
-	st, err := ix.Build(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := mustBuild(t, ix)
 	if st.Parsed != 0 || len(st.Warnings) > 0 {
 		t.Errorf("the first build after the import read files again: %d parsed, warnings %v", st.Parsed, st.Warnings)
 	}
@@ -263,14 +249,8 @@ func TestImportReadsWhatDiffers(t *testing.T) {
 		}
 	}
 	restore := scramble(t, clone, others)
-	ix, err := Open(ctx, Options{Root: clone, CacheDir: cache, Config: &withoutVectors})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := ix.Build(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix := mustOpen(t, Options{Root: clone, CacheDir: cache, Config: &withoutVectors})
+	st := mustBuild(t, ix)
 	if want := len(edited) + len(added); st.Parsed != want || len(st.Warnings) > 0 {
 		t.Errorf("parsed %d files after the import, want %d; warnings %v", st.Parsed, want, st.Warnings)
 	}

@@ -7,30 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
-)
 
-// damage flips 16 bytes of path at frac of its size, or cuts it there.
-func damage(t *testing.T, path, how string, frac float64) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := int(float64(len(b)) * frac)
-	if how == "cut" {
-		b = b[:at]
-	} else {
-		for i := at; i < min(at+16, len(b)); i++ {
-			b[i] ^= 0xff
-		}
-	}
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
+	"github.com/ctxmap/ctxmap/internal/filetest"
+)
 
 // built is an index of 600 chunks in three batches, closed.
 func built(t *testing.T) string {
@@ -83,15 +64,7 @@ func TestDamageFoundOnOpen(t *testing.T) {
 	}
 	want := answers(t, s)
 	s.Close()
-	var files []string
-	filepath.WalkDir(clean, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(clean, p)
-			files = append(files, rel)
-		}
-		return nil
-	})
-	sort.Strings(files)
+	files := filetest.List(t, clean, nil)
 	if !strings.Contains(strings.Join(files, " "), ".zap") || !slices.Contains(files, manifestName) {
 		t.Fatalf("the index holds %v: no segment or no manifest", files)
 	}
@@ -103,7 +76,7 @@ func TestDamageFoundOnOpen(t *testing.T) {
 				if err := os.CopyFS(dir, os.DirFS(clean)); err != nil {
 					t.Fatal(err)
 				}
-				damage(t, filepath.Join(dir, rel), how, frac)
+				filetest.Damage(t, filepath.Join(dir, rel), how, frac)
 				if err := Verify(dir); !namesFile(err, rel) {
 					t.Errorf("%s: Verify = %v, want it to name the file", name, err)
 				}
@@ -149,7 +122,7 @@ func TestUnchangedSegmentsAreNotReadAgain(t *testing.T) {
 	// damaged without its size or time changing, as a disk's bit rot would: open trusts the
 	// manifest, Verify does not
 	fi, _ := os.Stat(seg)
-	damage(t, seg, "flip", 0.5)
+	filetest.Damage(t, seg, "flip", 0.5)
 	os.Chtimes(seg, fi.ModTime(), fi.ModTime())
 	if err := Verify(dir); !namesFile(err, filepath.Base(seg)) {
 		t.Errorf("Verify = %v, want it to name %s", err, seg)

@@ -12,21 +12,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
-)
 
-// writeTree creates files (slash paths -> content) under root.
-func writeTree(t testing.TB, root string, files map[string]string) {
-	t.Helper()
-	for rel, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/ctxmap/ctxmap/internal/filetest"
+)
 
 func symlink(t *testing.T, target, link string) {
 	t.Helper()
@@ -136,7 +124,7 @@ var gitignoreTree = map[string]string{
 func TestWalkAgreesWithGit(t *testing.T) {
 	root := t.TempDir()
 	gitInit(t, root)
-	writeTree(t, root, gitignoreTree)
+	filetest.Write(t, root, gitignoreTree)
 	exclude := filepath.Join(root, ".git", "info", "exclude")
 	if err := os.MkdirAll(filepath.Dir(exclude), 0o755); err != nil {
 		t.Fatal(err)
@@ -171,8 +159,8 @@ func TestWalkAgreesWithGit(t *testing.T) {
 // Every regular file on disk is listed by Walk exactly when the Matcher says it is not ignored.
 func TestMatcherAgreesWithWalk(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, gitignoreTree)
-	writeTree(t, root, map[string]string{
+	filetest.Write(t, root, gitignoreTree)
+	filetest.Write(t, root, map[string]string{
 		".git/info/exclude":         "secret.txt\n",
 		".git/HEAD":                 "ref: refs/heads/main\n",
 		"pkg/.ignore":               "*.gen.go\n!keep.gen.go\n",
@@ -251,7 +239,7 @@ func TestIsIgnoreFile(t *testing.T) {
 
 func TestWalkIgnoreFileAndExcludes(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	filetest.Write(t, root, map[string]string{
 		".ignore":            "*.snap\n",
 		".gitignore":         "*.snap\n!keep.snap\n", // .ignore wins over .gitignore in the same folder
 		"keep.snap":          "s\n",
@@ -280,7 +268,7 @@ func TestWalkIgnoreFileAndExcludes(t *testing.T) {
 
 func TestWalkVendoredAndTools(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	filetest.Write(t, root, map[string]string{
 		"main.go":                           "package main\n",
 		"vendor/github.com/x/y/y.go":        "package y\n",
 		"web/node_modules/react/index.js":   "x\n",
@@ -323,7 +311,7 @@ func TestWalkVendoredAndTools(t *testing.T) {
 
 func TestWalkTooLarge(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	filetest.Write(t, root, map[string]string{
 		"small.go": strings.Repeat("a", 100),
 		"exact.go": strings.Repeat("a", 1000),
 		"big.go":   strings.Repeat("a", 1001),
@@ -343,7 +331,7 @@ func TestWalkTooLarge(t *testing.T) {
 	}
 
 	// the default is 1 MiB
-	writeTree(t, root, map[string]string{"huge.txt": strings.Repeat("x", 1<<20+1), "mib.txt": strings.Repeat("x", 1<<20)})
+	filetest.Write(t, root, map[string]string{"huge.txt": strings.Repeat("x", 1<<20+1), "mib.txt": strings.Repeat("x", 1<<20)})
 	got, skipped := walkPaths(t, root, Options{})
 	if skipped["huge.txt"] != ReasonTooLarge || !slices.Contains(got, "mib.txt") || !slices.Contains(got, "big.go") {
 		t.Errorf("default limit: files %v skipped %v", got, skipped)
@@ -353,8 +341,8 @@ func TestWalkTooLarge(t *testing.T) {
 func TestWalkSymlinks(t *testing.T) {
 	root := t.TempDir()
 	outside := t.TempDir()
-	writeTree(t, outside, map[string]string{"secret.go": "package secret\n"})
-	writeTree(t, root, map[string]string{
+	filetest.Write(t, outside, map[string]string{"secret.go": "package secret\n"})
+	filetest.Write(t, root, map[string]string{
 		".gitignore":          "/generated\n/private.go\n",
 		"private.go":          "package private\n",
 		"src/a.go":            "package src\n",
@@ -410,7 +398,7 @@ func TestWalkSymlinks(t *testing.T) {
 	}
 
 	// the matcher reads ignore files inside linked folders under the link's path
-	writeTree(t, root, map[string]string{"generated/more/.gitignore": "c.go\n"})
+	filetest.Write(t, root, map[string]string{"generated/more/.gitignore": "c.go\n"})
 	m, err := NewMatcher(root, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -422,7 +410,7 @@ func TestWalkSymlinks(t *testing.T) {
 
 func TestWalkUnreadable(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	filetest.Write(t, root, map[string]string{
 		"ok.go":           "package ok\n",
 		"locked/x.go":     "package locked\n",
 		"closed.go":       "package closed\n",
@@ -455,7 +443,7 @@ func TestWalkUnreadable(t *testing.T) {
 
 func TestWalkSpecialFiles(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"a.go": "package a\n"})
+	filetest.Write(t, root, map[string]string{"a.go": "package a\n"})
 	mkfifo := exec.Command("mkfifo", filepath.Join(root, "pipe"))
 	if err := mkfifo.Run(); err != nil {
 		t.Skipf("mkfifo: %v", err)
@@ -471,7 +459,7 @@ func TestWalkErrors(t *testing.T) {
 	if _, err := Walk(context.Background(), filepath.Join(dir, "missing"), Options{}); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing root: %v", err)
 	}
-	writeTree(t, dir, map[string]string{"file.go": "package f\n"})
+	filetest.Write(t, dir, map[string]string{"file.go": "package f\n"})
 	if _, err := Walk(context.Background(), filepath.Join(dir, "file.go"), Options{}); err == nil || !strings.Contains(err.Error(), "not a folder") {
 		t.Errorf("file as root: %v", err)
 	}
@@ -488,7 +476,7 @@ func TestWalkErrors(t *testing.T) {
 // A symlinked root is walked, and paths stay relative to the name given.
 func TestWalkSymlinkedRoot(t *testing.T) {
 	real := t.TempDir()
-	writeTree(t, real, map[string]string{"a.go": "package a\n", "sub/b.go": "package sub\n"})
+	filetest.Write(t, real, map[string]string{"a.go": "package a\n", "sub/b.go": "package sub\n"})
 	link := filepath.Join(t.TempDir(), "ws")
 	symlink(t, real, link)
 	got, skipped := walkPaths(t, link, Options{})
@@ -517,7 +505,7 @@ func benchTreeAt(b testing.TB, root string) string {
 			files[fmt.Sprintf("%s/file%d%s", dir, f, ext)] = "package x\n"
 		}
 	}
-	writeTree(b, root, files)
+	filetest.Write(b, root, files)
 	return root
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/internal/walk"
 )
 
@@ -27,7 +28,7 @@ type recorder struct {
 func start(t *testing.T, files map[string]string, opts Options) *recorder {
 	t.Helper()
 	root := t.TempDir()
-	write(t, root, files)
+	filetest.Write(t, root, files)
 	w, err := New(root, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -36,22 +37,9 @@ func start(t *testing.T, files map[string]string, opts Options) *recorder {
 	return &recorder{t: t, w: w, root: root, seen: map[string]bool{}}
 }
 
-func write(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for rel, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 func (r *recorder) path(rel string) string { return filepath.Join(r.root, filepath.FromSlash(rel)) }
 
-func (r *recorder) write(files map[string]string) { r.t.Helper(); write(r.t, r.root, files) }
+func (r *recorder) write(files map[string]string) { r.t.Helper(); filetest.Write(r.t, r.root, files) }
 
 // phase starts a new recording.
 func (r *recorder) phase() {
@@ -175,7 +163,7 @@ func TestNewFolderWithFiles(t *testing.T) {
 	// a tree moved in from outside has every file in place before any watch on it
 	r.phase()
 	outside := t.TempDir()
-	write(t, outside, map[string]string{"pkg/x.go": "package pkg\n", "pkg/sub/y.go": "package sub\n"})
+	filetest.Write(t, outside, map[string]string{"pkg/x.go": "package pkg\n", "pkg/sub/y.go": "package sub\n"})
 	if err := os.Rename(filepath.Join(outside, "pkg"), r.path("moved")); err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +331,7 @@ func TestGitHeadAndExclude(t *testing.T) {
 		t.Skip("git not installed")
 	}
 	root := t.TempDir()
-	write(t, root, map[string]string{"main.go": "package main\n"})
+	filetest.Write(t, root, map[string]string{"main.go": "package main\n"})
 	git := func(args ...string) {
 		t.Helper()
 		cmd := exec.Command("git", args...)
@@ -368,10 +356,10 @@ func TestGitHeadAndExclude(t *testing.T) {
 	r.untilRescan()
 
 	r.phase()
-	write(t, root, map[string]string{".git/info/exclude": "*.local\n"})
+	filetest.Write(t, root, map[string]string{".git/info/exclude": "*.local\n"})
 	r.untilRescan()
 	r.phase()
-	write(t, root, map[string]string{"conf.local": "x\n", "sentinel.go": "package main\n"})
+	filetest.Write(t, root, map[string]string{"conf.local": "x\n", "sentinel.go": "package main\n"})
 	r.untilSeen("sentinel.go")
 	r.notSeen("conf.local")
 	for p := range r.seen {
@@ -387,7 +375,7 @@ func TestCloseAndErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	write(t, root, map[string]string{"a.go": "package a\n"})
+	filetest.Write(t, root, map[string]string{"a.go": "package a\n"})
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}

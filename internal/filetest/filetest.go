@@ -1,0 +1,73 @@
+// Package filetest writes, lists and damages files for the tests of any package: the workspaces and
+// caches they make, and the damage they recover from.
+package filetest
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+)
+
+// Write creates files (slash paths to their content) under root, with the folders they need.
+func Write(t testing.TB, root string, files map[string]string) {
+	t.Helper()
+	for rel, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// List is every file under dir that keep accepts (nil: every one), as paths relative to dir, sorted.
+func List(t testing.TB, dir string, keep func(fs.FileInfo) bool) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		if keep == nil || keep(fi) {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Damage flips 16 bytes of path at frac of its size (how is "flip"), or cuts it there ("cut").
+func Damage(t testing.TB, path, how string, frac float64) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := int(float64(len(b)) * frac)
+	switch how {
+	case "cut":
+		b = b[:at]
+	case "flip":
+		for i := at; i < min(at+16, len(b)); i++ {
+			b[i] ^= 0xff
+		}
+	default:
+		t.Fatalf("damage %s: %q is neither flip nor cut", path, how)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
