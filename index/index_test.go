@@ -97,6 +97,17 @@ func built(t testing.TB, files map[string]string) *Index {
 	return ix
 }
 
+// sampleRepo is a git repository of the sample, in one commit.
+func sampleRepo(t testing.TB) string {
+	t.Helper()
+	root := t.TempDir()
+	writeFiles(t, root, sample)
+	git(t, root, "init", "-q")
+	git(t, root, "add", ".")
+	git(t, root, "commit", "-q", "-m", "Add rule search and quality profiles")
+	return root
+}
+
 // sample is a small workspace shaped like a product with rules and quality profiles.
 var sample = map[string]string{
 	"rule/index.go": `package rule
@@ -272,11 +283,7 @@ func snapshotState(t *testing.T, ix *Index, without ...string) string {
 // TestIncrementalEqualsRebuild applies random edits, creations, renames and deletions through Update
 // and checks after each round that the index equals a fresh build of the same files.
 func TestIncrementalEqualsRebuild(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, sample)
-	git(t, root, "init", "-q")
-	git(t, root, "add", ".")
-	git(t, root, "commit", "-q", "-m", "Add rule search and quality profiles")
+	root := sampleRepo(t)
 	cache := t.TempDir()
 	ix := open(t, root, cache)
 	defer func() { ix.Close() }()
@@ -850,7 +857,6 @@ func TestLongFunctionIsSearchableToItsEnd(t *testing.T) {
 	}
 }
 
-// Code copied in from another project is kept behind the project's own: a fix goes upstream.
 // rankedFiles indexes files in a fresh workspace and ranks them for text.
 func rankedFiles(t *testing.T, files map[string]string, text string) []RankedFile {
 	t.Helper()
@@ -865,23 +871,46 @@ func rankedFiles(t *testing.T, files map[string]string, text string) []RankedFil
 	return res.Files
 }
 
-func TestVendoredCodeIsDemoted(t *testing.T) {
-	files := rankedFiles(t, map[string]string{
-		"third_party/cpplint/cpplint.py": "# lint: check the indentation of every line and report tabs\ndef check_indentation(line):\n    return line.startswith('\\t')\n",
-		"src/format.py":                  "# the indentation of the output\ndef indent(line):\n    return '  ' + line\n",
-	}, "wrong indentation of every line with tabs")
-	if files[0].Path != "src/format.py" {
-		t.Errorf("first = %s %v, want src/format.py", files[0].Path, files[0].Why)
-	}
-}
-
-func TestDeclarationFilesComeAfterTheirCode(t *testing.T) {
-	files := rankedFiles(t, map[string]string{
-		"types/duration.d.ts": "// A duration of time in milliseconds, weeks, days.\nexport declare function duration(ms: number, unit?: string): Duration\nexport interface Duration { weeks(): number; days(): number }\n",
-		"src/duration.js":     "// duration in weeks and days\nexport function duration(ms, unit) {\n  return { weeks: () => Math.floor(ms / 604800000), days: () => ms / 86400000 }\n}\n",
-	}, "duration weeks() returns the wrong number of weeks in milliseconds")
-	if len(files) < 2 || files[0].Path != "src/duration.js" {
-		t.Fatalf("files = %v, want src/duration.js first and the declaration after it", files)
+// The project's own code comes first: before code copied in from another project (a fix goes
+// upstream), before its type declarations, and whatever the paths of the reporter's machine say.
+func TestTheProjectsCodeComesFirst(t *testing.T) {
+	cases := []struct {
+		name          string
+		files         map[string]string
+		text          string
+		first, second string // second: "" when any file may follow
+	}{{
+		name: "vendored code is demoted",
+		files: map[string]string{
+			"third_party/cpplint/cpplint.py": "# lint: check the indentation of every line and report tabs\ndef check_indentation(line):\n    return line.startswith('\\t')\n",
+			"src/format.py":                  "# the indentation of the output\ndef indent(line):\n    return '  ' + line\n",
+		},
+		text:  "wrong indentation of every line with tabs",
+		first: "src/format.py",
+	}, {
+		name: "declaration files come after their code",
+		files: map[string]string{
+			"types/duration.d.ts": "// A duration of time in milliseconds, weeks, days.\nexport declare function duration(ms: number, unit?: string): Duration\nexport interface Duration { weeks(): number; days(): number }\n",
+			"src/duration.js":     "// duration in weeks and days\nexport function duration(ms, unit) {\n  return { weeks: () => Math.floor(ms / 604800000), days: () => ms / 86400000 }\n}\n",
+		},
+		text:  "duration weeks() returns the wrong number of weeks in milliseconds",
+		first: "src/duration.js", second: "types/duration.d.ts",
+	}, {
+		name: "the reporter's paths are not query words",
+		files: map[string]string{
+			"skipping.py":       "# an expected failure is read when the test runs\ndef expected(node):\n    return node.own_markers\n",
+			"themes/sandbox.py": "# the sandbox theme: envs, packages and site settings for the users\ndef sandbox_theme(users, envs, packages, site):\n    return dict(users=users, envs=envs, packages=packages, site=site)\n",
+		},
+		text:  "An expected failure added when the test runs is ignored\n\n```\nLocation: /Users/me/sandbox/envs/theme/lib/site-packages\n/Users/me/sandbox/envs/theme/packages/site/users.py\n```\n",
+		first: "skipping.py",
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			files := rankedFiles(t, c.files, c.text)
+			if files[0].Path != c.first || c.second != "" && (len(files) < 2 || files[1].Path != c.second) {
+				t.Errorf("files = %v, want %s first, then %q", files, c.first, c.second)
+			}
+		})
 	}
 }
 
@@ -915,16 +944,6 @@ func TestCodeCallersBeforeProse(t *testing.T) {
 		}
 	}
 	t.Error("no caller among the candidates")
-}
-
-func TestReportersPathsAreNotQueryWords(t *testing.T) {
-	files := rankedFiles(t, map[string]string{
-		"skipping.py":       "# an expected failure is read when the test runs\ndef expected(node):\n    return node.own_markers\n",
-		"themes/sandbox.py": "# the sandbox theme: envs, packages and site settings for the users\ndef sandbox_theme(users, envs, packages, site):\n    return dict(users=users, envs=envs, packages=packages, site=site)\n",
-	}, "An expected failure added when the test runs is ignored\n\n```\nLocation: /Users/me/sandbox/envs/theme/lib/site-packages\n/Users/me/sandbox/envs/theme/packages/site/users.py\n```\n")
-	if files[0].Path != "skipping.py" {
-		t.Errorf("first = %s %v, want skipping.py: the paths of the reporter's machine name nothing here", files[0].Path, files[0].Why)
-	}
 }
 
 // The letters prefilter may only drop names a fuzzy match cannot find: matching the kept names gives

@@ -20,11 +20,7 @@ import (
 // build of the clone gives, parsing only the edited file.
 func TestExportImport(t *testing.T) {
 	ctx := context.Background()
-	origin := t.TempDir()
-	writeFiles(t, origin, sample)
-	git(t, origin, "init", "-q")
-	git(t, origin, "add", ".")
-	git(t, origin, "commit", "-q", "-m", "Add rule search and quality profiles")
+	origin := sampleRepo(t)
 	exported := filepath.Join(t.TempDir(), "index.tar")
 	id, err := Export(ctx, Options{Root: origin, CacheDir: t.TempDir(), Config: &Config{}}, exported)
 	if err != nil {
@@ -65,11 +61,7 @@ func TestExportImport(t *testing.T) {
 // is left as it was.
 func TestImportRefuses(t *testing.T) {
 	ctx := context.Background()
-	root := t.TempDir()
-	writeFiles(t, root, sample)
-	git(t, root, "init", "-q")
-	git(t, root, "add", ".")
-	git(t, root, "commit", "-q", "-m", "Add rule search and quality profiles")
+	root := sampleRepo(t)
 	exported := filepath.Join(t.TempDir(), "index.tar")
 	if _, err := Export(ctx, Options{Root: root, CacheDir: t.TempDir(), Config: &Config{}}, exported); err != nil {
 		t.Fatal(err)

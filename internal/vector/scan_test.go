@@ -77,9 +77,7 @@ func TestSearchFileEqualsSearch(t *testing.T) {
 			dir := t.TempDir()
 			s := open(t, dir, e)
 			docs := slices.Concat(chunks(t, 400), sample, twins(12))
-			if err := s.Put(ctx, docs); err != nil {
-				t.Fatal(err)
-			}
+			put(t, s, docs)
 			if err := s.Save(); err != nil {
 				t.Fatal(err)
 			}
@@ -108,9 +106,7 @@ func TestSearchFileEqualsSearch(t *testing.T) {
 			for _, q := range queries {
 				before[q] = search(t, s, q, len(docs))
 			}
-			if err := s.Close(); err != nil {
-				t.Fatal(err)
-			}
+			mustClose(t, s)
 			s = open(t, dir, e)
 			defer s.Close()
 			if s.Count() != len(docs) {
@@ -167,15 +163,11 @@ func TestSearchFileOfEmptyStore(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	s := open(t, dir, embed.Default())
-	if err := s.Put(ctx, sample[:1]); err != nil {
-		t.Fatal(err)
-	}
+	put(t, s, sample[:1])
 	if err := s.DeletePath(ctx, sample[0].Path); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	mustClose(t, s)
 	hits, err := SearchFile(ctx, dir, embed.Default(), "delete a file", 5)
 	if hits != nil || err != nil {
 		t.Errorf("SearchFile of an empty store = %v, %v; want no hits and no error", hits, err)
@@ -185,13 +177,7 @@ func TestSearchFileOfEmptyStore(t *testing.T) {
 func TestSearchFileErrors(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	s := open(t, dir, embed.Default())
-	if err := s.Put(ctx, sample); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	saved(t, dir, embed.Default(), sample)
 	searchFile := func(dir string, e embed.Embedder) error {
 		hits, err := SearchFile(ctx, dir, e, "delete a file", 3)
 		if err != nil && hits != nil {
@@ -282,16 +268,7 @@ func BenchmarkQuerySaved20000(b *testing.B) {
 	ctx := context.Background()
 	e := randomModel{300}
 	dir := b.TempDir()
-	s, err := Open(dir, e)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := s.Put(ctx, chunks(b, 20000)); err != nil {
-		b.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		b.Fatal(err)
-	}
+	saved(b, dir, e, chunks(b, 20000))
 	const query = "the watcher misses files created in a new folder"
 	b.Run("Open+Search", func(b *testing.B) {
 		for b.Loop() {

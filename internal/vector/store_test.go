@@ -30,13 +30,37 @@ var sample = []Doc{
 	{ID: "net/server.go#1", Path: "net/server.go", Text: "type Server struct { readTimeout time.Duration } // slow http requests are cut off"},
 }
 
-func open(t *testing.T, dir string, e embed.Embedder) *Store {
+func open(t testing.TB, dir string, e embed.Embedder) *Store {
 	t.Helper()
 	s, err := Open(dir, e)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// put puts docs into s; the test fails if it cannot.
+func put(t testing.TB, s *Store, docs []Doc) {
+	t.Helper()
+	if err := s.Put(context.Background(), docs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mustClose closes s; the test fails if it cannot.
+func mustClose(t testing.TB, s *Store) {
+	t.Helper()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// saved leaves under dir a store of docs, embedded by e.
+func saved(t testing.TB, dir string, e embed.Embedder, docs []Doc) {
+	t.Helper()
+	s := open(t, dir, e)
+	put(t, s, docs)
+	mustClose(t, s)
 }
 
 func search(t *testing.T, s *Store, text string, k int) []Hit {
@@ -60,9 +84,7 @@ func TestPutSearchDeletePath(t *testing.T) {
 	ctx := context.Background()
 	s := open(t, "", embed.Default())
 	defer s.Close()
-	if err := s.Put(ctx, sample); err != nil {
-		t.Fatal(err)
-	}
+	put(t, s, sample)
 	if s.Count() != len(sample) {
 		t.Fatalf("Count = %d, want %d", s.Count(), len(sample))
 	}
@@ -100,14 +122,10 @@ func TestPutReplacesByID(t *testing.T) {
 	ctx := context.Background()
 	s := open(t, "", embed.Default())
 	defer s.Close()
-	if err := s.Put(ctx, sample); err != nil {
-		t.Fatal(err)
-	}
+	put(t, s, sample)
 	// The chunk changes text and moves to another file: one document, found by its new meaning and path.
 	moved := Doc{ID: "img/resize.go#1", Path: "mail/send.go", Text: "func sendEmail(to, subject, body string) error"}
-	if err := s.Put(ctx, []Doc{moved}); err != nil {
-		t.Fatal(err)
-	}
+	put(t, s, []Doc{moved})
 	if s.Count() != len(sample) {
 		t.Errorf("Count = %d after replacing, want %d", s.Count(), len(sample))
 	}
@@ -127,9 +145,7 @@ func TestEmptyStoreAndLargeK(t *testing.T) {
 	if hits := search(t, s, "anything", 10); len(hits) != 0 {
 		t.Errorf("empty store: %v", hits)
 	}
-	if err := s.Put(ctx, sample[:3]); err != nil {
-		t.Fatal(err)
-	}
+	put(t, s, sample[:3])
 	if hits := search(t, s, "delete a file", 100); len(hits) != 3 {
 		t.Errorf("k = 100 over 3 documents: %d hits, want 3", len(hits))
 	}
@@ -153,13 +169,9 @@ func TestReopen(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "cache", "vectors")
 	s := open(t, dir, embed.Default())
-	if err := s.Put(ctx, sample); err != nil {
-		t.Fatal(err)
-	}
+	put(t, s, sample)
 	before := search(t, s, "delete a file", 3)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	mustClose(t, s)
 	if err := s.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
@@ -184,9 +196,7 @@ func TestReopen(t *testing.T) {
 	if tmp, _ := filepath.Glob(filepath.Join(dir, "*.tmp")); len(tmp) > 0 {
 		t.Errorf("temporary files left after Save: %v", tmp)
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	mustClose(t, s)
 
 	s = open(t, dir, embed.Default())
 	defer s.Close()
@@ -206,26 +216,14 @@ type otherModel struct{ embed.Embedder }
 func (otherModel) ID() string { return "glove-6b-100d-int8/v2" }
 
 func TestModelChangeRebuilds(t *testing.T) {
-	ctx := context.Background()
 	dir := t.TempDir()
-	s := open(t, dir, embed.Default())
-	if err := s.Put(ctx, sample); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	s = open(t, dir, otherModel{embed.Default()})
+	saved(t, dir, embed.Default(), sample)
+	s := open(t, dir, otherModel{embed.Default()})
 	if s.Count() != 0 {
 		t.Fatalf("opened with another model: Count = %d, want 0 (rebuild)", s.Count())
 	}
-	if err := s.Put(ctx, sample[:2]); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	put(t, s, sample[:2])
+	mustClose(t, s)
 	s = open(t, dir, otherModel{embed.Default()})
 	if s.Count() != 2 {
 		t.Errorf("reopened with the new model: Count = %d, want 2", s.Count())
@@ -240,15 +238,8 @@ func TestModelChangeRebuilds(t *testing.T) {
 }
 
 func TestCorruptStore(t *testing.T) {
-	ctx := context.Background()
 	dir := t.TempDir()
-	s := open(t, dir, embed.Default())
-	if err := s.Put(ctx, sample); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	saved(t, dir, embed.Default(), sample)
 	file := filepath.Join(dir, fileName)
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -284,7 +275,7 @@ func TestCorruptStore(t *testing.T) {
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	s = open(t, dir, embed.Default())
+	s := open(t, dir, embed.Default())
 	defer s.Close()
 	if s.Count() != 0 {
 		t.Errorf("fresh store after removal: Count = %d", s.Count())
@@ -352,9 +343,7 @@ func TestBadInputLosesNothing(t *testing.T) {
 	ctx := context.Background()
 	s := open(t, "", embed.Default())
 	defer s.Close()
-	if err := s.Put(ctx, sample[:2]); err != nil {
-		t.Fatal(err)
-	}
+	put(t, s, sample[:2])
 	if err := s.Put(ctx, []Doc{sample[2], {Path: "x.go", Text: "no id"}}); err == nil {
 		t.Error("Put of a document without ID: no error")
 	}
@@ -397,9 +386,7 @@ func TestBatchEmbedderGetsBatches(t *testing.T) {
 	s := open(t, dir, e)
 	docs := chunks(t, 2*batchSize+10)
 	docs = append(docs, sample...)
-	if err := s.Put(ctx, docs); err != nil {
-		t.Fatal(err)
-	}
+	put(t, s, docs)
 	var sizes []int
 	for _, r := range srv.Requests()[1:] { // after the probe
 		sizes = append(sizes, len(r.Input))
@@ -416,9 +403,7 @@ func TestBatchEmbedderGetsBatches(t *testing.T) {
 			t.Errorf("Search(%q) = %v, want %s", d.Text, hits, d.ID)
 		}
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	mustClose(t, s)
 	// another model behind the same name: its vectors are refused and the store keeps what it had
 	srv.SetDim(32)
 	s = open(t, dir, e)
@@ -577,18 +562,8 @@ func BenchmarkSearch20000(b *testing.B) {
 
 // Warm start: opening a saved store of 20,000 chunks.
 func BenchmarkOpen20000(b *testing.B) {
-	ctx := context.Background()
 	dir := b.TempDir()
-	s, err := Open(dir, embed.Default())
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := s.Put(ctx, chunks(b, 20000)); err != nil {
-		b.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		b.Fatal(err)
-	}
+	saved(b, dir, embed.Default(), chunks(b, 20000))
 	b.ResetTimer()
 	for b.Loop() {
 		s, err := Open(dir, embed.Default())
@@ -629,7 +604,6 @@ func BenchmarkSave20000(b *testing.B) {
 
 // Documents with equal scores at the cut: the same ones, those first by ID, on every search.
 func TestTiesAtTheCutAreSettledByID(t *testing.T) {
-	ctx := context.Background()
 	s := open(t, "", embed.Default())
 	defer s.Close()
 	docs := []Doc{{ID: "a/best.go#1", Path: "a/best.go", Text: "parse the invoice total"}}
@@ -637,9 +611,7 @@ func TestTiesAtTheCutAreSettledByID(t *testing.T) {
 		id := fmt.Sprintf("b/twin%02d.go#1", i)
 		docs = append(docs, Doc{ID: id, Path: strings.TrimSuffix(id, "#1"), Text: "parse the invoice"})
 	}
-	if err := s.Put(ctx, docs); err != nil {
-		t.Fatal(err)
-	}
+	put(t, s, docs)
 	want := []string{"a/best.go", "b/twin00.go", "b/twin01.go"}
 	for range 30 {
 		if got := paths(search(t, s, "parse the invoice total", 3)); !slices.Equal(got, want) {
@@ -653,12 +625,8 @@ func TestHoldsWhatWasMadeFromTheSameText(t *testing.T) {
 	_, e := remote(t)
 	dir := filepath.Join(t.TempDir(), "vectors")
 	s := open(t, dir, e)
-	if err := s.Put(ctx, sample); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	put(t, s, sample)
+	mustClose(t, s)
 	s = open(t, dir, e) // the texts' sums are kept with the vectors
 	defer s.Close()
 	remove := sample[:2]
