@@ -1,10 +1,7 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,16 +30,10 @@ func tree(t *testing.T, n int) string {
 	return root
 }
 
-// On a terminal a cold index shows its progress while it works; piped it prints one summary line.
-func TestIndexProgress(t *testing.T) {
-	if _, err := exec.LookPath("script"); err != nil {
-		t.Skip("no script(1) for a pseudo-terminal")
-	}
-	bin := ctxmapBinary(t)
-	root := tree(t, 400)
-	env := append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "TERM=xterm")
-
-	// script(1) gives the command a pseudo-terminal and copies what it draws to a file
+// indexOnTerminal runs ctxmap index on root with a pseudo-terminal, which script(1) gives it, and
+// returns what it drew there.
+func indexOnTerminal(t *testing.T, bin, root string, env []string) string {
+	t.Helper()
 	log := filepath.Join(t.TempDir(), "tty.log")
 	cmd := exec.Command("script", "-qec", bin+" index -C "+root+" 2>&1", log)
 	cmd.Env = env
@@ -53,7 +44,19 @@ func TestIndexProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tty := string(drawn)
+	return string(drawn)
+}
+
+// On a terminal a cold index shows its progress while it works; piped it prints one summary line.
+func TestIndexProgress(t *testing.T) {
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("no script(1) for a pseudo-terminal")
+	}
+	bin := ctxmapBinary(t)
+	root := tree(t, 400)
+	env := append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "TERM=xterm")
+
+	tty := indexOnTerminal(t, bin, root, env)
 	bar := strings.Index(tty, "ctxmap: parsing")
 	summary := strings.Index(tty, "ctxmap: indexed 400 files")
 	stats := strings.Index(tty, root+": 400 files")
@@ -70,7 +73,7 @@ func TestIndexProgress(t *testing.T) {
 		args  []string
 		lines int
 	}{{nil, 1}, {[]string{"--quiet"}, 0}} {
-		cmd = exec.Command(bin, append([]string{"index", "-C", root}, c.args...)...)
+		cmd := exec.Command(bin, append([]string{"index", "-C", root}, c.args...)...)
 		cmd.Env = env
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
@@ -94,41 +97,15 @@ func TestEmbeddingProgress(t *testing.T) {
 	if _, err := exec.LookPath("script"); err != nil {
 		t.Skip("no script(1) for a pseudo-terminal")
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Model string   `json:"model"`
-			Input []string `json:"input"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		time.Sleep(20 * time.Millisecond * time.Duration(1+len(body.Input)/16))
-		var data []map[string]any
-		for i, text := range body.Input {
-			data = append(data, map[string]any{"object": "embedding", "index": i, "embedding": embedtest.Vector(text, 32, nil)})
-		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"object": "list", "model": body.Model, "data": data})
-	}))
-	defer srv.Close()
+	srv := embedtest.NewServer(t, 32, nil)
+	srv.SetDelay(func(texts int) time.Duration { return 20 * time.Millisecond * time.Duration(1+texts/16) })
 	bin := ctxmapBinary(t)
 	root := tree(t, 150)
-	config := "embedding:\n  provider: openai\n  url: " + srv.URL + "/v1\n  model: slow\n  dimensions: 32\n"
+	config := "embedding:\n  provider: openai\n  url: " + srv.BaseURL() + "\n  model: slow\n  dimensions: 32\n"
 	if err := os.WriteFile(filepath.Join(root, ".ctxmap.yaml"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	log := filepath.Join(t.TempDir(), "tty.log")
-	cmd := exec.Command("script", "-qec", bin+" index -C "+root+" 2>&1", log)
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "TERM=xterm")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("index on a terminal: %v: %s", err, out)
-	}
-	drawn, err := os.ReadFile(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tty := string(drawn)
+	tty := indexOnTerminal(t, bin, root, append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "TERM=xterm"))
 	files, chunks := strings.Index(tty, "ctxmap: parsing"), strings.Index(tty, "ctxmap: embedding")
 	if files < 0 || chunks < files || !strings.Contains(tty, "chunks/s") || !regexp.MustCompile(`indexed 151 files .*, [\d,]+ chunks embedded`).MatchString(tty) {
 		t.Errorf("no bar for the chunks after the files', or no count of them:\n%q", tty)

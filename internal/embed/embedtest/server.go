@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode"
 )
 
@@ -24,6 +25,7 @@ type Server struct {
 	synonyms map[string]string
 	status   int
 	body     string
+	delay    func(texts int) time.Duration
 	requests []Request
 }
 
@@ -51,6 +53,14 @@ func (s *Server) BaseURL() string { return s.URL + "/v1" }
 func (s *Server) SetDim(dim int) {
 	s.mu.Lock()
 	s.dim = dim
+	s.mu.Unlock()
+}
+
+// SetDelay makes every later answer wait delay(the number of texts asked for) before it is sent, as
+// a slow endpoint does; nil answers at once.
+func (s *Server) SetDelay(delay func(texts int) time.Duration) {
+	s.mu.Lock()
+	s.delay = delay
 	s.mu.Unlock()
 }
 
@@ -95,8 +105,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.requests = append(s.requests, Request{Authorization: r.Header.Get("Authorization"), Model: body.Model, Input: body.Input, Dimensions: body.Dimensions})
-	dim, status, failure := s.dim, s.status, s.body
+	dim, status, failure, delay := s.dim, s.status, s.body, s.delay
 	s.mu.Unlock()
+	if delay != nil {
+		time.Sleep(delay(len(body.Input)))
+	}
 	if status != 0 {
 		http.Error(w, failure, status)
 		return
