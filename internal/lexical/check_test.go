@@ -16,26 +16,34 @@ import (
 // built is an index of 600 chunks in three batches, closed.
 func built(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "lex")
+	return filled(t, 3, 200, func(n int) Doc {
+		return doc(fmt.Sprintf("pkg%d/f%d.go#0", n%7, n), fmt.Sprintf("rule profile word%d word%d order%d invoice", n, n%13, n%31))
+	})
+}
+
+// filled is an index of batches of per chunks each, chunk n being docOf(n), written a batch at a
+// time and closed.
+func filled(tb testing.TB, batches, per int, docOf func(n int) Doc) string {
+	tb.Helper()
+	dir := filepath.Join(tb.TempDir(), "lex")
 	s, err := Open(dir)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	for b := range 3 {
+	for b := range batches {
 		var docs []Doc
-		for i := range 200 {
-			n := b*200 + i
-			docs = append(docs, doc(fmt.Sprintf("pkg%d/f%d.go#0", n%7, n), fmt.Sprintf("rule profile word%d word%d order%d invoice", n, n%13, n%31)))
+		for i := range per {
+			docs = append(docs, docOf(b*per+i))
 		}
 		if err := s.Replace(nil, docs); err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 	}
 	if err := s.SetMeta("generation", []byte("12345678")); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return dir
 }
@@ -146,28 +154,13 @@ func TestUnchangedSegmentsAreNotReadAgain(t *testing.T) {
 // segment checked before: the usual start) and without one (the first start after a crash, and what
 // Verify reads). go test -run '^$' -bench CheckOnOpen ./internal/lexical/
 func BenchmarkCheckOnOpen(b *testing.B) {
-	dir := filepath.Join(b.TempDir(), "lex")
-	s, err := Open(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for batch := range 20 {
-		var docs []Doc
-		for i := range 1000 {
-			n := batch*1000 + i
-			var code strings.Builder
-			for j := range 60 {
-				fmt.Fprintf(&code, "word%d term%d ", (n*7+j)%5000, (n+j*13)%977)
-			}
-			docs = append(docs, doc(fmt.Sprintf("pkg%d/f%d.go#0", n%50, n), code.String()))
+	dir := filled(b, 20, 1000, func(n int) Doc {
+		var code strings.Builder
+		for j := range 60 {
+			fmt.Fprintf(&code, "word%d term%d ", (n*7+j)%5000, (n+j*13)%977)
 		}
-		if err := s.Replace(nil, docs); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := s.Close(); err != nil {
-		b.Fatal(err)
-	}
+		return doc(fmt.Sprintf("pkg%d/f%d.go#0", n%50, n), code.String())
+	})
 	var size int64
 	files, _ := indexFiles(dir)
 	for _, f := range files {
