@@ -123,14 +123,7 @@ func TestDamagedRecordIsReadAgainByTheNextBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	off, n := st.Records.Entries()["rule/index.go"].Span()
-	b, err := os.ReadFile(store.StatePath(cache))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[off+n/2] ^= 0xff
-	if err := os.WriteFile(store.StatePath(cache), b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	filetest.Flip(t, store.StatePath(cache), off+n/2)
 	ix = build()
 	defer ix.Close()
 	before := ix.DamagedRecords()

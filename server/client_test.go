@@ -20,6 +20,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/session"
 )
 
@@ -83,13 +84,7 @@ func git(t testing.TB, dir string, args ...string) {
 
 func writeFile(t testing.TB, root, rel, content string) {
 	t.Helper()
-	abs := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(abs, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	filetest.Write(t, root, map[string]string{rel: content})
 }
 
 // testStream is the client's side of the wire: LSP framing, every frame kept for inspection, and frames

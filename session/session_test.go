@@ -13,18 +13,13 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/internal/store"
 )
 
 func writeFile(t *testing.T, root, rel, body string) {
 	t.Helper()
-	abs := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(abs, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	filetest.Write(t, root, map[string]string{rel: body})
 }
 
 func open(t *testing.T, opts Options) *Session {
@@ -160,14 +155,7 @@ func TestDamagedRecordIsReadAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	at, n := st.Records.Entries()["shop/cart.go"].Span()
-	b, err := os.ReadFile(store.StatePath(cache))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[at+n/2] ^= 0xff
-	if err := os.WriteFile(store.StatePath(cache), b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	filetest.Flip(t, store.StatePath(cache), at+n/2)
 	var mu sync.Mutex
 	var said strings.Builder
 	s = open(t, Options{Root: root, CacheDir: cache, Config: cfg, Logf: func(f string, a ...any) {

@@ -49,6 +49,19 @@ func List(t testing.TB, dir string, keep func(fs.FileInfo) bool) []string {
 	return out
 }
 
+// Flip inverts the byte of path at offset at.
+func Flip(t testing.TB, path string, at int64) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[at] ^= 0xff
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Damage flips 16 bytes of path at frac of its size (how is "flip"), or cuts it there ("cut").
 func Damage(t testing.TB, path, how string, frac float64) {
 	t.Helper()
