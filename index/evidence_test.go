@@ -102,28 +102,24 @@ func TestAnAmbiguousQuoteIsNotPinned(t *testing.T) {
 func checkoutGo() string {
 	var b strings.Builder
 	line := func(s string) { b.WriteString(s + "\n") }
+	// fill repeats s until the file has n lines
+	fill := func(n int, s string) {
+		for strings.Count(b.String(), "\n") < n {
+			line(s)
+		}
+	}
 	line("package checkout")
-	for b.Len() > 0 && strings.Count(b.String(), "\n") < 72 {
-		line("")
-	}
+	fill(72, "")
 	line("func checkoutRun(opts *CheckoutOptions) error {") // 73
-	for strings.Count(b.String(), "\n") < 116 {
-		line("\t// resolve the pull request and the remote")
-	}
+	fill(116, "\t// resolve the pull request and the remote")
 	line("\tcmds, err := cmdsForExistingRemote(opts.Remote, opts.PR)") // 117
-	for strings.Count(b.String(), "\n") < 138 {
-		line("\t_ = cmds")
-	}
+	fill(138, "\t_ = cmds")
 	line("}") // 139
 	line("")
 	line("func cmdsForExistingRemote(remote *Remote, pr *PullRequest) ([][]string, error) {") // 141
-	for strings.Count(b.String(), "\n") < 149 {
-		line("\tvar cmds [][]string")
-	}
+	fill(149, "\tvar cmds [][]string")
 	line("\trefSpec := pr.HeadRefName + \":\" + remote.Name // 150: pr.HeadRepository is nil") // 150
-	for strings.Count(b.String(), "\n") < 159 {
-		line("\t_ = refSpec")
-	}
+	fill(159, "\t_ = refSpec")
 	line("\treturn nil, nil")
 	line("}")
 	line("")

@@ -230,12 +230,7 @@ func TestBadInput(t *testing.T) {
 
 func TestInvalidUTF8KeepsWhatParses(t *testing.T) {
 	src := []byte("package p\n\n// Run starts \xff the engine.\nfunc Run() {\n\tlog(\"engine \xfe failed to start\")\n}\n")
-	p := NewParser()
-	defer p.Close()
-	f, err := p.Parse(context.Background(), "p.go", src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := parseString(t, "p.go", string(src))
 	assertSane(t, f, src)
 	if len(f.Definitions) != 1 || f.Definitions[0].Name != "Run" || !strings.Contains(f.Definitions[0].Doc, "the engine") {
 		t.Fatalf("definitions = %+v", f.Definitions)
@@ -290,12 +285,7 @@ func TestDeadlineStopsSlowParse(t *testing.T) {
 func TestLargeFile(t *testing.T) {
 	src := generatedGo(1 << 20)
 	items := bytes.Count(src, []byte("\ntype Item"))
-	p := NewParser()
-	defer p.Close()
-	f, err := p.Parse(context.Background(), "big.go", src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := parseString(t, "big.go", string(src))
 	assertSane(t, f, src)
 	// per item: the struct, its two fields, the method and the helper
 	if got, want := len(f.Definitions), 5*items; got != want {
