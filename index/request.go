@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ctxmap/ctxmap/internal/pack"
@@ -64,7 +65,7 @@ func (r Request) Normalize(cfg Config) (Resolved, error) {
 	}
 	r.Fill = r.Fill || cfg.Fill
 	for _, w := range r.Without {
-		if !knownSignal(w) {
+		if !slices.Contains(Signals, w) {
 			return Resolved{}, invalidf("unknown signal %q (known: %s)", w, strings.Join(Signals, ", "))
 		}
 	}
@@ -82,15 +83,6 @@ func CheckLimit(name string, n int) error {
 		return invalidf("%s must be between 1 and %d", name, MaxListed)
 	}
 	return nil
-}
-
-func knownSignal(s string) bool {
-	for _, k := range Signals {
-		if k == s {
-			return true
-		}
-	}
-	return false
 }
 
 func checkRanker(name string) error {

@@ -19,6 +19,14 @@ import (
 	"github.com/ctxmap/ctxmap/internal/watch"
 )
 
+// reliability is how many rounds a reliability test runs: short, or long with CTXMAP_RELIABILITY=full.
+func reliability(short, long int) int {
+	if os.Getenv("CTXMAP_RELIABILITY") == "full" {
+		return long
+	}
+	return short
+}
+
 // A branch switch that rewrites thousands of files, seen through the watcher as the language server
 // sees it: a few batched updates, queries answered all along from the last good snapshot, and in the
 // end the same index as a fresh build. CTXMAP_RELIABILITY=full switches 10,000 files.
@@ -26,10 +34,7 @@ func TestBranchSwitchStorm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes and commits thousands of files")
 	}
-	n := 2000
-	if os.Getenv("CTXMAP_RELIABILITY") == "full" {
-		n = 10000
-	}
+	n := reliability(2000, 10000)
 	root := t.TempDir()
 	files := map[string]string{}
 	for i := 0; i < n; i++ {
@@ -145,10 +150,7 @@ func TestIncrementalThroughWatcher(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for file events")
 	}
-	sequences := 15
-	if os.Getenv("CTXMAP_RELIABILITY") == "full" {
-		sequences = 1000
-	}
+	sequences := reliability(15, 1000)
 	seed := time.Now().UnixNano()
 	if s, err := strconv.ParseInt(os.Getenv("CTXMAP_SEED"), 10, 64); err == nil {
 		seed = s // replay a failure

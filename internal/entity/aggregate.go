@@ -199,26 +199,24 @@ func validWords(w string) bool {
 }
 
 func flagsOf(t Term) uint8 {
-	var f uint8
-	if t.TypeName {
-		f |= fType
+	return flag(t.TypeName, fType) | flag(t.Defines, fDefines) | flag(t.Folder, fFolder) |
+		flag(t.FileName, fFileName) | flag(t.Named, fNamed) | flag(t.FolderName, fFolderName)
+}
+
+// has is 1 when flags hold f, else 0.
+func has(flags, f uint8) int32 {
+	if flags&f != 0 {
+		return 1
 	}
-	if t.Defines {
-		f |= fDefines
+	return 0
+}
+
+// flag is f when on, else nothing.
+func flag(on bool, f uint8) uint8 {
+	if on {
+		return f
 	}
-	if t.Folder {
-		f |= fFolder
-	}
-	if t.FileName {
-		f |= fFileName
-	}
-	if t.Named {
-		f |= fNamed
-	}
-	if t.FolderName {
-		f |= fFolderName
-	}
-	return f
+	return 0
 }
 
 // fold merges a single word that is a compound written without separators (a "qualityprofile" folder)
@@ -299,24 +297,12 @@ func (a *aggregation) measure() {
 				s.testFiles++
 				continue // tests mirror the code they test: their names add no structure
 			}
-			if p.flags&fType != 0 {
-				s.typeFiles++
-			}
-			if p.flags&fDefines != 0 {
-				s.defFiles++
-			}
-			if p.flags&fFolder != 0 {
-				s.folderFiles++
-			}
-			if p.flags&fFileName != 0 {
-				s.nameFile++
-			}
-			if p.flags&fNamed != 0 {
-				s.namedFiles++
-			}
-			if p.flags&fFolderName != 0 {
-				s.folderNameFiles++
-			}
+			s.typeFiles += has(p.flags, fType)
+			s.defFiles += has(p.flags, fDefines)
+			s.folderFiles += has(p.flags, fFolder)
+			s.nameFile += has(p.flags, fFileName)
+			s.namedFiles += has(p.flags, fNamed)
+			s.folderNameFiles += has(p.flags, fFolderName)
 		}
 		s.raw = rawImportance(s, n)
 	}

@@ -1,6 +1,7 @@
 package mapping
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -20,7 +21,7 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		for _, e := range entries {
-			if e.Text == "" || !valid(e.Type) || e.Path == "" || strings.HasPrefix(e.Path, "../") || strings.HasPrefix(e.Path, "/") {
+			if e.Text == "" || !slices.Contains(Types, e.Type) || e.Path == "" || strings.HasPrefix(e.Path, "../") || strings.HasPrefix(e.Path, "/") {
 				t.Fatalf("entry %+v", e)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -177,7 +178,7 @@ func parseMapping(m *yaml.Node, head Entry, bad func(*yaml.Node, string, ...any)
 	case e.Type == "":
 		bad(m, "type is missing (one of %s)", strings.Join(Types, ", "))
 		return e, false
-	case !valid(e.Type):
+	case !slices.Contains(Types, e.Type):
 		bad(m, "type %q is not one of %s", e.Type, strings.Join(Types, ", "))
 		return e, false
 	case e.Text == "":
@@ -188,15 +189,6 @@ func parseMapping(m *yaml.Node, head Entry, bad func(*yaml.Node, string, ...any)
 		return e, false
 	}
 	return e, ok
-}
-
-func valid(t string) bool {
-	for _, x := range Types {
-		if x == t {
-			return true
-		}
-	}
-	return false
 }
 
 // yamlLine digs the line out of a yaml.v3 error ("yaml: line 3: ...").
