@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/ctxmap/ctxmap/internal/pack"
@@ -27,15 +28,20 @@ const (
 // (stack frames' files, the names and messages it quotes, its rarer words, words of paths) are looked
 // for in the files on disk (those the walk lists, by the same ignore rules), the QuickFiles that match
 // best are read into an index of their own in memory, and that index makes the pack by the same route
-// as the full one (Context). The pack says it is partial: from how many of how many files, and built,
-// the share of the full index built (the caller's). It returns the files read too.
-func QuickContext(ctx context.Context, opts Options, req Resolved, built float64) (*Result, []string, error) {
+// as the full one (Context). The pack says it is partial: from how many of how many files, with share
+// of the full index built (the caller's figure). It returns the files read too.
+func QuickContext(ctx context.Context, opts Options, req Resolved, share float64) (*Result, []string, error) {
 	cfg := Config{}
 	if opts.Config != nil {
 		cfg = *opts.Config
 	} else if c, err := LoadConfig(opts.Root); err == nil {
 		cfg = c
 	}
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	start := time.Now()
 	listed, err := walk.Walk(ctx, opts.Root, cfg.WalkOptions())
 	if err != nil {
 		return nil, nil, fmt.Errorf("list %s: %w", opts.Root, err)
@@ -52,6 +58,7 @@ func QuickContext(ctx context.Context, opts Options, req Resolved, built float64
 	if maxSize <= 0 {
 		maxSize = 1 << 20
 	}
+	walked := time.Now()
 	best, err := sieve.Best(ctx, opts.Root, paths, strongTerms(query.Analyze(req.req.Text, nil)), QuickFiles, maxSize)
 	if err != nil {
 		return nil, nil, err
@@ -68,6 +75,7 @@ func QuickContext(ctx context.Context, opts Options, req Resolved, built float64
 		bytes += f.Size
 		only, read = append(only, f), append(read, m.Path)
 	}
+	sieved := time.Now()
 	// the history's terms and the vectors come with the full index: git's log of a large tree and the
 	// embeddings take seconds, and change no first file of the benchmark's issues
 	quick := cfg
@@ -81,8 +89,11 @@ func QuickContext(ctx context.Context, opts Options, req Resolved, built float64
 	if _, err := ix.Build(ctx, nil); err != nil {
 		return nil, nil, err
 	}
-	ix.partial = &pack.Partial{Files: len(only), Total: len(paths), Built: built}
+	built := time.Now()
+	ix.partial = &pack.Partial{Files: len(only), Total: len(paths), Built: share}
 	res, err := ix.Context(ctx, req)
+	logf("quick pack: walk %.2fs, sieve %.2fs, %d files read %.2fs, pack %.2fs", walked.Sub(start).Seconds(),
+		sieved.Sub(walked).Seconds(), len(only), built.Sub(sieved).Seconds(), time.Since(built).Seconds())
 	return res, read, err
 }
 

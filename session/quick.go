@@ -8,21 +8,30 @@ import (
 )
 
 // quickAfter is how long a request waits for the first build before it is answered from the files
-// that match it (a build that ends sooner answers in full).
-const quickAfter = 300 * time.Millisecond
+// that match it (a build that ends sooner answers in full): a warm start's recheck of a large tree
+// takes about that. A cold build is not waited for.
+const quickAfter = time.Second
 
 // Quick answers a request while the first build runs: from the files its strong terms match,
 // read into an index of their own (index.QuickContext), the pack marked partial. The build yields
 // meanwhile (it waits at its next file), so that the answer comes in seconds on two cores. ok is
 // false once the index is whole, or when no quick pack could be made.
 func (s *Session) Quick(ctx context.Context, req index.Resolved) (res *index.Result, ok bool) {
-	wait, cancel := context.WithTimeout(ctx, quickAfter)
+	if s.opts.InMemory {
+		return nil, false // a session for tests and tools: no quick answers
+	}
+	after := quickAfter
+	if s.cold {
+		after = 0
+	}
+	wait, cancel := context.WithTimeout(ctx, after)
 	defer cancel()
-	if s.WaitApplied(wait, 0) || s.opts.InMemory {
-		return nil, false // built, or a session for tests and tools: no quick answers
+	if s.WaitApplied(wait, 0) {
+		return nil, false
 	}
 	s.yield.Lock()
 	defer s.yield.Unlock()
+	defer s.quickOnce.Do(func() { close(s.firstQuick) })
 	if s.isReady() {
 		return nil, false
 	}

@@ -82,8 +82,12 @@ type Session struct {
 	inFlight  int       // socket requests being answered
 	lastAsked time.Time // when the last one ended, or the session started
 
-	yield sync.RWMutex  // held by a quick answer; the build's workers wait on it (see Quick)
-	built atomic.Uint64 // the running build's share done, in thousandths
+	yield sync.RWMutex // held by a quick answer; the build's workers wait on it (see Quick)
+	cold  bool         // the cache held no index: the first build reads every file
+	// closed when the first quick answer is made (see loop)
+	firstQuick chan struct{}
+	quickOnce  sync.Once
+	built      atomic.Uint64 // the running build's share done, in thousandths
 
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -123,12 +127,14 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		stopBackgroundFor(ctx, opts)
 	}
 	s := &Session{opts: opts, named: opts.Root, pending: map[string]*edit{}, buffers: map[string][]byte{},
-		advanced: make(chan struct{}), wake: make(chan struct{}, 1), loopDone: make(chan struct{})}
+		advanced: make(chan struct{}), wake: make(chan struct{}, 1), loopDone: make(chan struct{}),
+		firstQuick: make(chan struct{})}
 	ix, err := index.Open(ctx, index.Options{Root: opts.Root, Config: opts.Config, InMemory: opts.InMemory, CacheDir: opts.CacheDir, Logf: opts.Logf, Packs: true})
 	if err != nil {
 		return nil, err
 	}
 	s.ix, s.root, s.cfg = ix, ix.Root(), ix.Config()
+	s.cold = len(ix.Snapshot().Paths) == 0
 	// the session outlives the request that opened it
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	return s, nil
@@ -156,10 +162,13 @@ func (s *Session) Start() {
 	if s.opts.Listen && !s.opts.InMemory {
 		s.listen()
 	}
-	if s.opts.Watch {
+	// a background process on a cold cache was started by a question: the quick answer to it goes
+	// first, and the watcher waits for the build (then a rescan reads what changed meanwhile)
+	first := s.cold && s.opts.Stop != nil
+	if s.opts.Watch && !first {
 		s.startWatcher()
 	}
-	go s.loop()
+	go s.loop(first)
 	s.Rescan()
 }
 
@@ -291,8 +300,16 @@ func (s *Session) WaitApplied(ctx context.Context, seq uint64) bool {
 	}
 }
 
-func (s *Session) loop() {
+func (s *Session) loop(first bool) {
 	defer close(s.loopDone)
+	if first {
+		select {
+		case <-s.firstQuick:
+		case <-time.After(firstQuickWait):
+		case <-s.ctx.Done():
+			return
+		}
+	}
 	for {
 		select {
 		case <-s.wake:
@@ -301,8 +318,19 @@ func (s *Session) loop() {
 		}
 		for s.ctx.Err() == nil && s.step() {
 		}
+		if first && s.isReady() && s.ctx.Err() == nil {
+			first = false
+			if s.opts.Watch {
+				s.startWatcher()
+				s.Rescan()
+			}
+		}
 	}
 }
+
+// firstQuickWait bounds how long a background process's first build waits for the quick answer to
+// the question that started it.
+const firstQuickWait = 5 * time.Second
 
 // step applies what is queued; false when nothing was.
 func (s *Session) step() bool {
@@ -482,9 +510,11 @@ type Status struct {
 	Entities    int       `json:"entities"`
 	LastUpdate  time.Time `json:"lastUpdate"`
 	Root        string    `json:"root"`
-	Pending     int       `json:"pending"`         // changes queued, not yet applied
-	Error       string    `json:"error,omitempty"` // why the last full index failed
-	Vectors     string    `json:"vectors"`         // the embedding model, or "off: " and why
+	Pending     int       `json:"pending"` // changes queued, not yet applied
+	// the share of the first build done, 0 to 1, while it runs: questions meanwhile get partial packs
+	Built   float64 `json:"built,omitempty"`
+	Error   string  `json:"error,omitempty"` // why the last full index failed
+	Vectors string  `json:"vectors"`         // the embedding model, or "off: " and why
 	// the process, for a user who wonders what the server costs: the heap live after the last
 	// collection, and the goroutines
 	LiveHeap   uint64 `json:"liveHeap"`
@@ -495,6 +525,9 @@ type Status struct {
 func (s *Session) Status() Status {
 	s.mu.Lock()
 	st := Status{Ready: s.ready, Indexing: s.indexing, Root: s.root, Pending: int(s.queued - s.applied)}
+	if !s.ready {
+		st.Built = s.builtShare()
+	}
 	if s.lastErr != nil {
 		st.Error = s.lastErr.Error()
 	}
