@@ -30,6 +30,20 @@ func fixtures(t testing.TB) []string {
 	return out
 }
 
+// parseFixture reads the fixture at path and parses it with p.
+func parseFixture(t testing.TB, p *Parser, path string) (*File, []byte) {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := p.Parse(context.Background(), path, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, src
+}
+
 // render writes a File as JSON with one array element per line, so goldens read like a table.
 func render(f *File) []byte {
 	var b bytes.Buffer
@@ -72,14 +86,7 @@ func TestGolden(t *testing.T) {
 			if got := LanguageOf(path); got != lang {
 				t.Fatalf("LanguageOf(%s) = %q, want %q", path, got, lang)
 			}
-			src, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := p.Parse(context.Background(), path, src)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f, _ := parseFixture(t, p, path)
 			got := render(f)
 			var back File
 			if err := json.Unmarshal(got, &back); err != nil {

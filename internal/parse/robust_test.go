@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -113,10 +112,7 @@ func TestPredicates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, r := range f.References {
-		got = append(got, r.Name)
-	}
+	got := each(f.References, func(r Reference) string { return r.Name })
 	if want := "keep also Upper take"; strings.Join(got, " ") != want {
 		t.Errorf("references = %q, want %q", strings.Join(got, " "), want)
 	}
@@ -380,14 +376,7 @@ func TestConcurrentParsers(t *testing.T) {
 	srcs := map[string][]byte{}
 	ref := NewParser()
 	for _, path := range paths {
-		src, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := ref.Parse(context.Background(), path, src)
-		if err != nil {
-			t.Fatal(err)
-		}
+		f, src := parseFixture(t, ref, path)
 		srcs[path], want[path] = src, render(f)
 	}
 	ref.Close()

@@ -115,6 +115,15 @@ func parseString(t *testing.T, path, src string) *File {
 	return f
 }
 
+// each is f of every element of xs, in order.
+func each[T any](xs []T, f func(T) string) []string {
+	out := make([]string, 0, len(xs))
+	for _, x := range xs {
+		out = append(out, f(x))
+	}
+	return out
+}
+
 // defsOf lists definitions as "kind name parent" for compact comparison.
 func defsOf(f *File) string {
 	var out []string
@@ -181,10 +190,7 @@ func TestDocAboveAttributes(t *testing.T) {
 
 func TestMergedLineComments(t *testing.T) {
 	f := parseString(t, "a.go", "package p\n\n// one\n// two\n\n// three\nvar x = 1 // four\n// five\n")
-	var got []string
-	for _, c := range f.Comments {
-		got = append(got, c.Text)
-	}
+	got := each(f.Comments, func(c Comment) string { return c.Text })
 	// a trailing comment never merges with the next line's comment
 	if want := "one\ntwo|three|four|five"; strings.Join(got, "|") != want {
 		t.Errorf("comments = %q, want %q", strings.Join(got, "|"), want)
@@ -193,10 +199,7 @@ func TestMergedLineComments(t *testing.T) {
 
 func TestReferencesSkipDeclarations(t *testing.T) {
 	f := parseString(t, "a.go", "package p\ntype Store struct{}\nfunc NewStore() *Store { return helper(Store{}) }\nfunc helper(s Store) *Store { return &s }\n")
-	var got []string
-	for _, r := range f.References {
-		got = append(got, r.Name+"@"+f.Definitions[r.Enclosing].Name)
-	}
+	got := each(f.References, func(r Reference) string { return r.Name + "@" + f.Definitions[r.Enclosing].Name })
 	if want := "Store@NewStore helper@NewStore Store@helper"; strings.Join(got, " ") != want {
 		t.Errorf("references = %q, want %q", strings.Join(got, " "), want)
 	}

@@ -2,26 +2,19 @@ package sieve
 
 import (
 	"context"
-	"os"
-	"path/filepath"
+	"maps"
 	"reflect"
+	"slices"
 	"testing"
+
+	"github.com/ctxmap/ctxmap/internal/filetest"
 )
 
+// write creates files under root and returns their paths.
 func write(t *testing.T, root string, files map[string]string) []string {
 	t.Helper()
-	var paths []string
-	for p, body := range files {
-		abs := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(abs, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, p)
-	}
-	return paths
+	filetest.Write(t, root, files)
+	return slices.Collect(maps.Keys(files))
 }
 
 func paths(ms []Match) []string {
