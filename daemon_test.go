@@ -197,7 +197,12 @@ func TestBackgroundProcess(t *testing.T) {
 	stdin.Close()
 	server.Wait()
 	if s := stderr.String(); !strings.Contains(s, "background process") || strings.Contains(s, "in use by another") {
-		t.Errorf("the server's log: %s", s)
+		var log []byte
+		logs, _ := filepath.Glob(filepath.Join(cache, "ctxmap", "*", "background.log"))
+		for _, l := range logs {
+			log, _ = os.ReadFile(l)
+		}
+		t.Errorf("the server's log: %s\nthe background process's: %s", s, log)
 	}
 
 	// four commands at once on a fresh cache start one process, and every one answers
@@ -220,7 +225,12 @@ func TestBackgroundProcess(t *testing.T) {
 			t.Errorf("a command of four started at once: %s\nwant %s", out, want[0])
 		}
 	}
-	if pids := backgroundProcesses(t, bin); len(pids) != 1 {
+	// one serves; a process that found another serving may still be on its way out
+	pids := backgroundProcesses(t, bin)
+	for deadline := time.Now().Add(3 * time.Second); len(pids) > 1 && time.Now().Before(deadline); pids = backgroundProcesses(t, bin) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(pids) != 1 {
 		t.Errorf("four commands at once: background processes %v; want one", pids)
 	}
 	// it leaves after two quiet seconds by itself, and says why in its log

@@ -35,6 +35,8 @@ func (s *Session) serveAsked(ctx context.Context, req askRequest) (json.RawMessa
 	if req.Op == "" || req.Op == opContext {
 		return s.oneShot(ctx, req.Request)
 	}
+	// a background process started for this question has no quick pack to make before it builds
+	s.quickOnce.Do(func() { close(s.firstQuick) })
 	if err := s.WaitReady(ctx); err != nil {
 		return nil, err
 	}

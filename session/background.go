@@ -225,7 +225,13 @@ func stopBackgroundFor(ctx context.Context, opts Options) {
 			return
 		}
 	}
-	if stopped, err := stopBackgroundAt(ctx, sock); err == nil && stopped {
+	// the request that opens the session may end first: the process is waited for all the same
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startWait)
+	defer cancel()
+	switch stopped, err := stopBackgroundAt(ctx, sock); {
+	case stopped && err == nil:
 		opts.Logf("the background process of %s left for this one", opts.Root)
+	case stopped:
+		opts.Logf("the background process of %s was asked to leave: %v", opts.Root, err)
 	}
 }
