@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -23,6 +24,9 @@ const (
 	QuickBytes = 3 << 20
 	quickFirst = 5 // the best files, read whatever their size
 )
+
+// ErrNothingMatches says no file on disk holds any of a request's terms: a quick pack would be empty.
+var ErrNothingMatches = errors.New("no file matches the request's terms")
 
 // QuickContext answers req while the workspace's index is not whole: the request's strong terms
 // (stack frames' files, the names and messages it quotes, its rarer words, words of paths) are looked
@@ -62,6 +66,9 @@ func QuickContext(ctx context.Context, opts Options, req Resolved, share float64
 	best, err := sieve.Best(ctx, opts.Root, paths, strongTerms(query.Analyze(req.req.Text, nil)), QuickFiles, maxSize)
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(best) == 0 {
+		return nil, nil, ErrNothingMatches
 	}
 	only := make([]walk.File, 0, len(best))
 	read := make([]string, 0, len(best))

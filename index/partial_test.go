@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -66,5 +67,17 @@ func TestQuickContext(t *testing.T) {
 		if strings.Contains(text, "`") && p.Items[0].Path != first {
 			t.Errorf("%s: the quick pack leads with %s, the full index's with %s", text, p.Items[0].Path, first)
 		}
+	}
+}
+
+// A text no file matches gets no quick pack: the full index is waited for instead.
+func TestQuickContextWithNothingToMatch(t *testing.T) {
+	root := shoptest.Write(t, shoptest.Files(t))
+	req, err := Request{Text: "zyxwvut qqqqq"}.Normalize(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, _, err := QuickContext(context.Background(), Options{Root: root, Config: &Config{}}, req, 0); !errors.Is(err, ErrNothingMatches) {
+		t.Errorf("a text nothing matches: %v, %+v", err, res)
 	}
 }
