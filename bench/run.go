@@ -2,8 +2,10 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,6 +37,7 @@ type Options struct {
 	Fill      bool         // ctxmap's packs fill the budget
 	Model     *index.Model // the learned ranker's model; nil: the shipped one
 	CacheDir  string       // per-repository caches go under it; "": a temporary folder removed at the end
+	Features  io.Writer    // when set, each instance's candidates and their features, as mined pairs are
 	Logf      func(format string, args ...any)
 }
 
@@ -276,6 +279,12 @@ func runInstance(ctx context.Context, in Instance, opts Options, cache string, i
 		res.Status, res.Error = StatusFailed, fmt.Sprintf("warm-up query: %v", err)
 		return res
 	}
+	if opts.Features != nil {
+		if err := writeFeatures(ctx, ix, in, opts.Features); err != nil {
+			res.Status, res.Error = StatusFailed, fmt.Sprintf("features: %v", err)
+			return res
+		}
+	}
 	configs := append([][]string{nil}, opts.Without...)
 	for _, without := range configs {
 		name := SystemCtxmap
@@ -387,4 +396,25 @@ func score(in Instance, ranked []string, items []index.Item, tokens int, took ti
 	}
 	top := append([]string{}, head(ranked, 10)...)
 	return &SystemResult{Metrics: m, LatencyMS: float64(took.Microseconds()) / 1000, Ranked: top, PackFiles: files, BudgetViolation: over}
+}
+
+// writeFeatures writes an instance as a mined pair: its text, its code gold files and functions and
+// the candidates' features, for choosing among models on a dataset (never for training on it).
+func writeFeatures(ctx context.Context, ix *index.Index, in Instance, w io.Writer) error {
+	var gold []string
+	isGold := map[string]bool{}
+	for _, g := range distinct(in.GoldFiles) {
+		if index.IsCode(g) {
+			gold = append(gold, g)
+			isGold[g] = true
+		}
+	}
+	cands, err := ix.Features(ctx, in.ProblemStatement, mineCandidates, func(p string, rank int) bool { return isGold[p] || rank < 3 })
+	if err != nil {
+		return err
+	}
+	roundAll(cands)
+	p := Pair{Repo: in.Repo, Language: in.Language, Snapshot: in.BaseCommit, Commit: in.ID, Shape: "dataset",
+		Text: in.ProblemStatement, GoldFiles: gold, GoldDefs: in.GoldSymbols(), Candidates: cands}
+	return json.NewEncoder(w).Encode(&p)
 }

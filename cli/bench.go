@@ -51,6 +51,7 @@ never indexed against the full index's (with --dataset, on its issues and their 
 	runs := f.Int("runs", 3, "cold, ctags and warm runs, each (speed mode)")
 	prefix := f.String("issues-prefix", "", "speed mode with --dataset: the folder of the tree the dataset's repository sits in (sphinx/)")
 	asJSON := f.Bool("json", false, "print one JSON document")
+	features := f.String("features", "", "write each instance's candidates and their features to this JSONL file, as mined pairs are")
 	cmd.RunE = func(*cobra.Command, []string) error {
 		if *budget < index.MinBudget {
 			return usagef("--budget %d is below the minimum of %d tokens", *budget, index.MinBudget)
@@ -91,6 +92,14 @@ never indexed against the full index's (with --dataset, on its issues and their 
 			Dataset: *dataset, Worktrees: *worktrees, Budget: *budget, Baseline: *baseline, CacheDir: *cache, Logf: logf,
 			Selection: bench.Selection{Repos: *repos, PerRepo: *perRepo, Limit: *limit},
 			Fusion:    *fusion, Ranker: *ranker, Fill: *fill,
+		}
+		if *features != "" {
+			fw, err := os.Create(*features)
+			if err != nil {
+				return err
+			}
+			defer fw.Close()
+			opts.Features = fw
 		}
 		if *model != "" {
 			b, err := os.ReadFile(*model)
