@@ -407,21 +407,24 @@ func (s *Store) Search(ctx context.Context, text string, k int) ([]Hit, error) {
 	}
 	// chromem refuses more results than documents, also for an empty collection. Of documents with
 	// equal scores at its cut it keeps any; asking for more and cutting after sorting by score and ID
-	// keeps the same ones every time (unless the ties run past the margin).
-	n := min(k+tieMargin, s.col.Count())
-	if n == 0 {
-		return nil, nil
+	// keeps the same ones every time. When the ties run past the margin (chunks that read alike), it
+	// asks again for twice as many, until the last one it gets scores below the k-th.
+	count := s.col.Count()
+	for n := min(k+tieMargin, count); n > 0; n = min(2*n, count) {
+		res, err := s.col.QueryEmbedding(ctx, q, n, nil, nil)
+		if err != nil {
+			return nil, fmt.Errorf("search vectors: %w", err)
+		}
+		hits := make([]Hit, len(res))
+		for i, r := range res {
+			hits[i] = Hit{ID: r.ID, Path: r.Metadata[pathKey], Score: r.Similarity}
+		}
+		slices.SortFunc(hits, byRank)
+		if len(hits) <= k || n == count || hits[len(hits)-1].Score < hits[k-1].Score {
+			return hits[:min(k, len(hits))], nil
+		}
 	}
-	res, err := s.col.QueryEmbedding(ctx, q, n, nil, nil)
-	if err != nil {
-		return nil, fmt.Errorf("search vectors: %w", err)
-	}
-	hits := make([]Hit, len(res))
-	for i, r := range res {
-		hits[i] = Hit{ID: r.ID, Path: r.Metadata[pathKey], Score: r.Similarity}
-	}
-	slices.SortFunc(hits, byRank)
-	return hits[:min(k, len(hits))], nil
+	return nil, nil
 }
 
 // byRank orders hits best first: by score, then by ID.

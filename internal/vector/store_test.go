@@ -602,12 +602,13 @@ func BenchmarkSave20000(b *testing.B) {
 	}
 }
 
-// Documents with equal scores at the cut: the same ones, those first by ID, on every search.
+// Documents with equal scores at the cut: the same ones, those first by ID, on every search, also
+// when more of them tie than the search takes beyond what it was asked for.
 func TestTiesAtTheCutAreSettledByID(t *testing.T) {
 	s := open(t, "", embed.Default())
 	defer s.Close()
 	docs := []Doc{{ID: "a/best.go#1", Path: "a/best.go", Text: "parse the invoice total"}}
-	for i := range 12 {
+	for i := range 3*tieMargin + 5 {
 		id := fmt.Sprintf("b/twin%02d.go#1", i)
 		docs = append(docs, Doc{ID: id, Path: strings.TrimSuffix(id, "#1"), Text: "parse the invoice"})
 	}
