@@ -162,13 +162,13 @@ func (s *Session) Start() {
 	if s.opts.Listen && !s.opts.InMemory {
 		s.listen()
 	}
-	// a background process on a cold cache was started by a question: the quick answer to it goes
-	// first, and the watcher waits for the build (then a rescan reads what changed meanwhile)
-	first := s.cold && s.opts.Stop != nil
-	if s.opts.Watch && !first {
+	// on a cold cache the watcher waits for the first build (then a rescan reads what changed
+	// meanwhile): setting up the watch of a large tree takes seconds that the quick answers asked
+	// during the build need
+	if s.opts.Watch && !s.cold {
 		s.startWatcher()
 	}
-	go s.loop(first)
+	go s.loop()
 	s.Rescan()
 }
 
@@ -300,9 +300,12 @@ func (s *Session) WaitApplied(ctx context.Context, seq uint64) bool {
 	}
 }
 
-func (s *Session) loop(first bool) {
+func (s *Session) loop() {
 	defer close(s.loopDone)
-	if first {
+	watchLater := s.cold && s.opts.Watch // see Start
+	// a background process on a cold cache was started by a question: the quick answer to it goes
+	// first
+	if s.cold && s.opts.Stop != nil {
 		select {
 		case <-s.firstQuick:
 		case <-time.After(firstQuickWait):
@@ -318,9 +321,12 @@ func (s *Session) loop(first bool) {
 		}
 		for s.ctx.Err() == nil && s.step() {
 		}
-		if first && s.isReady() && s.ctx.Err() == nil {
-			first = false
-			if s.opts.Watch {
+		if watchLater && s.isReady() && s.ctx.Err() == nil {
+			watchLater = false
+			s.watchMu.Lock()
+			running := s.watcher != nil // a reopen meanwhile started one
+			s.watchMu.Unlock()
+			if !running {
 				s.startWatcher()
 				s.Rescan()
 			}
