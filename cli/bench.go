@@ -15,19 +15,14 @@ import (
 )
 
 func (e *env) benchCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "bench",
-		Short: "quality and speed figures",
-		Long: `Measure ctxmap. Quality mode (--dataset, --worktrees): for each instance, an issue and the files its
+	cmd := newCommand("bench", "quality and speed figures", `Measure ctxmap. Quality mode (--dataset, --worktrees): for each instance, an issue and the files its
 fix changed, the pack's file recall within the budget, hit@k, symbol recall and more, beside the
 baselines. Speed mode (--speed -C DIR): cold and warm index times against ctags, one-file updates,
 queries and peak memory; the command handed off to the background process; the quick pack on a tree
 never indexed against the full index's (with --dataset, on its issues and their gold files, under
---issues-prefix in the tree); the first ctxmap context on an empty cache. docs/benchmarks.md tells how to fetch the instances and remake the figures.`,
-		Example: `  ctxmap bench --speed -C ~/src/cli
-  ctxmap bench --dataset instances.jsonl --worktrees trees/ --json`,
-		Args: noArgs,
-	}
+--issues-prefix in the tree); the first ctxmap context on an empty cache. docs/benchmarks.md tells how to fetch the instances and remake the figures.`)
+	cmd.Example = `  ctxmap bench --speed -C ~/src/cli
+  ctxmap bench --dataset instances.jsonl --worktrees trees/ --json`
 	f := cmd.Flags()
 	dataset := f.String("dataset", "", "instances, one JSON object a line (quality mode; in speed mode, the issues of the quick packs)")
 	worktrees := f.String("worktrees", "", "folder of the instances' work trees, <owner>+<name>@<sha12> (quality mode)")
@@ -156,12 +151,8 @@ never indexed against the full index's (with --dataset, on its issues and their 
 
 // runMine writes training pairs mined from the histories of the listed repositories.
 func (e *env) mineCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "mine",
-		Short: "training pairs mined from repositories' histories",
-		Long:  "Write training pairs for the learned ranker, mined from the first-parent histories of the listed repositories: a commit's message asked against a snapshot before it, with the files it changed.",
-		Args:  noArgs,
-	}
+	cmd := newCommand("mine", "training pairs mined from repositories' histories",
+		"Write training pairs for the learned ranker, mined from the first-parent histories of the listed repositories: a commit's message asked against a snapshot before it, with the files it changed.")
 	f := cmd.Flags()
 	repos := f.String("repos", "", "file of repositories to mine, one owner/name a line (# comments)")
 	mirrors := f.String("mirrors", "", "folder of bare mirrors, MIRRORS/<owner>+<name>/repo")

@@ -93,15 +93,7 @@ server) and agents (ctxmap mcp).`,
 	root.AddCommand(
 		e.indexCommand(), e.entitiesCommand(), e.contextCommand(), e.exploreCommand(), e.mapCommand(),
 		e.serveCommand(), e.mcpCommand(), e.daemonCommand(), e.mappingsCommand(), e.benchCommand(), e.manCommand(),
-		&cobra.Command{
-			Use:   "version",
-			Short: "print the version",
-			Args:  noArgs,
-			RunE: func(*cobra.Command, []string) error {
-				_, err := fmt.Fprintln(e.stdout, "ctxmap", Version)
-				return err
-			},
-		},
+		e.versionCommand(),
 	)
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
@@ -122,12 +114,26 @@ server) and agents (ctxmap mcp).`,
 	return root
 }
 
+func (e *env) versionCommand() *cobra.Command {
+	cmd := newCommand("version", "print the version", "")
+	cmd.RunE = func(*cobra.Command, []string) error {
+		_, err := fmt.Fprintln(e.stdout, "ctxmap", Version)
+		return err
+	}
+	return cmd
+}
+
 // noArgs accepts a command line with flags only.
 func noArgs(_ *cobra.Command, args []string) error {
 	if len(args) > 0 {
 		return usagef("unexpected argument %q", args[0])
 	}
 	return nil
+}
+
+// newCommand makes a subcommand with its help, taking no arguments: one that takes some sets Args again.
+func newCommand(use, short, long string) *cobra.Command {
+	return &cobra.Command{Use: use, Short: short, Long: long, Args: noArgs}
 }
 
 // dirFlag adds the workspace root flag, -C as in git and make.

@@ -16,19 +16,16 @@ import (
 )
 
 func (e *env) contextCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "context [flags] (TEXT... | -)",
-		Short: "the context pack for an issue",
-		Long: `Print the context pack for the text of an issue: the definitions, snippets, tests and callers an
+	cmd := newCommand("context [flags] (TEXT... | -)", "the context pack for an issue", `Print the context pack for the text of an issue: the definitions, snippets, tests and callers an
 LLM needs to act on it, within a token budget, each with why it is there. Give the text as arguments,
 or - to read it from stdin. When a ctxmap process (the language server, the MCP server or a background
 process) has the workspace open, it answers; otherwise the command starts a background process
 (ctxmap daemon) that answers this command and the next ones, or with --no-daemon opens the index
-itself.`,
-		Example: `  ctxmap context "checkout fails when the cart is empty"
+itself.`)
+	cmd.Example = `  ctxmap context "checkout fails when the cart is empty"
   ctxmap context --budget 4000 --format json - < issue.md
-  ctxmap context -o pack.md "the refund shows a wrong tax"`,
-	}
+  ctxmap context -o pack.md "the refund shows a wrong tax"`
+	cmd.Args = cobra.ArbitraryArgs // the issue's text
 	dir := dirFlag(cmd)
 	f := cmd.Flags()
 	budget := f.Int("budget", 0, fmt.Sprintf("token budget (default %d, or the workspace's .ctxmap.yaml)", index.DefaultBudget))

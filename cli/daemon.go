@@ -25,19 +25,14 @@ const NoDaemonEnv = "CTXMAP_NO_DAEMON"
 const QuietEnv = "CTXMAP_DAEMON_QUIET"
 
 func (e *env) daemonCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "daemon",
-		Short: "the background process that answers context, entities, explore and map",
-		Long: `Serve the workspace's index in the background: build it, follow the disk, and answer ctxmap
+	cmd := newCommand("daemon", "the background process that answers context, entities, explore and map", `Serve the workspace's index in the background: build it, follow the disk, and answer ctxmap
 context, entities, explore and map on the query socket in the cache folder, until no request came
 for the quiet period. Those commands start it themselves when no ctxmap process serves the workspace
-(unless --no-daemon, ` + NoDaemonEnv + `=1 or "daemon: false" in .ctxmap.yaml); its log is
+(unless --no-daemon, `+NoDaemonEnv+`=1 or "daemon: false" in .ctxmap.yaml); its log is
 background.log in the cache folder. An editor's or an agent's server that opens the workspace asks it
-to leave, and takes the cache over.`,
-		Example: `  ctxmap daemon -C ~/src/project &
-  ctxmap daemon --stop -C ~/src/project`,
-		Args: noArgs,
-	}
+to leave, and takes the cache over.`)
+	cmd.Example = `  ctxmap daemon -C ~/src/project &
+  ctxmap daemon --stop -C ~/src/project`
 	dir := dirFlag(cmd)
 	quiet := cmd.Flags().Duration("quiet", quietPeriod(), "leave after this long without a request (default from "+QuietEnv+")")
 	stop := cmd.Flags().Bool("stop", false, "ask the running background process to leave, and wait until it has")

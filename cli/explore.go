@@ -13,17 +13,14 @@ import (
 )
 
 func (e *env) exploreCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:     "explore [flags] ENTITY",
-		Short:   "the chunks about an entity",
-		Long:    "Print an entity (see ctxmap entities) with its importance, related entities, history terms and the chunks that mention it most.",
-		Example: "  ctxmap explore RULE",
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usagef("give one entity name, e.g. ctxmap explore RULE")
-			}
-			return nil
-		},
+	cmd := newCommand("explore [flags] ENTITY", "the chunks about an entity",
+		"Print an entity (see ctxmap entities) with its importance, related entities, history terms and the chunks that mention it most.")
+	cmd.Example = "  ctxmap explore RULE"
+	cmd.Args = func(_ *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return usagef("give one entity name, e.g. ctxmap explore RULE")
+		}
+		return nil
 	}
 	dir := dirFlag(cmd)
 	limit := cmd.Flags().Int("limit", index.DefaultExplore, "how many chunks")

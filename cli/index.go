@@ -14,14 +14,9 @@ import (
 )
 
 func (e *env) indexCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "index",
-		Short: "build or refresh the index, print its stats",
-		Long: `Build or refresh the index of the workspace and print its stats: files, definitions, references,
+	cmd := newCommand("index", "build or refresh the index, print its stats", `Build or refresh the index of the workspace and print its stats: files, definitions, references,
 entities, languages and the files skipped, with why. The index is kept in a cache folder outside the
-workspace, so the next run reads only what changed.`,
-		Args: noArgs,
-	}
+workspace, so the next run reads only what changed.`)
 	dir := dirFlag(cmd)
 	asJSON := cmd.Flags().Bool("json", false, "print the stats as JSON")
 	export := cmd.Flags().String("export", "", "write the index of this commit to `FILE`, for others to import")
@@ -94,11 +89,7 @@ func (e *env) verify(dir string) error {
 }
 
 func (e *env) entitiesCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "entities",
-		Short: "the project's entities by importance",
-		Args:  noArgs,
-	}
+	cmd := newCommand("entities", "the project's entities by importance", "")
 	dir := dirFlag(cmd)
 	top := cmd.Flags().Int("top", index.DefaultTop, "how many entities")
 	asJSON := cmd.Flags().Bool("json", false, "print JSON")

@@ -11,12 +11,8 @@ import (
 // manCommand writes the man pages, made from the command tree itself so they never disagree with --help;
 // the release runs it.
 func (e *env) manCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:     "man",
-		Short:   "write the man pages (ctxmap.1, ctxmap-context.1, ...) to a folder",
-		Example: "  ctxmap man --dir /usr/local/share/man/man1",
-		Args:    noArgs,
-	}
+	cmd := newCommand("man", "write the man pages (ctxmap.1, ctxmap-context.1, ...) to a folder", "")
+	cmd.Example = "  ctxmap man --dir /usr/local/share/man/man1"
 	dir := cmd.Flags().String("dir", "man", "the `FOLDER` to write them to")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		if err := os.MkdirAll(*dir, 0o755); err != nil {

@@ -15,22 +15,19 @@ import (
 )
 
 func (e *env) mapCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "map [flags] [TEXT...]",
-		Short: "a map of the project: ranked outline as text, or the entity map as a picture",
-		Long: `Draw a map of the project.
+	cmd := newCommand("map [flags] [TEXT...]", "a map of the project: ranked outline as text, or the entity map as a picture", `Draw a map of the project.
 
 --format text is a ranked outline: the files that matter most (by the reference graph), each with the
 signatures of its definitions that other files name most, within --budget tokens. Centred on --entity
 or on a TEXT when given, it starts from that entity's files or from the files a pack for the text ranks.
 
 --format svg (the default) or html draws the entities and their relations as a picture, on stdout or to
--o FILE.`,
-		Example: `  ctxmap map --format text --budget 1000
+-o FILE.`)
+	cmd.Example = `  ctxmap map --format text --budget 1000
   ctxmap map --format text "checkout fails when the cart is empty"
   ctxmap map -o map.html
-  ctxmap map --entity RULE --top 12 -o rule.svg`,
-	}
+  ctxmap map --entity RULE --top 12 -o rule.svg`
+	cmd.Args = cobra.ArbitraryArgs // the text the outline is centred on
 	dir := dirFlag(cmd)
 	f := cmd.Flags()
 	format := f.String("format", "", "text, svg or html (default: from -o's extension, else svg)")

@@ -15,17 +15,9 @@ var errProblems = errors.New("mapping files have problems")
 
 // runMappings checks the workspace's mapping files: file:line: message for each problem, exit 1 when any.
 func (e *env) mappingsCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "mappings",
-		Short: "check the mapping files",
-		Args:  noArgs,
-		RunE:  func(*cobra.Command, []string) error { return usagef("give a subcommand: ctxmap mappings validate") },
-	}
-	validate := &cobra.Command{
-		Use:   "validate",
-		Short: "check the mapping files: file:line: problem, exit 1 when any",
-		Args:  noArgs,
-	}
+	cmd := newCommand("mappings", "check the mapping files", "")
+	cmd.RunE = func(*cobra.Command, []string) error { return usagef("give a subcommand: ctxmap mappings validate") }
+	validate := newCommand("validate", "check the mapping files: file:line: problem, exit 1 when any", "")
 	dir := dirFlag(validate)
 	validate.RunE = func(*cobra.Command, []string) error { return e.runMappings(*dir) }
 	cmd.AddCommand(validate)

@@ -15,14 +15,9 @@ import (
 
 // runServe is the language server on stdin/stdout; the log goes to stderr.
 func (e *env) serveCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "serve",
-		Short: "the language server, on stdin and stdout",
-		Long: `Serve the Language Server Protocol on stdin and stdout, for editors; the log goes to stderr. The
+	cmd := newCommand("serve", "the language server, on stdin and stdout", `Serve the Language Server Protocol on stdin and stdout, for editors; the log goes to stderr. The
 commands it offers (workspace/executeCommand) are ctxmap.context, ctxmap.exploreEntity, ctxmap.entities,
-ctxmap.status and ctxmap.reindex.`,
-		Args: noArgs,
-	}
+ctxmap.status and ctxmap.reindex.`)
 	dir := cmd.Flags().StringP("dir", "C", ".", "workspace root when the editor names none")
 	cmd.Flags().Bool("stdio", true, "talk LSP over stdin and stdout (the only transport; editors pass it)")
 	cmd.RunE = func(*cobra.Command, []string) error { return e.runServe(*dir) }
@@ -37,13 +32,8 @@ func (e *env) runServe(dir string) error {
 
 // runMCP serves the Model Context Protocol on stdin/stdout; the log goes to stderr.
 func (e *env) mcpCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "mcp",
-		Short: "the MCP server for agents, on stdin and stdout",
-		Long: `Serve the Model Context Protocol on stdin and stdout, for agents; the log goes to stderr. Its tools:
-get_context, explore_entity, find_symbol.`,
-		Args: noArgs,
-	}
+	cmd := newCommand("mcp", "the MCP server for agents, on stdin and stdout", `Serve the Model Context Protocol on stdin and stdout, for agents; the log goes to stderr. Its tools:
+get_context, explore_entity, find_symbol.`)
 	dir := dirFlag(cmd)
 	cmd.RunE = func(*cobra.Command, []string) error { return e.runMCP(*dir) }
 	return cmd
