@@ -118,6 +118,17 @@ func (e *env) handOff(dir string, start bool, ask func(ctx context.Context) erro
 	return true, err
 }
 
+// answer runs ask against the process that serves dir when daemon is true (see handOff), and local
+// with this process's own index when none answered.
+func (e *env) answer(dir string, daemon bool, ask func(ctx context.Context) error, use indexUse, local func(ctx context.Context, ix *index.Index) error) error {
+	if daemon {
+		if done, err := e.handOff(dir, true, ask); done {
+			return err
+		}
+	}
+	return e.withIndex(dir, use, func(ctx context.Context, ix *index.Index, _ index.Stats) error { return local(ctx, ix) })
+}
+
 // startBackground starts `ctxmap daemon` for dir, unless one answers already.
 func (e *env) startBackground(ctx context.Context, dir string) error {
 	exe, err := os.Executable()

@@ -30,19 +30,14 @@ func (e *env) exploreCommand() *cobra.Command {
 		if *limit < 1 {
 			return usagef("--limit must be at least 1")
 		}
-		if daemonAllowed(*dir, *noDaemon) {
-			done, err := e.handOff(*dir, true, func(ctx context.Context) error {
-				ex, err := session.AskExplore(ctx, *dir, args[0], *limit)
-				if err != nil {
-					return err
-				}
-				return e.write(*asJSON, ex, func(w io.Writer) error { return writeExploration(w, ex) })
-			})
-			if done {
+		ask := func(ctx context.Context) error {
+			ex, err := session.AskExplore(ctx, *dir, args[0], *limit)
+			if err != nil {
 				return err
 			}
+			return e.write(*asJSON, ex, func(w io.Writer) error { return writeExploration(w, ex) })
 		}
-		return e.withIndex(*dir, indexUse{}, func(_ context.Context, ix *index.Index, _ index.Stats) error {
+		return e.answer(*dir, daemonAllowed(*dir, *noDaemon), ask, indexUse{}, func(_ context.Context, ix *index.Index) error {
 			ex, err := ix.Explore(args[0], *limit)
 			if err != nil {
 				return err

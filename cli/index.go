@@ -102,19 +102,14 @@ func (e *env) runEntities(dir string, top int, asJSON, noDaemon bool) error {
 	if top < 1 {
 		return usagef("--top must be at least 1")
 	}
-	if daemonAllowed(dir, noDaemon) {
-		done, err := e.handOff(dir, true, func(ctx context.Context) error {
-			es, err := session.AskEntities(ctx, dir, top)
-			if err != nil {
-				return err
-			}
-			return e.writeEntities(asJSON, es)
-		})
-		if done {
+	ask := func(ctx context.Context) error {
+		es, err := session.AskEntities(ctx, dir, top)
+		if err != nil {
 			return err
 		}
+		return e.writeEntities(asJSON, es)
 	}
-	return e.withIndex(dir, indexUse{}, func(_ context.Context, ix *index.Index, _ index.Stats) error {
+	return e.answer(dir, daemonAllowed(dir, noDaemon), ask, indexUse{}, func(_ context.Context, ix *index.Index) error {
 		return e.writeEntities(asJSON, ix.Snapshot().TopEntities(top))
 	})
 }

@@ -77,19 +77,14 @@ or on a TEXT when given, it starts from that entity's files or from the files a 
 }
 
 func (e *env) runOutline(dir string, req index.OutlineRequest, out string, daemon bool) error {
-	if daemon {
-		done, err := e.handOff(dir, true, func(ctx context.Context) error {
-			o, err := session.AskOutline(ctx, dir, req)
-			if err != nil {
-				return err
-			}
-			return e.writeOutline(o, out)
-		})
-		if done {
+	ask := func(ctx context.Context) error {
+		o, err := session.AskOutline(ctx, dir, req)
+		if err != nil {
 			return err
 		}
+		return e.writeOutline(o, out)
 	}
-	return e.withIndex(dir, indexUse{packs: true, vectors: req.Text != ""}, func(ctx context.Context, ix *index.Index, _ index.Stats) error {
+	return e.answer(dir, daemon, ask, indexUse{packs: true, vectors: req.Text != ""}, func(ctx context.Context, ix *index.Index) error {
 		o, err := ix.Outline(ctx, req)
 		if err != nil {
 			return err
@@ -115,19 +110,14 @@ func (e *env) runMap(dir, name string, top int, out, form string, daemon bool) e
 	if top < 1 {
 		return usagef("--top must be at least 1")
 	}
-	if daemon {
-		done, err := e.handOff(dir, true, func(ctx context.Context) error {
-			m, err := session.AskPicture(ctx, dir, top, name)
-			if err != nil {
-				return err
-			}
-			return e.writePicture(m, name, out, form)
-		})
-		if done {
+	ask := func(ctx context.Context) error {
+		m, err := session.AskPicture(ctx, dir, top, name)
+		if err != nil {
 			return err
 		}
+		return e.writePicture(m, name, out, form)
 	}
-	return e.withIndex(dir, indexUse{}, func(_ context.Context, ix *index.Index, _ index.Stats) error {
+	return e.answer(dir, daemon, ask, indexUse{}, func(_ context.Context, ix *index.Index) error {
 		m, err := ix.EntityPicture(top, name)
 		if err != nil {
 			return err
