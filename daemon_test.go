@@ -194,6 +194,10 @@ func TestBackgroundProcess(t *testing.T) {
 	if pids := backgroundProcesses(t, bin); len(pids) > 0 {
 		t.Errorf("the background process %v stayed beside the editor's server", pids)
 	}
+	// the server says so once it has seen the process go, which may come after /proc shows it gone
+	for !strings.Contains(stderr.String(), "background process") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
 	stdin.Close()
 	server.Wait()
 	if s := stderr.String(); !strings.Contains(s, "background process") || strings.Contains(s, "in use by another") {
