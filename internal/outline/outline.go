@@ -177,10 +177,7 @@ func chiefDefinitions(all []parse.Definition, uses map[string]int, definers func
 		if d.Kind == "section" || d.Parent != "" && (d.Kind == "field" || d.Kind == "variable" || d.Kind == "constant") {
 			continue
 		}
-		sig := d.Signature
-		if sig == "" {
-			sig = d.Kind + " " + d.Name
-		}
+		sig := d.SignatureOr(d.Name)
 		defs = append(defs, Definition{Name: d.Name, Kind: d.Kind, Signature: clipText(sig, 160), Parent: d.Parent,
 			Line: d.StartLine, Uses: uses[d.Name]})
 	}

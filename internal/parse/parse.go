@@ -202,6 +202,15 @@ func (d Definition) Qualified() string {
 	return d.Name
 }
 
+// SignatureOr is the definition's signature, or its kind and the given name where the parser found
+// none: the name alone where the reader sees its parent, Qualified where it does not.
+func (d Definition) SignatureOr(name string) string {
+	if d.Signature != "" {
+		return d.Signature
+	}
+	return d.Kind + " " + name
+}
+
 // SplitLines cuts source into its lines, without the empty one after a final newline.
 func SplitLines(src []byte) [][]byte {
 	if len(src) == 0 {

@@ -253,10 +253,7 @@ func docLine(t string) bool {
 
 // compactCard is a definition's signature under its doc comment.
 func compactCard(lang string, d parse.Definition) string {
-	sig := d.Signature
-	if sig == "" {
-		sig = d.Kind + " " + d.Qualified()
-	}
+	sig := d.SignatureOr(d.Qualified())
 	if d.Doc == "" {
 		return sig
 	}
@@ -293,10 +290,7 @@ func memberLines(rec *store.Record, d parse.Definition) string {
 			b.WriteString("    ...\n")
 			break
 		}
-		sig := m.Signature
-		if sig == "" {
-			sig = m.Kind + " " + m.Name
-		}
+		sig := m.SignatureOr(m.Name)
 		b.WriteString("    " + sig + "\n")
 		n++
 	}
@@ -315,10 +309,7 @@ func outlineCandidate(rec *store.Record, src []byte, f RankedFile, why []string)
 			b.WriteString("...\n")
 			break
 		}
-		sig := d.Signature
-		if sig == "" {
-			sig = d.Kind + " " + d.Name
-		}
+		sig := d.SignatureOr(d.Name)
 		fmt.Fprintf(&b, "%s  // line %d\n", sig, d.StartLine)
 		n++
 	}

@@ -77,6 +77,17 @@ func (l *signalList) add(p string, score float64, why string) *evidence {
 	return e
 }
 
+// labelRanks gives each file of a search's list its place in it ("BM25 #2"), and how the search
+// reached it where it says.
+func (l *signalList) labelRanks(search string, via map[string]string) {
+	for i, p := range l.ranked() {
+		l.files[p].why = fmt.Sprintf("%s #%d", search, i+1)
+		if v := via[p]; v != "" {
+			l.files[p].why += ", " + v
+		}
+	}
+}
+
 // ranked orders a signal's files by score, ties by path.
 func (l *signalList) ranked() []string {
 	out := make([]string, 0, len(l.files))
@@ -551,12 +562,7 @@ func (r *ranker) bm25(hits []lexical.Hit) {
 			via[pl.path] = pl.via
 		}
 	}
-	for i, p := range l.ranked() {
-		l.files[p].why = fmt.Sprintf("BM25 #%d", i+1)
-		if v := via[p]; v != "" {
-			l.files[p].why += ", " + v
-		}
-	}
+	l.labelRanks("BM25", via)
 }
 
 // place is where a search hit points: its file and definition, or, for a mapping, its source.
@@ -633,12 +639,7 @@ func (r *ranker) vectors(hits []vector.Hit) {
 			via[pl.path] = pl.via
 		}
 	}
-	for i, p := range l.ranked() {
-		l.files[p].why = fmt.Sprintf("embedding #%d", i+1)
-		if v := via[p]; v != "" {
-			l.files[p].why += ", " + v
-		}
-	}
+	l.labelRanks("embedding", via)
 }
 
 const maxEntityShare = 0.25

@@ -169,10 +169,7 @@ func (r *ranker) outline(f RankedFile, k int, m *Model, qw map[string]bool) (pac
 	first, last := 0, 0
 	for _, i := range chosen {
 		d := defs[i]
-		sig := d.Signature
-		if sig == "" {
-			sig = d.Kind + " " + d.Qualified()
-		}
+		sig := d.SignatureOr(d.Qualified())
 		lines = append(lines, fmt.Sprintf("%s  %sline %d", sig, commentPrefix(rec.Language), d.StartLine))
 		if first == 0 {
 			first = d.StartLine
