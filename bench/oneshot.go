@@ -26,6 +26,10 @@ type OneShot struct {
 	// build is done with a quick pack (FirstPartial of them said so)
 	First        Timing `json:"first"`
 	FirstPartial int    `json:"first_partial"`
+	// another text asked of that process a few seconds later, while it builds (SecondPartial packs
+	// said they were partial)
+	Second        Timing `json:"second"`
+	SecondPartial int    `json:"second_partial"`
 }
 
 // oneShot runs the binary bin as child processes on root, whose current cache is the folder cache

@@ -23,6 +23,10 @@ type QuickReport struct {
 	Gold       int     `json:"gold"`        // gold files of the issues (--issues), all told
 	GoldQuick  int     `json:"gold_quick"`  // of them, in the quick pack
 	GoldFull   int     `json:"gold_full"`   // of them, in the full pack
+	// the same texts asked in turn of one index.Quick, each after the one before, as questions
+	// during a build are (the first of them is a first quick pack, left out)
+	Again           Latency `json:"again"`
+	AgainFirstEqual int     `json:"again_first_equal"`
 }
 
 // quickIssue is a text to ask, with the files its fix changed when known.
@@ -74,9 +78,7 @@ func quickRun(ctx context.Context, root string, ix *index.Index, issues []quickI
 		if err != nil {
 			return nil, err
 		}
-		if len(quick.Pack.Items) > 0 && len(full.Pack.Items) > 0 && quick.Pack.Items[0].Path == full.Pack.Items[0].Path {
-			r.FirstEqual++
-		}
+		r.FirstEqual += count(sameFirst(quick, full))
 		for _, g := range is.gold {
 			r.Gold++
 			if inPack(quick.Pack.Items, g) {
@@ -88,7 +90,37 @@ func quickRun(ctx context.Context, root string, ix *index.Index, issues []quickI
 		}
 	}
 	r.Latency = latencyOf(took)
+
+	q := index.NewQuick(index.Options{Root: root, Config: &index.Config{}})
+	defer q.Close()
+	took = nil
+	for i, is := range issues {
+		req, err := index.Request{Text: is.text, Budget: budget}.Normalize(ix.Config())
+		if err != nil {
+			return nil, err
+		}
+		start := time.Now()
+		quick, _, err := q.Context(ctx, req, 0)
+		if err != nil {
+			return nil, fmt.Errorf("quick pack again: %w", err)
+		}
+		if i == 0 {
+			continue
+		}
+		took = append(took, time.Since(start))
+		full, err := ix.Context(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		r.AgainFirstEqual += count(sameFirst(quick, full))
+	}
+	r.Again = latencyOf(took)
 	return r, nil
+}
+
+// sameFirst says whether two packs lead with the same file.
+func sameFirst(a, b *index.Result) bool {
+	return len(a.Pack.Items) > 0 && len(b.Pack.Items) > 0 && a.Pack.Items[0].Path == b.Pack.Items[0].Path
 }
 
 func inPack(items []index.Item, path string) bool {
@@ -97,25 +129,44 @@ func inPack(items []index.Item, path string) bool {
 
 // firstPacks times `ctxmap context` on a tree never indexed, runs times, each on an empty cache: the
 // command starts the background process, which answers it (a quick pack, or a full one when the
-// build is done first); partial counts the packs that said they were partial.
-func firstPacks(ctx context.Context, bin, root, tmp string, texts []string, budget, runs int) (Timing, int, error) {
-	var secs []float64
-	partial := 0
+// build is done first). A few seconds later, while the build runs, another command asks the next
+// text. It fills r's First and Second, and counts the packs that said they were partial.
+func firstPacks(ctx context.Context, bin, root, tmp string, texts []string, budget, runs int, r *OneShot) error {
+	var first, second []float64
 	for i := range runs {
 		env := append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(tmp, fmt.Sprintf("first-%d", i)), "CTXMAP_NO_DAEMON=")
-		start := time.Now()
-		out, err := runCommand(ctx, bin, env, "context", "-q", "-C", root, "--budget", fmt.Sprint(budget), texts[i%len(texts)])
-		took := time.Since(start).Seconds()
+		ask := func(text string) (float64, bool, error) {
+			start := time.Now()
+			out, err := runCommand(ctx, bin, env, "context", "-q", "-C", root, "--budget", fmt.Sprint(budget), text)
+			return time.Since(start).Seconds(), strings.Contains(out, "- partial: from "), err
+		}
+		took, partial, err := ask(texts[i%len(texts)])
+		again, partialAgain := 0.0, false
+		if err == nil {
+			time.Sleep(secondAfter)
+			again, partialAgain, err = ask(texts[(i+1)%len(texts)])
+		}
 		runCommand(ctx, bin, env, "daemon", "--stop", "-C", root)
 		if err != nil {
-			return Timing{}, 0, err
+			return err
 		}
-		secs = append(secs, took)
-		if strings.Contains(out, "- partial: from ") {
-			partial++
-		}
+		first, second = append(first, took), append(second, again)
+		r.FirstPartial += count(partial)
+		r.SecondPartial += count(partialAgain)
 	}
-	return timingOf(secs), partial, nil
+	r.First, r.Second = timingOf(first), timingOf(second)
+	return nil
+}
+
+// secondAfter is when the second question of firstPacks is asked after the first's answer: the next
+// command of someone who read the first pack's header.
+const secondAfter = 3 * time.Second
+
+func count(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // runCommand runs bin with env and returns its stdout.

@@ -823,9 +823,12 @@ func (ix *Index) loadOne(ctx context.Context, p *parse.Parser, f fileStat, old *
 	return res
 }
 
-func (ix *Index) maxFileSize() int64 {
-	if ix.cfg.MaxFileSize > 0 {
-		return ix.cfg.MaxFileSize
+func (ix *Index) maxFileSize() int64 { return ix.cfg.maxFileSize() }
+
+// maxFileSize is the size past which a file is skipped.
+func (c Config) maxFileSize() int64 {
+	if c.MaxFileSize > 0 {
+		return c.MaxFileSize
 	}
 	return 1 << 20
 }

@@ -3,10 +3,12 @@ package index
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/internal/shoptest"
 )
 
@@ -33,10 +35,11 @@ func TestQuickContext(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, read, err := QuickContext(ctx, Options{Root: root, Config: &Config{}}, req, 0.35)
+		res, got, err := QuickContext(ctx, Options{Root: root, Config: &Config{}}, req, 0.35)
 		if err != nil {
 			t.Fatalf("%s: %v", text, err)
 		}
+		read := got.Parsed
 		p := res.Pack
 		if p.Partial == nil || p.Partial.Files != len(read) || p.Partial.Total < len(read) || p.Partial.Built != 0.35 {
 			t.Errorf("%s: partial %+v, %d files read", text, p.Partial, len(read))
@@ -79,5 +82,52 @@ func TestQuickContextWithNothingToMatch(t *testing.T) {
 	}
 	if res, _, err := QuickContext(context.Background(), Options{Root: root, Config: &Config{}}, req, 0); !errors.Is(err, ErrNothingMatches) {
 		t.Errorf("a text nothing matches: %v, %+v", err, res)
+	}
+}
+
+// A question after the first looks its words up in what the first sieve learned, reads for its
+// message only the files that hold the message's words, and adds to the quick index only the best
+// files it lacks, at most QuickMore of them.
+func TestQuickFollowUp(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{"mail/bounce.go": "package mail\n\n// Bounce handles a bounced mail.\nfunc Bounce() {}\n"}
+	for i := range 30 {
+		files[fmt.Sprintf("ledger/entry%02d.go", i)] = fmt.Sprintf("package ledger\n\n// Entry%02d posts a ledger entry.\nfunc Entry%02d() {}\n", i, i)
+		files[fmt.Sprintf("mail/send%02d.go", i)] = fmt.Sprintf("package mail\n\n// Send%02d delivers a mail.\nfunc Send%02d() error { return errors.New(\"mailbox is full\") }\n", i, i)
+	}
+	filetest.Write(t, root, files)
+	ctx := context.Background()
+	q := NewQuick(Options{Root: root, Config: &Config{}})
+	defer q.Close()
+	ask := func(text string) (*Result, QuickRead) {
+		t.Helper()
+		req, err := Request{Text: text, Budget: 2000}.Normalize(Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, read, err := q.Context(ctx, req, 0.1)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		if p := res.Pack.Partial; p == nil || p.Files != q.Files() || p.Total != len(files) {
+			t.Errorf("%s: partial %+v, the quick index holds %d files", text, p, q.Files())
+		}
+		return res, read
+	}
+	if _, read := ask("a ledger entry is posted twice"); read.Sieved != len(files) || len(read.Parsed) != 30 || q.Files() != 30 {
+		t.Fatalf("the first question: %d files sieved, %d parsed, %d in the quick index", read.Sieved, len(read.Parsed), q.Files())
+	}
+	res, read := ask("`Send07` fails.\n\nError: mailbox is full\n")
+	if read.Sieved != 30 || len(read.Parsed) != QuickMore || q.Files() != 30+QuickMore {
+		t.Errorf("the next question: %d files sieved (30 hold the message's words), %d parsed, %d in the quick index",
+			read.Sieved, len(read.Parsed), q.Files())
+	}
+	for _, p := range read.Parsed {
+		if !strings.HasPrefix(p, "mail/") {
+			t.Errorf("the next question read %s again", p)
+		}
+	}
+	if first := res.Pack.Items[0].Path; first != "mail/send07.go" {
+		t.Errorf("the next question's pack leads with %s: %v", first, read.Parsed)
 	}
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/ctxmap/ctxmap/index"
@@ -13,9 +14,11 @@ import (
 const quickAfter = time.Second
 
 // Quick answers a request while the first build runs: from the files its strong terms match,
-// read into an index of their own (index.QuickContext), the pack marked partial. The build yields
-// meanwhile (it waits at its next file), so that the answer comes in seconds on two cores. ok is
-// false once the index is whole, or when no quick pack could be made.
+// read into an index of their own (index.Quick), the pack marked partial. The build yields meanwhile
+// (it waits at its next file), so that the answer comes in seconds on two cores. The walk, what the
+// sieve learned of every file and the quick index are kept until the build is done: a later question
+// adds its few best files to that index and is answered in a tenth of the time. ok is false once
+// the index is whole, or when no quick pack could be made.
 func (s *Session) Quick(ctx context.Context, req index.Resolved) (res *index.Result, ok bool) {
 	if s.opts.InMemory {
 		return nil, false // a session for tests and tools: no quick answers
@@ -35,15 +38,33 @@ func (s *Session) Quick(ctx context.Context, req index.Resolved) (res *index.Res
 	if s.isReady() {
 		return nil, false
 	}
-	cfg := s.Config()
+	if s.quick == nil {
+		cfg := s.Config()
+		s.quick = index.NewQuick(index.Options{Root: s.root, Config: &cfg, Logf: s.opts.Logf})
+	}
 	start := time.Now()
-	res, read, err := index.QuickContext(ctx, index.Options{Root: s.root, Config: &cfg, Logf: s.opts.Logf}, req, s.builtShare())
+	res, read, err := s.quick.Context(ctx, req, s.builtShare())
 	if err != nil {
 		s.opts.Logf("quick pack: %v", err)
+		if !errors.Is(err, index.ErrNothingMatches) {
+			s.freeQuick() // half made: the next question starts again
+		}
 		return nil, false
 	}
-	s.opts.Logf("quick pack from %d files in %.2fs, the index %.0f%% built", len(read), time.Since(start).Seconds(), 100*s.builtShare())
+	s.opts.Logf("quick pack from %d files (%d read for it) in %.2fs, the index %.0f%% built", s.quick.Files(), len(read.Parsed),
+		time.Since(start).Seconds(), 100*s.builtShare())
 	return res, true
+}
+
+// freeQuick frees what the quick packs kept; the caller holds yield.
+func (s *Session) freeQuick() {
+	if s.quick == nil {
+		return
+	}
+	if err := s.quick.Close(); err != nil {
+		s.opts.Logf("close the quick index: %v", err)
+	}
+	s.quick = nil
 }
 
 // isReady says whether the first build is done.

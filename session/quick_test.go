@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,5 +41,52 @@ func TestQuickAnswerBeforeTheBuild(t *testing.T) {
 	}
 	if res, err = s.Context(ctx, index.Request{Text: "`AddToCart` puts nothing in the cart"}); err != nil || res.Pack.Partial != nil {
 		t.Errorf("after the build: %v, partial %+v", err, res.Pack.Partial)
+	}
+}
+
+// A second question before the build is in adds to what the first quick answer kept (the walk, the
+// sieve's words, the quick index) instead of making it again; the build's end frees it.
+func TestQuickAnswersShareTheirWork(t *testing.T) {
+	root := t.TempDir()
+	for i := range 3 {
+		writeFile(t, root, fmt.Sprintf("ledger/entry%d.go", i), fmt.Sprintf("package ledger\n\n// Entry%d posts a ledger entry.\nfunc Entry%d() {}\n", i, i))
+		writeFile(t, root, fmt.Sprintf("mail/send%d.go", i), fmt.Sprintf("package mail\n\n// Send%d delivers a mail.\nfunc Send%d() {}\n", i, i))
+	}
+	s, err := Open(context.Background(), Options{Root: root, CacheDir: filepath.Join(t.TempDir(), "cache"), Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	kept := func() *index.Quick {
+		s.yield.Lock()
+		defer s.yield.Unlock()
+		return s.quick
+	}
+	ask := func(text string, files int) {
+		t.Helper()
+		res, err := s.Context(ctx, index.Request{Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := res.Pack.Partial; p == nil || p.Files != files || p.Total != 6 {
+			t.Errorf("%s: partial %+v, want from %d of 6 files", text, p, files)
+		}
+	}
+	// not started: no build runs
+	ask("`Entry1` posts the ledger entry twice", 3)
+	first := kept()
+	ask("`Send2` delivers no mail", 6)
+	if q := kept(); q == nil || q != first || q.Files() != 6 {
+		t.Errorf("the second question did not add to the first's quick index: %p, %p", q, first)
+	}
+	s.Start()
+	wait, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := s.WaitReady(wait); err != nil {
+		t.Fatal(err)
+	}
+	if q := kept(); q != nil {
+		t.Errorf("the quick answers' state outlived the build: %d files", q.Files())
 	}
 }

@@ -83,6 +83,7 @@ type Session struct {
 	lastAsked time.Time // when the last one ended, or the session started
 
 	yield sync.RWMutex // held by a quick answer; the build's workers wait on it (see Quick)
+	quick *index.Quick // the quick answers' state until the first build is done; under yield
 	cold  bool         // the cache held no index: the first build reads every file
 	// closed when the first quick answer is made (see loop)
 	firstQuick chan struct{}
@@ -370,6 +371,12 @@ func (s *Session) step() bool {
 		s.opts.Logf("index: %v", err)
 		s.opts.Show(Error, fmt.Sprintf("ctxmap: %v", err))
 	}
+	if rescan {
+		// the index is whole: what the quick answers kept goes, and none is made meanwhile
+		s.yield.Lock()
+		defer s.yield.Unlock()
+		defer s.freeQuick()
+	}
 	s.mu.Lock()
 	s.applied = seq
 	s.indexing = false
@@ -498,6 +505,9 @@ func (s *Session) Close() error {
 		}
 		s.stopListening()
 		s.stopWatcher()
+		s.yield.Lock()
+		s.freeQuick()
+		s.yield.Unlock()
 		s.ixMu.Lock()
 		if s.ix != nil {
 			s.closeErr = s.ix.Close()

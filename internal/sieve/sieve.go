@@ -1,7 +1,8 @@
 // Package sieve picks, from a workspace's files as they are on disk, those that match a query's
 // strong terms best: the files to read first when a question comes before the index is whole. It
 // reads each file once and looks each of its words up in the query's terms, so it costs the tree's
-// bytes whatever the number of terms, spread over every core.
+// bytes whatever the number of terms, spread over every core. What that read learns of every file's
+// words (Words) answers the questions that follow without reading the files again.
 package sieve
 
 import (
@@ -14,10 +15,15 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // MaxTerms bounds the terms of one query: a file's hits are one bit each.
 const MaxTerms = 64
+
+// MaxPostings bounds what Words keeps: a file's distinct words count one each (4 bytes, and the
+// words' keys). Past it the read goes on as Best's and keeps nothing.
+const MaxPostings = 24 << 20
 
 // Term is what a file is searched for, lower case: a word (an identifier whole, or one of its parts
 // split at case changes and underscores), a phrase (bytes, such as an error message), or a path's
@@ -44,75 +50,193 @@ type Match struct {
 // first, that match at least one term. A word found in many files counts less (its inverse document
 // frequency, as BM25 weighs it); a word in a file's path counts twice.
 func Best(ctx context.Context, root string, files []string, q Query, most int, maxSize int64) ([]Match, error) {
-	terms := append(append(append([]Term(nil), q.Words...), q.Phrases...), q.Paths...)
-	if len(terms) > MaxTerms {
-		sort.SliceStable(terms, func(i, j int) bool { return terms[i].Weight > terms[j].Weight })
-		terms = terms[:MaxTerms]
-	}
-	words := map[string]uint64{}
-	var phrases [][]byte
-	var phraseBits []uint64
-	var paths []string
-	var pathBits []uint64
-	for i, t := range terms {
-		bit := uint64(1) << i
-		switch {
-		case i < len(q.Words) && t.Text != "":
-			words[t.Text] |= bit
-		case i < len(q.Words)+len(q.Phrases) && t.Text != "":
-			phrases, phraseBits = append(phrases, []byte(t.Text)), append(phraseBits, bit)
-		case t.Text != "":
-			paths, pathBits = append(paths, t.Text), append(pathBits, bit)
+	out, _, err := best(ctx, root, files, q, most, maxSize, false)
+	return out, err
+}
+
+// Learn is Best that keeps what it read of every file's words, for the questions that follow
+// (Words.Best); words is nil when they would take more than MaxPostings.
+func Learn(ctx context.Context, root string, files []string, q Query, most int, maxSize int64) ([]Match, *Words, error) {
+	return best(ctx, root, files, q, most, maxSize, true)
+}
+
+// Words is what one read of a workspace's files learned of their words: the files that hold each
+// word, whole or by its parts, lower case (as Best looks a query's words up).
+type Words struct {
+	root     string
+	files    []string
+	maxSize  int64
+	postings map[uint64][]uint32 // a word's hash (hashWord) -> the files that hold it
+	count    int                 // the postings, all told
+}
+
+// Postings is how many file-word pairs w keeps.
+func (w *Words) Postings() int { return w.count }
+
+// Best is the package's Best for the files w was learned from, as they were then: their words are
+// looked up in w, and only the files that hold every word of one of the query's phrases are read.
+// read counts those.
+func (w *Words) Best(ctx context.Context, q Query, most int) (out []Match, read int, err error) {
+	t := compile(q)
+	inText := make([]uint64, len(w.files))
+	inPath := t.pathHits(w.files)
+	t.lookUp(w.postings, inText)
+	for j, p := range t.phrases {
+		holds := w.holding(phraseWords(p))
+		read += len(holds)
+		err := readEach(ctx, w.root, w.files, holds, w.maxSize, func(_, i int, text, lower []byte) []byte {
+			lower = appendLower(lower[:0], text)
+			if bytes.Contains(lower, p) {
+				inText[i] |= t.phraseBits[j]
+			}
+			return lower
+		})
+		if err != nil {
+			return nil, read, err
 		}
 	}
+	return t.rank(w.files, inText, inPath, most), read, nil
+}
+
+// holding returns the files that hold every one of the words (hashes); every file when there are none.
+func (w *Words) holding(words []uint64) []int {
+	var out []int
+	if len(words) == 0 {
+		for i := range w.files {
+			out = append(out, i)
+		}
+		return out
+	}
+	count := make([]uint8, len(w.files))
+	for n, k := range words {
+		for _, i := range w.postings[k] {
+			if int(count[i]) == n {
+				count[i]++
+			}
+		}
+	}
+	for i, c := range count {
+		if int(c) == len(words) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// best is Best, and Learn when learn is set.
+func best(ctx context.Context, root string, files []string, q Query, most int, maxSize int64, learn bool) ([]Match, *Words, error) {
+	t := compile(q)
 	inText := make([]uint64, len(files)) // the terms found in each file's text
-	inPath := make([]uint64, len(files)) // and in its path
-	next := make(chan int, 256)
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var lower []byte
-			for i := range next {
-				rel := strings.ToLower(files[i])
-				inPath[i] = lookupWords([]byte(rel), words)
-				for j, p := range paths {
-					if strings.HasSuffix(rel, p) && (len(rel) == len(p) || rel[len(rel)-len(p)-1] == '/') {
-						inPath[i] |= pathBits[j]
-					}
-				}
-				text, err := readSmall(filepath.Join(root, filepath.FromSlash(files[i])), maxSize)
-				if err != nil || bytes.IndexByte(text[:min(len(text), 8000)], 0) >= 0 {
-					continue // unreadable or binary: the index will say so
-				}
-				inText[i] = lookupWords(text, words)
-				if len(phrases) > 0 {
-					lower = appendLower(lower[:0], text)
-					for j, p := range phrases {
-						if bytes.Contains(lower, p) {
-							inText[i] |= phraseBits[j]
-						}
-					}
+	inPath := t.pathHits(files)          // and in its path
+	// each reader keeps the words of the files it reads, which the query's words are looked up in
+	// once all are read; past MaxPostings a file's words are looked up in the query's as it is read
+	kept := make([]map[uint64][]uint32, readers())
+	seen := make([]wordSet, readers())
+	var count atomic.Int64
+	all := make([]int, len(files))
+	for i := range all {
+		all[i] = i
+	}
+	err := readEach(ctx, root, files, all, maxSize, func(r, i int, text, lower []byte) []byte {
+		if learn && count.Load() < MaxPostings {
+			if kept[r] == nil {
+				kept[r] = map[uint64][]uint32{}
+			}
+			count.Add(int64(record(text, &seen[r], kept[r], uint32(i))))
+		} else {
+			inText[i] = lookupWords(text, t.words)
+		}
+		if len(t.phrases) > 0 {
+			lower = appendLower(lower[:0], text)
+			for j, p := range t.phrases {
+				if bytes.Contains(lower, p) {
+					inText[i] |= t.phraseBits[j]
 				}
 			}
-		}()
-	}
-	for i := range files {
-		if ctx.Err() != nil {
-			break
 		}
-		next <- i
+		return lower
+	})
+	if err != nil {
+		return nil, nil, err
 	}
-	close(next)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	// the readers' files are apart: their postings join without overlap
+	var postings map[uint64][]uint32
+	for _, m := range kept {
+		if len(m) > len(postings) {
+			m, postings = postings, m
+		}
+		for k, v := range m {
+			postings[k] = append(postings[k], v...)
+		}
 	}
+	t.lookUp(postings, inText)
+	var w *Words
+	if n := count.Load(); learn && n < MaxPostings {
+		w = &Words{root: root, files: files, maxSize: maxSize, postings: postings, count: int(n)}
+	}
+	return t.rank(files, inText, inPath, most), w, nil
+}
 
-	// a term's weight times its rarity across the files
-	idf := make([]float64, len(terms))
-	for b := range terms {
+// terms is a query ready for the sieve: its terms, at most MaxTerms, each a bit.
+type terms struct {
+	all        []Term
+	words      map[string]uint64
+	phrases    [][]byte
+	phraseBits []uint64
+	paths      []string
+	pathBits   []uint64
+}
+
+func compile(q Query) *terms {
+	all := append(append(append([]Term(nil), q.Words...), q.Phrases...), q.Paths...)
+	if len(all) > MaxTerms {
+		sort.SliceStable(all, func(i, j int) bool { return all[i].Weight > all[j].Weight })
+		all = all[:MaxTerms]
+	}
+	t := &terms{all: all, words: map[string]uint64{}}
+	for i, term := range all {
+		bit := uint64(1) << i
+		switch {
+		case term.Text == "":
+		case i < len(q.Words):
+			t.words[term.Text] |= bit
+		case i < len(q.Words)+len(q.Phrases):
+			t.phrases, t.phraseBits = append(t.phrases, []byte(term.Text)), append(t.phraseBits, bit)
+		default:
+			t.paths, t.pathBits = append(t.paths, term.Text), append(t.pathBits, bit)
+		}
+	}
+	return t
+}
+
+// pathHits are the terms each file's path holds: words, and paths it ends with.
+func (t *terms) pathHits(files []string) []uint64 {
+	in := make([]uint64, len(files))
+	for i, f := range files {
+		rel := strings.ToLower(f)
+		in[i] = lookupWords([]byte(rel), t.words)
+		for j, p := range t.paths {
+			if strings.HasSuffix(rel, p) && (len(rel) == len(p) || rel[len(rel)-len(p)-1] == '/') {
+				in[i] |= t.pathBits[j]
+			}
+		}
+	}
+	return in
+}
+
+// lookUp adds to inText the words of the query each file holds, by postings.
+func (t *terms) lookUp(postings map[uint64][]uint32, inText []uint64) {
+	for word, bits := range t.words {
+		for _, i := range postings[hashWord([]byte(word))] {
+			inText[i] |= bits
+		}
+	}
+}
+
+// rank scores the files that match: a term's weight times its rarity across the files, twice in a path.
+func (t *terms) rank(files []string, inText, inPath []uint64, most int) []Match {
+	idf := make([]float64, len(t.all))
+	for b := range t.all {
 		df := 0
 		for i := range files {
 			if (inText[i]|inPath[i])&(1<<b) != 0 {
@@ -120,7 +244,7 @@ func Best(ctx context.Context, root string, files []string, q Query, most int, m
 			}
 		}
 		if df > 0 {
-			idf[b] = terms[b].Weight * math.Log(1+float64(len(files))/float64(df))
+			idf[b] = t.all[b].Weight * math.Log(1+float64(len(files))/float64(df))
 		}
 	}
 	var out []Match
@@ -129,7 +253,7 @@ func Best(ctx context.Context, root string, files []string, q Query, most int, m
 			continue
 		}
 		score := 0.0
-		for b := range terms {
+		for b := range t.all {
 			if inText[i]&(1<<b) != 0 {
 				score += idf[b]
 			}
@@ -148,7 +272,41 @@ func Best(ctx context.Context, root string, files []string, q Query, most int, m
 	if len(out) > most {
 		out = out[:most]
 	}
-	return out, nil
+	return out
+}
+
+// readers is how many files are read at once.
+func readers() int { return runtime.GOMAXPROCS(0) }
+
+// readEach reads the files at the indices idx on every core and hands each that is text to fn with
+// its reader's number and that reader's buffer, which fn returns for the next file. Unreadable,
+// binary and oversized files are passed over: the index will say why.
+func readEach(ctx context.Context, root string, files []string, idx []int, maxSize int64, fn func(reader, i int, text, buf []byte) []byte) error {
+	next := make(chan int, 256)
+	var wg sync.WaitGroup
+	for r := range readers() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte
+			for i := range next {
+				text, err := readSmall(filepath.Join(root, filepath.FromSlash(files[i])), maxSize)
+				if err != nil || bytes.IndexByte(text[:min(len(text), 8000)], 0) >= 0 {
+					continue
+				}
+				buf = fn(r, i, text, buf)
+			}
+		}()
+	}
+	for _, i := range idx {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return ctx.Err()
 }
 
 // readSmall reads a file of at most max bytes; a larger one reads as nothing.
@@ -166,11 +324,110 @@ func readSmall(path string, max int64) ([]byte, error) {
 	return b.Bytes(), err
 }
 
-// lookupWords returns the bits of the words of text found in words: each identifier whole and each of
-// its parts, lower case.
+// lookupWords returns the bits of the words of text found in words.
 func lookupWords(text []byte, words map[string]uint64) uint64 {
 	var hits uint64
-	var buf [64]byte
+	eachWord(text, func(w []byte) { hits |= words[string(w)] })
+	return hits
+}
+
+// record adds file to the postings of the words of text, once each, and returns how many it added.
+// The words are told apart in seen, a set that fits the cache, so that the postings, which do not,
+// are looked up once per word of the file rather than once per word in it.
+func record(text []byte, seen *wordSet, postings map[uint64][]uint32, file uint32) int {
+	seen.reset()
+	eachWord(text, func(w []byte) { seen.add(hashWord(w)) })
+	for _, h := range seen.list {
+		postings[h] = append(postings[h], file)
+	}
+	return len(seen.list)
+}
+
+// wordSet is a set of word keys, open addressing over a table that a reset empties by moving on a
+// generation rather than by clearing it.
+type wordSet struct {
+	keys []uint64
+	gens []uint32
+	gen  uint32
+	list []uint64 // the keys, as they came
+}
+
+func (s *wordSet) reset() {
+	s.gen++
+	s.list = s.list[:0]
+	if len(s.keys) == 0 {
+		s.keys, s.gens, s.gen = make([]uint64, 1024), make([]uint32, 1024), 1
+	}
+}
+
+func (s *wordSet) add(h uint64) {
+	mask := uint64(len(s.keys) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		if s.gens[i] != s.gen {
+			s.keys[i], s.gens[i] = h, s.gen
+			s.list = append(s.list, h)
+			if 2*len(s.list) > len(s.keys) {
+				s.grow()
+			}
+			return
+		}
+		if s.keys[i] == h {
+			return
+		}
+	}
+}
+
+// grow doubles the table and puts the keys back.
+func (s *wordSet) grow() {
+	list := s.list
+	s.keys, s.gens, s.gen, s.list = make([]uint64, 2*len(s.keys)), make([]uint32, 2*len(s.keys)), 1, nil
+	for _, h := range list {
+		s.add(h)
+	}
+}
+
+// hashWord is the key of a word in the postings (FNV-1a): two words that share one are taken for the
+// same, a chance small enough for a sieve.
+func hashWord(w []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range w {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
+}
+
+// phraseWords are the keys of a phrase's words, which a file that holds the phrase holds too: its
+// first and last could be part of a longer word there (a message cut at a placeholder, `%sname`), but
+// a message's literal starts and ends at a quote or a space in all but a few.
+func phraseWords(p []byte) []uint64 {
+	var out []uint64
+	for i := 0; i < len(p); {
+		if !wordByte(p[i]) {
+			i++
+			continue
+		}
+		start := i
+		for i < len(p) && wordByte(p[i]) {
+			i++
+		}
+		if i-start >= 2 && i-start <= maxWord && len(out) < maxPhraseWords {
+			out = append(out, hashWord(p[start:i]))
+		}
+	}
+	return out
+}
+
+const (
+	maxWord        = 64 // the longest word the sieve looks at
+	maxPhraseWords = 8  // enough of a phrase's words to narrow the files it is looked for in
+)
+
+// eachWord calls fn with each word of text, lower case: each identifier whole and each of its parts
+// (at underscores, before an upper-case letter that follows a lower-case one or a digit, and before
+// the last capital of a run that a lower-case letter follows: HTTPServer). w is valid during the call.
+func eachWord(text []byte, fn func(w []byte)) {
+	var buf [maxWord]byte
 	for i := 0; i < len(text); {
 		if !wordByte(text[i]) {
 			i++
@@ -181,13 +438,11 @@ func lookupWords(text []byte, words map[string]uint64) uint64 {
 			i++
 		}
 		tok := text[start:i]
-		if len(tok) < 2 || len(tok) > len(buf) {
+		if len(tok) < 2 || len(tok) > maxWord {
 			continue
 		}
 		low := appendLower(buf[:0], tok)
-		hits |= words[string(low)]
-		// the parts: at underscores, before an upper-case letter that follows a lower-case one or a
-		// digit, and before the last capital of a run that a lower-case letter follows (HTTPServer)
+		fn(low)
 		from := 0
 		for j := 1; j <= len(tok); j++ {
 			end := j == len(tok)
@@ -197,7 +452,7 @@ func lookupWords(text []byte, words map[string]uint64) uint64 {
 				continue
 			}
 			if j-from >= 2 && j-from < len(tok) {
-				hits |= words[string(low[from:j])]
+				fn(low[from:j])
 			}
 			from = j
 			if under {
@@ -205,7 +460,6 @@ func lookupWords(text []byte, words map[string]uint64) uint64 {
 			}
 		}
 	}
-	return hits
 }
 
 func wordByte(c byte) bool {

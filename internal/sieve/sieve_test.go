@@ -79,3 +79,45 @@ func TestLookupWords(t *testing.T) {
 		}
 	}
 }
+
+// What the first read learns answers the next questions as a read of every file would, reading only
+// the files that hold a phrase's words.
+func TestLearnedWords(t *testing.T) {
+	root := t.TempDir()
+	files := write(t, root, map[string]string{
+		"shop/cart.go":  "package shop\n\n// RefundOrder gives the money back.\nfunc RefundOrder() error { return errors.New(\"Cannot refund a closed order\") }\n",
+		"shop/order.go": "package shop\n\ntype Order struct{ closed bool } // cannot refund it\n",
+		"shop/price.go": "package shop\n\nfunc price_total() int { return 0 } // an order's total\n",
+		"shop/tax.go":   "package shop\n\n// TaxRate of an HTTPServer's orders\nvar TaxRate = 0.2\n",
+		"web/api.go":    "package web\n\nfunc Serve() {}\n",
+		"blob.bin":      "order\x00\x01refund",
+	})
+	first := Query{Words: []Term{{"serve", 1}}}
+	got, words, err := Learn(context.Background(), root, files, first, 10, 1<<20)
+	if err != nil || words == nil {
+		t.Fatalf("Learn: %v, %v", err, words)
+	}
+	if want, _ := Best(context.Background(), root, files, first, 10, 1<<20); !reflect.DeepEqual(got, want) {
+		t.Errorf("Learn: %v, Best: %v", got, want)
+	}
+	for _, q := range []Query{
+		{Words: []Term{{"refund", 1}, {"order", 1}, {"total", 1}, {"http", 2}, {"server", 1}}},
+		{Words: []Term{{"tax", 1}}, Phrases: []Term{{"cannot refund a closed order", 3}}, Paths: []Term{{"web/api.go", 4}}},
+	} {
+		want, err := Best(context.Background(), root, files, q, 10, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, read, err := words.Best(context.Background(), q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%+v: learned %v, read %v", q, got, want)
+		}
+		// the phrase's words are all in two files: those two are read, nothing else
+		if wantRead := 2 * len(q.Phrases); read != wantRead {
+			t.Errorf("%+v: %d files read, want %d", q, read, wantRead)
+		}
+	}
+}
