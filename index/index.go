@@ -79,6 +79,9 @@ type Index struct {
 	overlay   map[string][]byte
 	reread    map[string]bool // buffers closed since the last update: their records came from the buffer
 
+	firstMu sync.Mutex
+	first   map[string]bool // files the running or next build reads before the others (ReadFirst)
+
 	warnMu   sync.Mutex
 	warnings []string
 	// records of the state file found damaged when read, since the index opened (see DamagedRecords)
@@ -463,8 +466,9 @@ func (ix *Index) apply(ctx context.Context, list []fileStat, full bool, skipped 
 }
 
 // plan decides what apply reads: the entries that stay as they are, and the files to read, in path
-// order (the stores' insertion order, which breaks ties, is then the same whatever order the changes
-// came in). Files gone, secret or of no language leave the entries; the last two are skipped.
+// order (the files ReadFirst names are then taken first; the stores' answers do not depend on the order
+// they were filled in). Files gone, secret or of no language leave the entries; the last two are
+// skipped.
 func (ix *Index) plan(old *Snapshot, list []fileStat, full bool, skipped map[string]string) (map[string]*store.Entry, []fileStat) {
 	files := make(map[string]*store.Entry, old.files.Len()+len(list))
 	if !full {
@@ -711,6 +715,7 @@ func (ix *Index) loadAhead(ctx context.Context, work []fileStat, old *Snapshot, 
 		defer close(done)
 		defer close(out)
 		for from := 0; from < len(work); from += loadBatch {
+			ix.takeFirst(work[from:])
 			res := ix.load(ctx, work[from:min(from+loadBatch, len(work))], old, func(n, _ int) {
 				if progress != nil {
 					progress(from+n, len(work))
@@ -727,6 +732,39 @@ func (ix *Index) loadAhead(ctx context.Context, work []fileStat, old *Snapshot, 
 		}
 	}()
 	return out, func() { cancel(); <-done }
+}
+
+// ReadFirst has the running build, or the next, read these files before the rest of what it has
+// left to read: the files a quick pack chose, which the questions meanwhile are about.
+func (ix *Index) ReadFirst(paths []string) {
+	ix.firstMu.Lock()
+	defer ix.firstMu.Unlock()
+	if ix.first == nil {
+		ix.first = map[string]bool{}
+	}
+	for _, p := range paths {
+		ix.first[p] = true
+	}
+}
+
+// takeFirst moves the files of work that ReadFirst named to its front, the others in their order,
+// and forgets the names: those not in work were read already or are not the build's.
+func (ix *Index) takeFirst(work []fileStat) {
+	ix.firstMu.Lock()
+	defer ix.firstMu.Unlock()
+	if len(ix.first) == 0 {
+		return
+	}
+	var first, rest []fileStat
+	for _, f := range work {
+		if ix.first[f.path] {
+			first = append(first, f)
+		} else {
+			rest = append(rest, f)
+		}
+	}
+	copy(work[copy(work, first):], rest)
+	clear(ix.first)
 }
 
 // load reads and parses files on every core, each worker with its own parser.

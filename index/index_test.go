@@ -978,3 +978,58 @@ func TestLetterFilterKeepsEveryFuzzyMatch(t *testing.T) {
 		t.Errorf("the Kelvin sign folds to k, yet %q was dropped: %q", "\u212Aeeper", got)
 	}
 }
+
+// A build that reads some files first (those of a quick pack) answers as a build in path order does,
+// also where BM25's scores tie past the chunks a search keeps.
+func TestReadFirstBuildsTheSameIndex(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{"pay/cart.go": "package pay\n\n// Cart holds what a refund gives back.\ntype Cart struct{}\n"}
+	var late []string
+	for i := range 2 * loadBatch {
+		p := fmt.Sprintf("pay/refund%03d.go", i)
+		files[p] = "package pay\n\n// Refund gives the money back.\nfunc Refund() {}\n"
+		if i >= loadBatch {
+			late = append(late, p)
+		}
+	}
+	writeFiles(t, root, files)
+	build := func(first []string) *Index {
+		ix := mustOpen(t, Options{Root: root, InMemory: true})
+		t.Cleanup(func() { ix.Close() })
+		ix.ReadFirst(first)
+		mustBuild(t, ix)
+		return ix
+	}
+	inOrder, lateFirst := build(nil), build(late)
+	for _, text := range []string{"the refund gives no money back", "`Refund` of a cart"} {
+		want, err := ask(context.Background(), inOrder, Request{Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ask(context.Background(), lateFirst, Request{Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Pack.Text != want.Pack.Text {
+			t.Errorf("%s: the build that read %s first answers\n%s\nthe build in path order\n%s", text, late[0], got.Pack.Text, want.Pack.Text)
+		}
+	}
+}
+
+// ReadFirst's files go to the front of what a build has left, the others in their order.
+func TestTakeFirst(t *testing.T) {
+	ix := &Index{}
+	ix.ReadFirst([]string{"d", "b", "z"})
+	work := []fileStat{{path: "a"}, {path: "b"}, {path: "c"}, {path: "d"}}
+	ix.takeFirst(work)
+	var got []string
+	for _, f := range work {
+		got = append(got, f.path)
+	}
+	if want := []string{"b", "d", "a", "c"}; !slices.Equal(got, want) {
+		t.Errorf("work %v, want %v", got, want)
+	}
+	if len(ix.first) != 0 {
+		t.Errorf("names left after the build took them: %v", ix.first)
+	}
+}

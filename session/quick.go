@@ -51,6 +51,12 @@ func (s *Session) Quick(ctx context.Context, req index.Resolved) (res *index.Res
 		}
 		return nil, false
 	}
+	// the build reads them next: the questions meanwhile are about them
+	ix, done := s.acquire()
+	if ix != nil {
+		ix.ReadFirst(read.Parsed)
+	}
+	done()
 	s.opts.Logf("quick pack from %d files (%d read for it) in %.2fs, the index %.0f%% built", s.quick.Files(), len(read.Parsed),
 		time.Since(start).Seconds(), 100*s.builtShare())
 	return res, true

@@ -199,7 +199,27 @@ func (s *Store) Search(ctx context.Context, terms []Term, k int, stats *Stats) (
 		}
 		ctx = context.WithValue(ctx, search.BM25StatsKey, &search.BM25Stats{DocCount: float64(stats.Chunks), FieldCardinality: card})
 	}
-	req := bleve.NewSearchRequestOptions(bleve.NewDisjunctionQuery(qs...), k, 0, false)
+	// Of chunks with equal scores at its cut bleve keeps those it met first, which follows the order
+	// they were added in. Asking for more and cutting after sorting by score and ID keeps the same
+	// ones however the index came to be; when the ties run past the margin, it asks again for twice
+	// as many, until the last hit scores below the k-th.
+	for n := k + tieMargin; ; n *= 2 {
+		hits, err := s.search(ctx, qs, n)
+		if err != nil {
+			return nil, err
+		}
+		if len(hits) < n || hits[len(hits)-1].Score < hits[k-1].Score {
+			return hits[:min(k, len(hits))], nil
+		}
+	}
+}
+
+// tieMargin is how many more hits than asked Search takes from bleve, to settle ties at the cut.
+const tieMargin = 20
+
+// search returns bleve's best n hits for the queries, by score then by ID.
+func (s *Store) search(ctx context.Context, qs []query.Query, n int) ([]Hit, error) {
+	req := bleve.NewSearchRequestOptions(bleve.NewDisjunctionQuery(qs...), n, 0, false)
 	var res *bleve.SearchResult
 	err := guarded(func() (err error) {
 		res, err = s.idx.SearchInContext(ctx, req)
