@@ -12,6 +12,7 @@ import (
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
+	"github.com/ctxmap/ctxmap/internal/rank"
 	"github.com/ctxmap/ctxmap/internal/sieve"
 	"github.com/ctxmap/ctxmap/internal/walk"
 	"github.com/ctxmap/ctxmap/internal/words"
@@ -222,7 +223,14 @@ func (q *Quick) answer(ctx context.Context, req Resolved, share float64) (*Resul
 // names it quotes (whole and by their parts), its error messages, and its own words, rarer ones
 // counting more by the sieve's own measure of rarity.
 func strongTerms(a *query.Analysis) sieve.Query {
-	var q sieve.Query
+	// the full index ranks code before tests, prose and data (but tests when they are the task): so
+	// does the sieve, and the quick pack reads the code the full one would lead with
+	q := sieve.Query{Weight: func(p string) float64 {
+		if rank.IsCode(p) || a.Intent.Name == query.TestWriting && rank.IsTest(p) {
+			return 1
+		}
+		return 0.5
+	}}
 	seen := map[string]bool{}
 	word := func(w string, weight float64) {
 		w = strings.ToLower(w)

@@ -38,6 +38,8 @@ type Query struct {
 	Words   []Term
 	Phrases []Term
 	Paths   []Term
+	// Weight is how much a file's match counts, by its path (nil: as much as any other's)
+	Weight func(path string) float64
 }
 
 // Match is a file and how well it matches.
@@ -65,6 +67,7 @@ func Learn(ctx context.Context, root string, files []string, q Query, most int, 
 type Words struct {
 	root     string
 	files    []string
+	sizes    []int32 // of the files read, in bytes
 	maxSize  int64
 	postings map[uint64][]uint32 // a word's hash (hashWord) -> the files that hold it
 	count    int                 // the postings, all told
@@ -95,7 +98,7 @@ func (w *Words) Best(ctx context.Context, q Query, most int) (out []Match, read 
 			return nil, read, err
 		}
 	}
-	return t.rank(w.files, inText, inPath, most), read, nil
+	return t.rank(w.files, w.sizes, inText, inPath, most), read, nil
 }
 
 // holding returns the files that hold every one of the words (hashes); every file when there are none.
@@ -130,6 +133,7 @@ func best(ctx context.Context, root string, files []string, q Query, most int, m
 	inPath := t.pathHits(files)          // and in its path
 	// each reader keeps the words of the files it reads, which the query's words are looked up in
 	// once all are read; past MaxPostings a file's words are looked up in the query's as it is read
+	sizes := make([]int32, len(files))
 	kept := make([]map[uint64][]uint32, readers())
 	seen := make([]wordSet, readers())
 	var count atomic.Int64
@@ -138,6 +142,7 @@ func best(ctx context.Context, root string, files []string, q Query, most int, m
 		all[i] = i
 	}
 	err := readEach(ctx, root, files, all, maxSize, func(r, i int, text, lower []byte) []byte {
+		sizes[i] = int32(len(text))
 		if learn && count.Load() < MaxPostings {
 			if kept[r] == nil {
 				kept[r] = map[uint64][]uint32{}
@@ -172,9 +177,9 @@ func best(ctx context.Context, root string, files []string, q Query, most int, m
 	t.lookUp(postings, inText)
 	var w *Words
 	if n := count.Load(); learn && n < MaxPostings {
-		w = &Words{root: root, files: files, maxSize: maxSize, postings: postings, count: int(n)}
+		w = &Words{root: root, files: files, sizes: sizes, maxSize: maxSize, postings: postings, count: int(n)}
 	}
-	return t.rank(files, inText, inPath, most), w, nil
+	return t.rank(files, sizes, inText, inPath, most), w, nil
 }
 
 // terms is a query ready for the sieve: its terms, at most MaxTerms, each a bit.
@@ -185,6 +190,7 @@ type terms struct {
 	phraseBits []uint64
 	paths      []string
 	pathBits   []uint64
+	weight     func(path string) float64
 }
 
 func compile(q Query) *terms {
@@ -193,7 +199,7 @@ func compile(q Query) *terms {
 		sort.SliceStable(all, func(i, j int) bool { return all[i].Weight > all[j].Weight })
 		all = all[:MaxTerms]
 	}
-	t := &terms{all: all, words: map[string]uint64{}}
+	t := &terms{all: all, words: map[string]uint64{}, weight: q.Weight}
 	for i, term := range all {
 		bit := uint64(1) << i
 		switch {
@@ -233,8 +239,10 @@ func (t *terms) lookUp(postings map[uint64][]uint32, inText []uint64) {
 	}
 }
 
-// rank scores the files that match: a term's weight times its rarity across the files, twice in a path.
-func (t *terms) rank(files []string, inText, inPath []uint64, most int) []Match {
+// rank scores the files that match: a term's weight times its rarity across the files, twice in a
+// path, the text's share normalised by the file's length as BM25 does (a long file holds many words
+// by chance), then weighted by the query's Weight.
+func (t *terms) rank(files []string, sizes []int32, inText, inPath []uint64, most int) []Match {
 	idf := make([]float64, len(t.all))
 	for b := range t.all {
 		df := 0
@@ -247,19 +255,31 @@ func (t *terms) rank(files []string, inText, inPath []uint64, most int) []Match 
 			idf[b] = t.all[b].Weight * math.Log(1+float64(len(files))/float64(df))
 		}
 	}
+	var total, n float64
+	for _, sz := range sizes {
+		if sz > 0 {
+			total, n = total+float64(sz), n+1
+		}
+	}
+	avg := max(total/max(n, 1), 1)
 	var out []Match
 	for i, f := range files {
 		if inText[i]|inPath[i] == 0 {
 			continue
 		}
-		score := 0.0
+		text, path := 0.0, 0.0
 		for b := range t.all {
 			if inText[i]&(1<<b) != 0 {
-				score += idf[b]
+				text += idf[b]
 			}
 			if inPath[i]&(1<<b) != 0 {
-				score += 2 * idf[b]
+				path += 2 * idf[b]
 			}
+		}
+		norm := 1 - lengthB + lengthB*float64(sizes[i])/avg
+		score := text*(lengthK1+1)/(1+lengthK1*norm) + path
+		if t.weight != nil {
+			score *= t.weight(f)
 		}
 		out = append(out, Match{Path: f, Score: score})
 	}
@@ -274,6 +294,13 @@ func (t *terms) rank(files []string, inText, inPath []uint64, most int) []Match 
 	}
 	return out
 }
+
+// BM25's length normalisation, mild: a word counts once per file however often it is there, so a long
+// file gains less than BM25's counts would give it.
+const (
+	lengthB  = 0.1
+	lengthK1 = 1.2
+)
 
 // readers is how many files are read at once.
 func readers() int { return runtime.GOMAXPROCS(0) }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ctxmap/ctxmap/internal/filetest"
@@ -119,5 +120,35 @@ func TestLearnedWords(t *testing.T) {
 		if wantRead := 2 * len(q.Phrases); read != wantRead {
 			t.Errorf("%+v: %d files read, want %d", q, read, wantRead)
 		}
+	}
+}
+
+// Of files that hold the same words, a long one (a changelog that holds every word) counts less than a
+// short one, and a file the query's Weight discounts less than the others.
+func TestLengthAndWeight(t *testing.T) {
+	root := t.TempDir()
+	long := "# Changes\n\nrefund order fixed\n" + strings.Repeat("something else changed here\n", 400)
+	files := write(t, root, map[string]string{
+		"CHANGES.md":   long,
+		"shop/pay.go":  "package shop\n\n// refund an order\nfunc Refund() {}\n",
+		"docs/pay.md":  "How to refund an order.\n",
+		"shop/cart.go": "package shop\n\nfunc Cart() {}\n",
+	})
+	q := Query{Words: []Term{{"refund", 1}, {"order", 1}}}
+	got, err := Best(context.Background(), root, files, q, 10, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := paths(got); len(p) != 3 || p[2] != "CHANGES.md" {
+		t.Errorf("the long file is not last: %v", got)
+	}
+	q.Weight = func(p string) float64 {
+		if strings.HasSuffix(p, ".md") {
+			return 0.5
+		}
+		return 1
+	}
+	if got, _ := Best(context.Background(), root, files, q, 10, 1<<20); !reflect.DeepEqual(paths(got), []string{"shop/pay.go", "docs/pay.md", "CHANGES.md"}) {
+		t.Errorf("weighted: %v", got)
 	}
 }
