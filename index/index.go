@@ -44,7 +44,6 @@ type Options struct {
 	InMemory bool    // keep nothing on disk (tests, read-only use)
 	Packs    bool    // the process will make packs: the tokenizer loads while the index opens
 	Logf     func(format string, args ...any)
-	only     []walk.File // a quick index's files (see QuickContext): Build reads these instead of walking
 }
 
 // Index is the engine for one workspace root. One writer (Build, Update) at a time; readers take
@@ -65,7 +64,7 @@ type Index struct {
 	dirty   bool
 	// lastParsed counts the files the last apply parsed (for the stats)
 	lastParsed int
-	only       []walk.File   // a quick index's files, instead of a walk (see QuickContext)
+	only       []walk.File   // a quick index's files, which Build reads instead of walking (see Quick)
 	partial    *pack.Partial // a quick index's packs say so
 	saver      *time.Timer
 
@@ -103,7 +102,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("workspace %s is not a folder", root)
 	}
-	ix := &Index{root: root, logf: opts.Logf, overlay: map[string][]byte{}, reread: map[string]bool{}, only: opts.only}
+	ix := &Index{root: root, logf: opts.Logf, overlay: map[string][]byte{}, reread: map[string]bool{}}
 	if ix.logf == nil {
 		ix.logf = func(string, ...any) {}
 	}

@@ -195,7 +195,7 @@ func (q *Quick) first(ctx context.Context, req Resolved, share float64) (*Result
 	if words != nil {
 		postings = words.Postings()
 	}
-	q.opts.Logf("quick pack: walk %.2fs, sieve %.2fs (%d words of files kept), %d files read %.2fs, pack %.2fs", walked.Sub(start).Seconds(),
+	q.opts.Logf("quick pack: walk %.2fs, sieve %.2fs (%d file-word pairs kept), %d files read %.2fs, pack %.2fs", walked.Sub(start).Seconds(),
 		sieved.Sub(walked).Seconds(), postings, len(only), built.Sub(sieved).Seconds(), time.Since(built).Seconds())
 	return res, read, err
 }
