@@ -234,7 +234,7 @@ func TestTheNextLikelyFilesAreOutlined(t *testing.T) {
 			}
 		}
 	}
-	if len(outlines) == 0 || !strings.Contains(res.Pack.Text, "(outline)") {
+	if len(outlines) == 0 || !strings.Contains(res.Pack.Text, "(outline, p=") {
 		t.Errorf("no outline in the pack: %v", itemNames(res.Pack))
 	}
 }

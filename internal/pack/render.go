@@ -186,6 +186,15 @@ func renderItem(format string, p *piece) string {
 func renderMarkdownItem(p *piece) string {
 	var b strings.Builder
 	b.Grow(len(p.code) + 128)
+	if p.kind == "outline" { // a signature or two: the heading says no more than the file's probability
+		b.WriteString("### " + p.path + " (outline")
+		if p.prob > 0 {
+			b.WriteString(", p=" + probText(p.prob))
+		}
+		f := fence(p.code)
+		b.WriteString(")\n" + f + p.lang + "\n" + p.code + "\n" + f + "\n\n")
+		return b.String()
+	}
 	b.WriteString("### " + p.path + lineRange(p.start, p.end, ":"))
 	if p.symbol != "" {
 		b.WriteString(" · " + p.symbol)

@@ -45,9 +45,9 @@ const (
 	tokensPerProb = 2500.0 // what an item that is certain to change may spend
 	minCap        = 250    // and one that is not: a body this size costs less than a wrong guess
 	moreMinCap    = 90     // the least a definition past a file's best may take: its opening lines
-	alsoFiles     = 8      // files outlined where the pack stops
-	alsoMinProb   = 0.03   // and how likely each must be
-	outlineDefs   = 2      // signatures an outline shows
+	alsoFiles     = 12     // files outlined where the pack stops
+	alsoMinProb   = 0.01   // and how likely each must be
+	outlineDefs   = 1      // signatures an outline shows: its likeliest
 	outlineCap    = 70     // tokens an outline may take
 	parentCard    = 80     // a method's class wider than this many lines is shown as a card, not whole
 )
