@@ -39,7 +39,7 @@ func (r *ranker) learned(files []RankedFile, m *Model) []RankedFile {
 // most tightFiles; in each, its likeliest definitions; every item allowed tokens in proportion to
 // the probability that the fix changes it. The next likely files are named below the items.
 const (
-	tightFiles    = 6
+	tightFiles    = 5      // a sixth file was not the fix's in any of the 23 dev-set packs that had one
 	tightDefs     = 8      // a file's likeliest definitions, down to defMinProb
 	defMinProb    = 0.08   // a definition past a file's best is shown when at least this likely
 	tokensPerProb = 2500.0 // what an item that is certain to change may spend
@@ -152,17 +152,29 @@ func (r *ranker) outline(f RankedFile, k int, m *Model, qw map[string]bool) (pac
 		return pack.Candidate{}, false
 	}
 	defs := rec.File.Definitions
-	var chosen []int // the likeliest functions and types; a field or a variable says little of a file
-	for _, s := range m.Defs(r.defFeatures(f, f.fusedRank, f.fusedTop, qw)) {
-		if len(chosen) == outlineDefs {
-			break
+	// the likeliest functions and types (a field or a variable says little of a file): those the
+	// evidence points at, strongest first, which on issues do as well as the model and cost nothing
+	// more; the model's order where the evidence names none
+	choose := func(order []int) (chosen []int) {
+		for _, i := range order {
+			if len(chosen) == outlineDefs {
+				break
+			}
+			if k := defs[i].Kind; k != "field" && k != "variable" && k != "constant" && k != "section" {
+				chosen = append(chosen, i)
+			}
 		}
-		if k := defs[s.Index].Kind; k != "field" && k != "variable" && k != "constant" && k != "section" {
-			chosen = append(chosen, s.Index)
-		}
+		return chosen
 	}
+	chosen := choose(r.pickDefsAll(rec, f))
 	if len(chosen) == 0 {
-		return pack.Candidate{}, false
+		var order []int
+		for _, s := range m.Defs(r.defFeatures(f, f.fusedRank, f.fusedTop, qw)) {
+			order = append(order, s.Index)
+		}
+		if chosen = choose(order); len(chosen) == 0 {
+			return pack.Candidate{}, false
+		}
 	}
 	slices.Sort(chosen) // in the file's order
 	var lines []string
