@@ -8,7 +8,6 @@ import (
 	"github.com/atotto/clipboard"
 
 	"github.com/ctxmap/ctxmap/internal/pack"
-	"github.com/ctxmap/ctxmap/session"
 )
 
 // packOutput is where a pack goes: stdout unless a file or the clipboard is named.
@@ -75,5 +74,5 @@ func count(n int, what string) string {
 	if n != 1 {
 		what += "s"
 	}
-	return session.Thousands(n) + " " + what
+	return pack.Thousands(n) + " " + what
 }

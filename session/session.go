@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/watch"
 )
 
@@ -425,11 +426,11 @@ func (s *Session) build(ix *index.Index) error {
 	}
 	ix.LoadVectors()
 	st.Warnings = append(st.Warnings, ix.Warnings()...)
-	msg := fmt.Sprintf("%s files, %s definitions, %s entities in %.1fs", Thousands(st.Files), Thousands(st.Definitions), Thousands(st.Entities), st.Seconds)
+	msg := fmt.Sprintf("%s files, %s definitions, %s entities in %.1fs", pack.Thousands(st.Files), pack.Thousands(st.Definitions), pack.Thousands(st.Entities), st.Seconds)
 	end(msg)
 	s.opts.Show(Info, "ctxmap indexed "+s.root+": "+msg)
 	if n := skippedCount(st.Skipped); n > 0 {
-		s.opts.Show(Info, fmt.Sprintf("ctxmap skipped %s files (%s)", Thousands(n), reasons(st.Skipped)))
+		s.opts.Show(Info, fmt.Sprintf("ctxmap skipped %s files (%s)", pack.Thousands(n), reasons(st.Skipped)))
 	}
 	s.report(st.Warnings)
 	return nil
@@ -604,17 +605,5 @@ func reasons(m map[string]int) string {
 			some[k] = n
 		}
 	}
-	return index.Counts(some, Thousands)
-}
-
-// Thousands writes n with comma separators: 12,345.
-func Thousands(n int) string {
-	if n < 0 {
-		return "-" + Thousands(-n)
-	}
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
+	return index.Counts(some, pack.Thousands)
 }

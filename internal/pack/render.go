@@ -123,17 +123,20 @@ func renderHeader(format string, p *Pack, d headerDetail, spent []spend, tok *To
 	}
 	b.WriteString("\n")
 	if pt := p.Partial; pt != nil {
-		b.WriteString("- partial: from " + thousands(pt.Files) + " of " + thousands(pt.Total) + " files; the index is " +
+		b.WriteString("- partial: from " + Thousands(pt.Files) + " of " + Thousands(pt.Total) + " files; the index is " +
 			strconv.Itoa(int(pt.Built*100)) + "% built\n")
 	}
 	b.WriteString("\n")
 	return b.String()
 }
 
-// thousands writes n with comma separators: 38,420.
-func thousands(n int) string {
+// Thousands writes n with comma separators: 38,420.
+func Thousands(n int) string {
+	if n < 0 {
+		return "-" + Thousands(-n)
+	}
 	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+	for i := len(s) - 3; i > 0; i -= 3 {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
