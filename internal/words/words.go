@@ -6,20 +6,30 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Split breaks an identifier or a run of text into its lower-case parts:
 // "RuleIndex" -> rule, index; "quality_profile" -> quality, profile; "HTTPServer2" -> http, server, 2;
 // "src/rule/RuleIndex.java" -> src, rule, rule, index, java.
 func Split(s string) []string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			var runeBuf [256]rune // most identifiers and lines fit on the stack
+			return split(append(runeBuf[:0], []rune(s)...))
+		}
+	}
+	// ASCII, as nearly all code is: its bytes are its runes, read in place (never written)
+	return split(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+func split[T byte | rune](runes []T) []string {
 	var out []string
-	// the runes and the current word in buffers on the stack: most identifiers and lines fit
-	var runeBuf [256]rune
-	var wordBuf [64]byte
-	runes := append(runeBuf[:0], []rune(s)...)
-	word := wordBuf[:0] // the current word, lower-cased as it grows
-	var prev rune       // the current word's last rune
-	for i, r := range runes {
+	var wordBuf [64]byte // the current word on the stack, lower-cased as it grows
+	word := wordBuf[:0]
+	var prev rune // the current word's last rune
+	for i, c := range runes {
+		r := rune(c)
 		switch {
 		case unicode.IsLetter(r):
 			if len(word) > 0 {
@@ -28,7 +38,7 @@ func Split(s string) []string {
 					out, word = flush(out, word)
 				case unicode.IsUpper(r) && unicode.IsLower(prev):
 					out, word = flush(out, word) // ruleIndex
-				case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(runes) && unicode.IsLower(runes[i+1]) &&
+				case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(runes) && unicode.IsLower(rune(runes[i+1])) &&
 					!pluralAcronym(runes, i+1):
 					out, word = flush(out, word) // HTTPServer: the S starts a new word
 				}
@@ -61,11 +71,11 @@ func flush(out []string, word []byte) ([]string, []byte) {
 }
 
 // pluralAcronym reports whether the s at i ends a word of two or more capitals (PRs, IDs, URLs).
-func pluralAcronym(runes []rune, i int) bool {
-	if runes[i] != 's' || i < 2 || !unicode.IsUpper(runes[i-1]) || !unicode.IsUpper(runes[i-2]) {
+func pluralAcronym[T byte | rune](runes []T, i int) bool {
+	if runes[i] != 's' || i < 2 || !unicode.IsUpper(rune(runes[i-1])) || !unicode.IsUpper(rune(runes[i-2])) {
 		return false
 	}
-	return i+1 == len(runes) || !unicode.IsLower(runes[i+1]) && !unicode.IsDigit(runes[i+1])
+	return i+1 == len(runes) || !unicode.IsLower(rune(runes[i+1])) && !unicode.IsDigit(rune(runes[i+1]))
 }
 
 // Terms splits s and keeps the parts that carry meaning, stemmed: no stopwords, no language keywords,

@@ -117,17 +117,21 @@ func FuzzSplitAsByRunes(f *testing.F) {
 	})
 }
 
-// go test -run '^$' -bench Split -benchmem ./internal/words/: Split against the version it replaced.
+// go test -run '^$' -bench Split -benchmem ./internal/words/: Split against the version it replaced,
+// on a line and on a definition's whole text, as the index splits both.
 func BenchmarkSplit(b *testing.B) {
-	text := "func (s *Server) handleRequest(ctx context.Context, req *HTTPRequest) error { return parseURLs(req.Body, s.maxIDs) }"
-	b.Run("now", func(b *testing.B) {
-		for b.Loop() {
-			Split(text)
-		}
-	})
-	b.Run("before", func(b *testing.B) {
-		for b.Loop() {
-			splitByRunes(text)
-		}
-	})
+	line := "func (s *Server) handleRequest(ctx context.Context, req *HTTPRequest) error { return parseURLs(req.Body, s.maxIDs) }"
+	body := strings.Repeat(line+"\n\t// handleRequest parses the request's URLs and IDs\n", 40)
+	for _, text := range []struct{ name, s string }{{"line", line}, {"body", body}} {
+		b.Run(text.name+"/now", func(b *testing.B) {
+			for b.Loop() {
+				Split(text.s)
+			}
+		})
+		b.Run(text.name+"/before", func(b *testing.B) {
+			for b.Loop() {
+				splitByRunes(text.s)
+			}
+		})
+	}
 }
