@@ -65,6 +65,7 @@ type Index struct {
 	// lastParsed counts the files the last apply parsed (for the stats)
 	lastParsed int
 	only       []walk.File   // a quick index's files, which Build reads instead of walking (see Quick)
+	walked     *walk.Result  // a quick pack's walk, which the next Build lists instead of walking (UseWalk)
 	partial    *pack.Partial // a quick index's packs say so
 	saver      *time.Timer
 
@@ -272,14 +273,24 @@ func (ix *Index) Build(ctx context.Context, progress Progress) (Stats, error) {
 	defer ix.mu.Unlock()
 	ix.matcher = nil // read again by the next Update: an ignore file may have changed
 	res, same := &walk.Result{Files: ix.only}, true
+	walked := ix.walked
+	ix.walked = nil
 	if ix.only == nil {
-		res, same = walk.Recheck(ctx, ix.root, ix.cfg.WalkOptions(), ix.listing)
+		listing := ix.listing
+		if listing == nil && walked != nil {
+			listing = walked.Listing // a quick pack's walk of moments before, rechecked as a saved one is
+		}
+		res, same = walk.Recheck(ctx, ix.root, ix.cfg.WalkOptions(), listing)
+		if same && listing != ix.listing {
+			res.Listing, same = listing, false
+		} else if !same {
+			var err error
+			if res, err = walk.Walk(ctx, ix.root, ix.cfg.WalkOptions()); err != nil {
+				return Stats{}, fmt.Errorf("list %s: %w", ix.root, err)
+			}
+		}
 	}
 	if !same {
-		var err error
-		if res, err = walk.Walk(ctx, ix.root, ix.cfg.WalkOptions()); err != nil {
-			return Stats{}, fmt.Errorf("list %s: %w", ix.root, err)
-		}
 		// saved, so that the next start rechecks it instead of walking
 		ix.dirty = ix.dirty || ix.cache != "" && !ix.listing.Same(res.Listing)
 		ix.listing = res.Listing
@@ -324,6 +335,15 @@ func (ix *Index) Build(ctx context.Context, progress Progress) (Stats, error) {
 	st.Vectors = ix.VectorStatus()
 	st.Warnings = ix.Warnings()
 	return st, nil
+}
+
+// UseWalk has the next Build of an index that was never built take its files from res, a quick pack's
+// walk of moments before, instead of walking the tree again: it rechecks the folders' and files' times
+// as it does a saved listing's, and walks only when one moved.
+func (ix *Index) UseWalk(res *walk.Result) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.walked = res
 }
 
 // Update re-reads the given workspace-relative paths (created, changed, deleted or renamed files; a

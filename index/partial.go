@@ -49,13 +49,14 @@ func QuickContext(ctx context.Context, opts Options, req Resolved, share float64
 // the next question looks its terms up in what the sieve learned of every file's words and adds to
 // that index only the few best files it lacks. Close frees them.
 type Quick struct {
-	opts  Options
-	cfg   Config
-	files map[string]walk.File // the files of a language the walk listed
-	paths []string             // their paths, in the walk's order
-	words *sieve.Words         // nil: each question sieves the files again
-	ix    *Index               // the files read so far
-	in    map[string]bool      // their paths
+	opts   Options
+	cfg    Config
+	walked *walk.Result         // the walk
+	files  map[string]walk.File // the files of a language it listed
+	paths  []string             // their paths, in the walk's order
+	words  *sieve.Words         // nil: each question sieves the files again
+	ix     *Index               // the files read so far
+	in     map[string]bool      // their paths
 }
 
 // QuickRead is what a quick pack read of the files on disk.
@@ -74,7 +75,7 @@ func NewQuick(opts Options) *Quick {
 
 // Close frees what the quick packs kept.
 func (q *Quick) Close() error {
-	q.files, q.paths, q.words, q.in = nil, nil, nil, nil
+	q.walked, q.files, q.paths, q.words, q.in = nil, nil, nil, nil, nil
 	if q.ix == nil {
 		return nil
 	}
@@ -82,6 +83,9 @@ func (q *Quick) Close() error {
 	q.ix = nil
 	return ix.Close()
 }
+
+// Walked is the first quick pack's walk of the tree, nil before it.
+func (q *Quick) Walked() *walk.Result { return q.walked }
 
 // Files is how many files the quick index holds.
 func (q *Quick) Files() int { return len(q.in) }
@@ -185,7 +189,7 @@ func (q *Quick) first(ctx context.Context, req Resolved, share float64) (*Result
 	if err != nil {
 		return nil, read, err
 	}
-	q.files, q.paths, q.words, q.ix, q.in = files, paths, words, ix, map[string]bool{}
+	q.walked, q.files, q.paths, q.words, q.ix, q.in = listed, files, paths, words, ix, map[string]bool{}
 	if err := q.add(ctx, only); err != nil {
 		return nil, read, err
 	}

@@ -3,7 +3,9 @@ package session
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -88,5 +90,47 @@ func TestQuickAnswersShareTheirWork(t *testing.T) {
 	}
 	if q := kept(); q != nil {
 		t.Errorf("the quick answers' state outlived the build: %d files", q.Files())
+	}
+}
+
+// The first build lists the files from the first quick pack's walk when nothing moved since, and
+// walks again when something did: a file made or removed after the quick pack is in or out of the
+// index all the same.
+func TestBuildAfterQuickSeesLaterChanges(t *testing.T) {
+	for _, change := range []string{"none", "added", "removed"} {
+		t.Run(change, func(t *testing.T) {
+			root := t.TempDir()
+			writeFile(t, root, "shop/cart.go", "package shop\n\n// AddToCart puts an item in the cart.\nfunc AddToCart() {}\n")
+			writeFile(t, root, "shop/order.go", "package shop\n\n// PlaceOrder turns the cart into an order.\nfunc PlaceOrder() {}\n")
+			s, err := Open(context.Background(), Options{Root: root, CacheDir: filepath.Join(t.TempDir(), "cache"), Logf: t.Logf})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			ctx := context.Background()
+			if res, err := s.Context(ctx, index.Request{Text: "`AddToCart` puts nothing in the cart"}); err != nil || res.Pack.Partial == nil {
+				t.Fatalf("no quick pack before the build: %v", err)
+			}
+			want := []string{"shop/cart.go", "shop/order.go"}
+			switch change {
+			case "added":
+				writeFile(t, root, "shop/refund/refund.go", "package refund\n\n// Refund pays an order back.\nfunc Refund() {}\n")
+				want = []string{"shop/cart.go", "shop/order.go", "shop/refund/refund.go"}
+			case "removed":
+				if err := os.Remove(filepath.Join(root, "shop/order.go")); err != nil {
+					t.Fatal(err)
+				}
+				want = []string{"shop/cart.go"}
+			}
+			s.Start()
+			wait, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			if err := s.WaitReady(wait); err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Snapshot(ctx).Paths; !slices.Equal(got, want) {
+				t.Errorf("indexed %v, want %v", got, want)
+			}
+		})
 	}
 }

@@ -418,6 +418,11 @@ func (s *Session) build(ix *index.Index) error {
 		end = p.End
 	}
 	s.built.Store(0)
+	s.yield.Lock()
+	if s.quick != nil && s.quick.Walked() != nil {
+		ix.UseWalk(s.quick.Walked()) // the tree as the first question's quick pack found it
+	}
+	s.yield.Unlock()
 	st, err := ix.Build(s.ctx, report)
 	s.built.Store(1000)
 	if err != nil {
