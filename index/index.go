@@ -733,9 +733,11 @@ func (ix *Index) loadAhead(ctx context.Context, work []fileStat, old *Snapshot, 
 	go func() {
 		defer close(done)
 		defer close(out)
-		for from := 0; from < len(work); from += loadBatch {
+		// a small build in quarters: its stores take one while the next is read
+		batch := min(loadBatch, max(32, (len(work)+3)/4))
+		for from := 0; from < len(work); from += batch {
 			ix.takeFirst(work[from:])
-			res := ix.load(ctx, work[from:min(from+loadBatch, len(work))], old, func(n, _ int) {
+			res := ix.load(ctx, work[from:min(from+batch, len(work))], old, func(n, _ int) {
 				if progress != nil {
 					progress(from+n, len(work))
 				}
