@@ -721,6 +721,10 @@ const bigBuild = 2000
 // loadBatch is how many files a build reads and parses before their chunks go to the stores.
 const loadBatch = 256
 
+// batchOf is the load batch of a build of n files: a small build goes in quarters, so that its stores
+// take one in while the next is read.
+func batchOf(n int) int { return min(loadBatch, max(32, (n+3)/4)) }
+
 // perFileTimeout bounds one file's parse: a pathological file must not stall the index.
 const perFileTimeout = 5 * time.Second
 
@@ -733,8 +737,7 @@ func (ix *Index) loadAhead(ctx context.Context, work []fileStat, old *Snapshot, 
 	go func() {
 		defer close(done)
 		defer close(out)
-		// a small build in quarters: its stores take one while the next is read
-		batch := min(loadBatch, max(32, (len(work)+3)/4))
+		batch := batchOf(len(work))
 		for from := 0; from < len(work); from += batch {
 			ix.takeFirst(work[from:])
 			res := ix.load(ctx, work[from:min(from+batch, len(work))], old, func(n, _ int) {

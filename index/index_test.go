@@ -395,7 +395,7 @@ func TestStoppedBuildGoesOnAtTheNextStart(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		_, err := ix.Build(ctx, func(done, _ int) {
-			if done > loadBatch+10 { // in the second batch: the first is in the stores
+			if done > batchOf(n)+10 { // in the second batch: the first is in the stores
 				cancel()
 			}
 		})
@@ -413,8 +413,8 @@ func TestStoppedBuildGoesOnAtTheNextStart(t *testing.T) {
 		}
 		ix = mustOpen(t, Options{Root: root, CacheDir: cache})
 		st := mustBuild(t, ix)
-		if st.Files != n || st.Parsed != n-loadBatch {
-			t.Errorf("round %d: the next start has %d files and parsed %d; want %d and %d (the first batch was kept)", round, st.Files, st.Parsed, n, n-loadBatch)
+		if st.Files != n || st.Parsed != n-batchOf(n) {
+			t.Errorf("round %d: the next start has %d files and parsed %d; want %d and %d (the first batch was kept)", round, st.Files, st.Parsed, n, n-batchOf(n))
 		}
 		fresh := open(t, root, t.TempDir())
 		// the generated files' texts tie in the vector space, where ties fall in insertion order: the
