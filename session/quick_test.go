@@ -16,15 +16,7 @@ import (
 // Before the first build is in, a question is answered from the files it matches, the pack marked
 // partial; once the build is in, from the whole index.
 func TestQuickAnswerBeforeTheBuild(t *testing.T) {
-	root := t.TempDir()
-	writeFile(t, root, "shop/cart.go", "package shop\n\n// AddToCart puts an item in the cart.\nfunc AddToCart() {}\n")
-	writeFile(t, root, "shop/order.go", "package shop\n\n// PlaceOrder turns the cart into an order.\nfunc PlaceOrder() {}\n")
-	writeFile(t, root, "docs/notes.md", "# Notes\n\nNothing about carts.\n")
-	s, err := Open(context.Background(), Options{Root: root, CacheDir: filepath.Join(t.TempDir(), "cache"), Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, _ := coldShop(t, map[string]string{"docs/notes.md": "# Notes\n\nNothing about carts.\n"})
 	ctx := context.Background()
 	// not started: no build runs
 	res, err := s.Context(ctx, index.Request{Text: "`AddToCart` puts nothing in the cart"})
@@ -99,14 +91,7 @@ func TestQuickAnswersShareTheirWork(t *testing.T) {
 func TestBuildAfterQuickSeesLaterChanges(t *testing.T) {
 	for _, change := range []string{"none", "added", "removed"} {
 		t.Run(change, func(t *testing.T) {
-			root := t.TempDir()
-			writeFile(t, root, "shop/cart.go", "package shop\n\n// AddToCart puts an item in the cart.\nfunc AddToCart() {}\n")
-			writeFile(t, root, "shop/order.go", "package shop\n\n// PlaceOrder turns the cart into an order.\nfunc PlaceOrder() {}\n")
-			s, err := Open(context.Background(), Options{Root: root, CacheDir: filepath.Join(t.TempDir(), "cache"), Logf: t.Logf})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			s, root := coldShop(t, nil)
 			ctx := context.Background()
 			if res, err := s.Context(ctx, index.Request{Text: "`AddToCart` puts nothing in the cart"}); err != nil || res.Pack.Partial == nil {
 				t.Fatalf("no quick pack before the build: %v", err)
@@ -133,4 +118,21 @@ func TestBuildAfterQuickSeesLaterChanges(t *testing.T) {
 			}
 		})
 	}
+}
+
+// coldShop opens, not started, a session on a tree of two shop files and extra, its cache empty.
+func coldShop(t *testing.T, extra map[string]string) (s *Session, root string) {
+	t.Helper()
+	root = t.TempDir()
+	writeFile(t, root, "shop/cart.go", "package shop\n\n// AddToCart puts an item in the cart.\nfunc AddToCart() {}\n")
+	writeFile(t, root, "shop/order.go", "package shop\n\n// PlaceOrder turns the cart into an order.\nfunc PlaceOrder() {}\n")
+	for rel, body := range extra {
+		writeFile(t, root, rel, body)
+	}
+	s, err := Open(context.Background(), Options{Root: root, CacheDir: filepath.Join(t.TempDir(), "cache"), Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, root
 }
