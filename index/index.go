@@ -339,7 +339,7 @@ func (ix *Index) Build(ctx context.Context, progress Progress) (Stats, error) {
 
 // UseWalk has the next Build of an index that was never built take its files from res, a quick pack's
 // walk of moments before, instead of walking the tree again: it rechecks the folders' and files' times
-// as it does a saved listing's, and walks only when one moved.
+// as it does a saved listing's, and walks only when one moved. A nil res changes nothing.
 func (ix *Index) UseWalk(res *walk.Result) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()

@@ -419,7 +419,7 @@ func (s *Session) build(ix *index.Index) error {
 	}
 	s.built.Store(0)
 	s.yield.Lock()
-	if s.quick != nil && s.quick.Walked() != nil {
+	if s.quick != nil {
 		ix.UseWalk(s.quick.Walked()) // the tree as the first question's quick pack found it
 	}
 	s.yield.Unlock()
