@@ -195,7 +195,8 @@ func definitionLines(defs []index.Definition, name string) []int {
 }
 
 // defFirst is, over the gold functions' files that the pack shows as code, the share whose first item
-// is one of the file's changed definitions (by name, or a body holding one's line); false when the pack
+// is one of the file's changed definitions (by name, or a body holding one's line; a card, which shows
+// a class's signature and members but not their code, by name only); false when the pack
 // shows none of them.
 func defFirst(items []index.Item, goldSymbols []string, defs Definitions) (float64, bool) {
 	byFile := map[string][]string{}
@@ -214,8 +215,12 @@ func defFirst(items []index.Item, goldSymbols []string, defs Definitions) (float
 			continue
 		}
 		shown++
+		it, lines := items[i:i+1], defs
+		if it[0].Size != "full" && it[0].Size != "truncated" {
+			lines = nil // a card is its own definition's, not its members': it counts by name only
+		}
 		for _, g := range byFile[p] {
-			if SymbolShown(items[i:i+1], g, defs) {
+			if SymbolShown(it, g, lines) {
 				first++
 				break
 			}

@@ -215,3 +215,29 @@ func TestOutlinesAndTheFirstDefinition(t *testing.T) {
 		t.Errorf("named files %v", got)
 	}
 }
+
+// A class's card shows its members' signatures, not their code: first in its file it is a changed
+// definition when the class is one, not when a member is.
+func TestACardFirstCountsByItsName(t *testing.T) {
+	defs := func(string) []index.Definition {
+		return []index.Definition{{Name: "Dayjs", Kind: "class", StartLine: 1, EndLine: 40},
+			{Name: "format", Parent: "Dayjs", StartLine: 10, EndLine: 20}}
+	}
+	card := index.Item{Kind: "snippet", Path: "a.js", Symbol: "Dayjs", StartLine: 1, EndLine: 40, Size: "compact"}
+	body := card
+	body.Size = "truncated"
+	for _, c := range []struct {
+		first index.Item
+		gold  string
+		want  float64
+	}{
+		{card, "a.js::Dayjs", 1},
+		{card, "a.js::Dayjs.format", 0},
+		{body, "a.js::Dayjs.format", 1}, // its opening lines hold the member's
+	} {
+		m := PackMetrics([]index.Item{c.first}, 100, []string{"a.js"}, []string{c.gold}, defs)
+		if m[DefFirst] != c.want {
+			t.Errorf("%s first, gold %s: def_first %v, want %v", c.first.Size, c.gold, m[DefFirst], c.want)
+		}
+	}
+}
