@@ -62,10 +62,14 @@ type Index struct {
 	vectors *vector.Filler
 	gen     uint64
 	dirty   bool
-	// lastParsed counts the files the last apply parsed (for the stats)
+	// lastParsed counts the files the last apply parsed (for the stats), lastTaken those it took as
+	// a quick pack parsed them
 	lastParsed int
+	lastTaken  int
 	only       []walk.File   // a quick index's files, which Build reads instead of walking (see Quick)
-	walked     *walk.Result  // a quick pack's walk, which the next Build lists instead of walking (UseWalk)
+	walked     *walk.Result  // a quick pack's walk, which the next Build lists instead of walking (UseQuick)
+	reads      *quickReads   // what quick packs parsed, which the next Build takes instead of parsing (UseQuick)
+	keep       *quickReads   // a quick index's: where what it parses is kept for the full build
 	partial    *pack.Partial // a quick index's packs say so
 	saver      *time.Timer
 
@@ -275,6 +279,7 @@ func (ix *Index) Build(ctx context.Context, progress Progress) (Stats, error) {
 	res, same := &walk.Result{Files: ix.only}, true
 	walked := ix.walked
 	ix.walked = nil
+	defer func() { ix.reads = nil }() // what the quick packs parsed serves this build only
 	if ix.only == nil {
 		listing := ix.listing
 		if listing == nil && walked != nil {
@@ -328,6 +333,9 @@ func (ix *Index) Build(ctx context.Context, progress Progress) (Stats, error) {
 	if err := ix.saveLocked(); err != nil {
 		ix.warn("%v", err)
 	}
+	if ix.lastTaken > 0 {
+		ix.logf("build: %d files parsed, %d taken as the quick packs parsed them", ix.lastParsed, ix.lastTaken)
+	}
 	st = ix.Snapshot().Stats()
 	st.Parsed = ix.lastParsed
 	st.Seconds = time.Since(start).Seconds()
@@ -337,13 +345,23 @@ func (ix *Index) Build(ctx context.Context, progress Progress) (Stats, error) {
 	return st, nil
 }
 
-// UseWalk has the next Build of an index that was never built take its files from res, a quick pack's
-// walk of moments before, instead of walking the tree again: it rechecks the folders' and files' times
-// as it does a saved listing's, and walks only when one moved. A nil res changes nothing.
-func (ix *Index) UseWalk(res *walk.Result) {
+// UseQuick has the next Build take what q's quick packs found instead of finding it again. An index
+// that was never built takes its files from their walk of moments before: it rechecks the folders'
+// and files' times as it does a saved listing's, and walks only when one moved. It takes the files
+// they read and parsed as they parsed them, each whose size and time are still those the quick pack
+// saw (a file changed since, or open in an editor, is read again); what it leaves goes when it ends.
+// A nil q hands nothing over.
+func (ix *Index) UseQuick(q *Quick) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.walked = res
+	ix.walked, ix.reads = nil, nil
+	if q == nil {
+		return
+	}
+	ix.walked = q.walked
+	if q.reads != nil && q.cfg.readsAs(ix.cfg) {
+		ix.reads = q.reads
+	}
 }
 
 // Update re-reads the given workspace-relative paths (created, changed, deleted or renamed files; a
@@ -545,7 +563,7 @@ func (b *batchWriter) load(ctx context.Context, work []fileStat, progress Progre
 	if len(work) >= bigBuild {
 		b.lexBatch = 500
 	}
-	ix.lastParsed = 0
+	ix.lastParsed, ix.lastTaken = 0, 0
 	batches, stop := ix.loadAhead(ctx, work, b.old, progress)
 	defer stop()
 	from := 0
@@ -580,7 +598,17 @@ func (b *batchWriter) store(results []loaded) error {
 			}
 			delete(b.files, res.path)
 		default:
-			ix.lastParsed++
+			if res.quick {
+				ix.lastTaken++
+			} else {
+				ix.lastParsed++
+			}
+			if res.warning != "" {
+				ix.warn("%s", res.warning)
+			}
+			if ix.keep != nil {
+				ix.keep.put(res) // before the terms go, below
+			}
 			b.files[res.path] = store.EntryOf(res.rec)
 			delete(b.skipped, res.path)
 			if res.rec.Skip != "" {
@@ -708,11 +736,13 @@ func walkReason(r string) bool {
 }
 
 type loaded struct {
-	path   string
-	rec    *Record
-	chunks []Chunk
-	reused bool
-	err    error
+	path    string
+	rec     *Record
+	chunks  []Chunk
+	reused  bool
+	quick   bool   // parsed by a quick pack, taken from it (UseQuick)
+	warning string // said when the result is stored, again by a build that takes it from a quick pack
+	err     error
 }
 
 // bigBuild is how many files to read make a build large (see apply).
@@ -830,18 +860,28 @@ func (ix *Index) loadOne(ctx context.Context, p *parse.Parser, f fileStat, old *
 			res = loaded{path: f.path, err: fmt.Errorf("parse %s: internal error: %v", f.path, r)}
 		}
 	}()
-	src, err := ix.ReadFile(f.path)
-	if err != nil {
-		res.err = err
-		return res
+	var src []byte
+	var hash string
+	kept, quick := ix.takeQuick(f)
+	if quick {
+		hash = kept.rec.Hash
+	} else {
+		var err error
+		if src, err = ix.ReadFile(f.path); err != nil {
+			res.err = err
+			return res
+		}
+		sum := sha256.Sum256(src)
+		hash = hex.EncodeToString(sum[:16])
 	}
-	sum := sha256.Sum256(src)
-	hash := hex.EncodeToString(sum[:16])
 	if old != nil && old.Hash == hash {
 		rec := *old
 		rec.Size, rec.ModTime = f.size, f.mod
 		res.rec, res.reused = &rec, true
 		return res
+	}
+	if quick {
+		return kept // the same content, read and parsed the same way moments ago
 	}
 	rec := &Record{Path: f.path, Language: parse.LanguageOf(f.path), Hash: hash, Size: f.size, ModTime: f.mod}
 	rec.Lines = countLines(src)
@@ -861,7 +901,7 @@ func (ix *Index) loadOne(ctx context.Context, p *parse.Parser, f fileStat, old *
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 		// a grammar can loop on some inputs: the words stay searchable, the record keeps the hash so the
 		// file is not parsed again until it changes
-		ix.warn("parse %s: the %s grammar did not finish in %v; indexed as plain text", f.path, rec.Language, perFileTimeout)
+		res.warning = fmt.Sprintf("parse %s: the %s grammar did not finish in %v; indexed as plain text", f.path, rec.Language, perFileTimeout)
 		pf, err = parse.Text(f.path, src), nil
 	}
 	if errors.Is(err, parse.ErrNotText) {
@@ -883,6 +923,15 @@ func (ix *Index) loadOne(ctx context.Context, p *parse.Parser, f fileStat, old *
 	rec.Chunks = refsOf(res.chunks)
 	res.rec = rec
 	return res
+}
+
+// takeQuick is what a quick pack parsed of f, if it was handed over (UseQuick), the file's size and
+// time are still those the quick pack saw and no editor's buffer stands for it.
+func (ix *Index) takeQuick(f fileStat) (loaded, bool) {
+	if ix.reads == nil || ix.fromBuffer(f.path) {
+		return loaded{}, false
+	}
+	return ix.reads.take(f)
 }
 
 func (ix *Index) maxFileSize() int64 { return ix.cfg.maxFileSize() }

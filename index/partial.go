@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -57,6 +59,7 @@ type Quick struct {
 	words  *sieve.Words         // nil: each question sieves the files again
 	ix     *Index               // the files read so far
 	in     map[string]bool      // their paths
+	reads  *quickReads          // what the quick index parsed, for the full build (Index.UseQuick)
 }
 
 // QuickRead is what a quick pack read of the files on disk.
@@ -75,7 +78,7 @@ func NewQuick(opts Options) *Quick {
 
 // Close frees what the quick packs kept.
 func (q *Quick) Close() error {
-	q.walked, q.files, q.paths, q.words, q.in = nil, nil, nil, nil, nil
+	q.walked, q.files, q.paths, q.words, q.in, q.reads = nil, nil, nil, nil, nil, nil
 	if q.ix == nil {
 		return nil
 	}
@@ -83,9 +86,6 @@ func (q *Quick) Close() error {
 	q.ix = nil
 	return ix.Close()
 }
-
-// Walked is the first quick pack's walk of the tree, nil before it.
-func (q *Quick) Walked() *walk.Result { return q.walked }
 
 // Files is how many files the quick index holds.
 func (q *Quick) Files() int { return len(q.in) }
@@ -190,6 +190,8 @@ func (q *Quick) first(ctx context.Context, req Resolved, share float64) (*Result
 		return nil, read, err
 	}
 	q.walked, q.files, q.paths, q.words, q.ix, q.in = listed, files, paths, words, ix, map[string]bool{}
+	q.reads = &quickReads{files: map[string]loaded{}}
+	ix.keep = q.reads
 	if err := q.add(ctx, only); err != nil {
 		return nil, read, err
 	}
@@ -221,6 +223,43 @@ func (q *Quick) add(ctx context.Context, files []walk.File) error {
 func (q *Quick) answer(ctx context.Context, req Resolved, share float64) (*Result, error) {
 	q.ix.partial = &pack.Partial{Files: len(q.in), Total: len(q.paths), Built: share}
 	return q.ix.Context(ctx, req)
+}
+
+// quickReads are the files a quick index parsed, each as the full build's loader would have it, kept
+// for that build to take instead of reading and parsing the file again (Index.UseQuick). The quick
+// index adds to them while the build takes from them.
+type quickReads struct {
+	mu    sync.Mutex
+	files map[string]loaded
+}
+
+// put keeps a file's result. The stores clear the terms of the chunks they took: it keeps its own
+// chunks.
+func (r *quickReads) put(res loaded) {
+	res.chunks = slices.Clone(res.chunks)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.files[res.path] = res
+}
+
+// take hands over f's result if the file's size and time are still those the quick pack saw; either
+// way it keeps it no longer.
+func (r *quickReads) take(f fileStat) (loaded, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	res, ok := r.files[f.path]
+	delete(r.files, f.path)
+	if !ok || res.rec.Size != f.size || res.rec.ModTime != f.mod {
+		return loaded{}, false
+	}
+	res.quick = true
+	return res, true
+}
+
+// readsAs says whether a file is read and cut into chunks alike under c and o: a quick index's
+// results serve only a build configured the same.
+func (c Config) readsAs(o Config) bool {
+	return slices.Equal(c.Mappings, o.Mappings) && c.maxFileSize() == o.maxFileSize()
 }
 
 // strongTerms are what the sieve looks for: the files of stack frames and paths the text names, the

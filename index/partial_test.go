@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/internal/shoptest"
@@ -129,5 +132,118 @@ func TestQuickFollowUp(t *testing.T) {
 	}
 	if first := res.Pack.Items[0].Path; first != "mail/send07.go" {
 		t.Errorf("the next question's pack leads with %s: %v", first, read.Parsed)
+	}
+}
+
+// quickThenBuild makes a quick pack of root for text, then lets change alter the tree and the index
+// (the files are as the quick pack saw them, the index opened on disk and handed the quick packs'
+// work), and builds. It returns the quick pack's files, the build's stats and the index.
+func quickThenBuild(t *testing.T, root, text string, change func(ix *Index, parsed []string)) ([]string, Stats, *Index) {
+	t.Helper()
+	ctx := context.Background()
+	q := NewQuick(Options{Root: root, Config: &Config{}})
+	defer q.Close()
+	req, err := Request{Text: text}.Normalize(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, read, err := q.Context(ctx, req, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := mustOpen(t, Options{Root: root, CacheDir: t.TempDir()}) // on disk: an in-memory index has no vectors
+	t.Cleanup(func() { ix.Close() })
+	change(ix, read.Parsed)
+	ix.UseQuick(q)
+	return read.Parsed, mustBuild(t, ix), ix
+}
+
+// coldBuild is a build of root from nothing, on disk, with the editor's buffers given.
+func coldBuild(t *testing.T, root string, buffers map[string]string) (Stats, *Index) {
+	t.Helper()
+	ix := mustOpen(t, Options{Root: root, CacheDir: t.TempDir()})
+	t.Cleanup(func() { ix.Close() })
+	for p, text := range buffers {
+		ix.SetOverlay(p, []byte(text))
+	}
+	return mustBuild(t, ix), ix
+}
+
+// The first build after a quick pack takes the files the quick pack parsed as it parsed them and
+// parses only the others, and holds what a build from nothing holds: the same records, chunks,
+// entities, search hits and pack.
+func TestBuildTakesWhatTheQuickPackParsed(t *testing.T) {
+	root := sampleRepo(t)
+	parsed, st, ix := quickThenBuild(t, root, "`QualityProfile` cannot activate a rule", func(*Index, []string) {})
+	cold, want := coldBuild(t, root, nil)
+	if len(parsed) == 0 || len(parsed) >= cold.Parsed {
+		t.Fatalf("the quick pack parsed %v of %d files: the test needs some files it did not parse", parsed, cold.Parsed)
+	}
+	if st.Parsed != cold.Parsed-len(parsed) || ix.lastTaken != len(parsed) {
+		t.Errorf("the build after the quick pack parsed %d files and took %d; want %d and %d (the quick pack parsed %v)",
+			st.Parsed, ix.lastTaken, cold.Parsed-len(parsed), len(parsed), parsed)
+	}
+	if got, want := snapshotState(t, ix), snapshotState(t, want); got != want {
+		t.Errorf("the build after the quick pack differs from a build from nothing:\n%s", firstDiff(got, want))
+	}
+}
+
+// A file the quick pack parsed that changed since (its time, its size) or is open in an editor is
+// read again by the build, which holds its new content, as a build from nothing does.
+func TestBuildReadsAgainWhatChangedAfterTheQuickPack(t *testing.T) {
+	const text = "`QualityProfile` cannot activate a rule"
+	// the quick pack's first file names QualityProfile: renamed, as long as before or longer
+	rename := func(t *testing.T, body, to string) string {
+		if !strings.Contains(body, "QualityProfile") {
+			t.Fatalf("the quick pack's first file does not name QualityProfile:\n%s", body)
+		}
+		return strings.Replace(body, "QualityProfile", to, 1)
+	}
+	for _, change := range []string{"time", "size", "buffer"} {
+		t.Run(change, func(t *testing.T) {
+			root := sampleRepo(t)
+			var changed string
+			var buffers map[string]string
+			parsed, st, ix := quickThenBuild(t, root, text, func(ix *Index, parsed []string) {
+				changed = parsed[0]
+				abs := filepath.Join(root, filepath.FromSlash(changed))
+				fi, err := os.Stat(abs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body := sample[changed]
+				switch change {
+				case "time": // as long as before, written a minute later
+					body = rename(t, body, "QualityRuleset")
+					if err := os.WriteFile(abs, []byte(body), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Chtimes(abs, fi.ModTime(), fi.ModTime().Add(time.Minute)); err != nil {
+						t.Fatal(err)
+					}
+				case "size": // longer, its time as before
+					body = rename(t, body, "QualityRulebook")
+					if err := os.WriteFile(abs, []byte(body), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Chtimes(abs, fi.ModTime(), fi.ModTime()); err != nil {
+						t.Fatal(err)
+					}
+				case "buffer":
+					buffers = map[string]string{changed: rename(t, body, "QualityRulebook")}
+					ix.SetOverlay(changed, []byte(buffers[changed]))
+				}
+			})
+			cold, want := coldBuild(t, root, buffers)
+			if st.Parsed != cold.Parsed-len(parsed)+1 {
+				t.Errorf("the build parsed %d files; want %d, the files the quick pack did not parse (%v) and %s", st.Parsed, cold.Parsed-len(parsed)+1, parsed, changed)
+			}
+			if got, want := ix.Snapshot().Record(changed).Hash, want.Snapshot().Record(changed).Hash; got != want {
+				t.Errorf("%s: the index holds the content of hash %s, want %s", changed, got, want)
+			}
+			if got, want := snapshotState(t, ix), snapshotState(t, want); got != want {
+				t.Errorf("the build differs from a build from nothing:\n%s", firstDiff(got, want))
+			}
+		})
 	}
 }

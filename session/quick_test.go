@@ -87,9 +87,9 @@ func TestQuickAnswersShareTheirWork(t *testing.T) {
 
 // The first build lists the files from the first quick pack's walk when nothing moved since, and
 // walks again when something did: a file made or removed after the quick pack is in or out of the
-// index all the same.
+// index all the same. It takes the files the quick pack parsed, and reads one again that changed since.
 func TestBuildAfterQuickSeesLaterChanges(t *testing.T) {
-	for _, change := range []string{"none", "added", "removed"} {
+	for _, change := range []string{"none", "added", "removed", "changed"} {
 		t.Run(change, func(t *testing.T) {
 			s, root := coldShop(t, nil)
 			ctx := context.Background()
@@ -106,6 +106,12 @@ func TestBuildAfterQuickSeesLaterChanges(t *testing.T) {
 					t.Fatal(err)
 				}
 				want = []string{"shop/cart.go"}
+			case "changed": // the file the quick pack led with, a minute later
+				writeFile(t, root, "shop/cart.go", "package shop\n\n// AddToBasket puts an item in the basket.\nfunc AddToBasket() {}\n")
+				later := time.Now().Add(time.Minute)
+				if err := os.Chtimes(filepath.Join(root, "shop/cart.go"), later, later); err != nil {
+					t.Fatal(err)
+				}
 			}
 			s.Start()
 			wait, cancel := context.WithTimeout(ctx, time.Minute)
@@ -113,8 +119,16 @@ func TestBuildAfterQuickSeesLaterChanges(t *testing.T) {
 			if err := s.WaitReady(wait); err != nil {
 				t.Fatal(err)
 			}
-			if got := s.Snapshot(ctx).Paths; !slices.Equal(got, want) {
+			snap := s.Snapshot(ctx)
+			if got := snap.Paths; !slices.Equal(got, want) {
 				t.Errorf("indexed %v, want %v", got, want)
+			}
+			wantDef := "AddToCart"
+			if change == "changed" {
+				wantDef = "AddToBasket"
+			}
+			if defs := snap.Record("shop/cart.go").File.Definitions; len(defs) != 1 || defs[0].Name != wantDef {
+				t.Errorf("shop/cart.go holds %+v, want %s", defs, wantDef)
 			}
 		})
 	}

@@ -419,9 +419,7 @@ func (s *Session) build(ix *index.Index) error {
 	}
 	s.built.Store(0)
 	s.yield.Lock()
-	if s.quick != nil {
-		ix.UseWalk(s.quick.Walked()) // the tree as the first question's quick pack found it
-	}
+	ix.UseQuick(s.quick) // the tree as the first question's quick pack found it, the files the quick packs parsed
 	s.yield.Unlock()
 	st, err := ix.Build(s.ctx, report)
 	s.built.Store(1000)
