@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -149,4 +150,41 @@ func coldShop(t *testing.T, extra map[string]string) (s *Session, root string) {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s, root
+}
+
+// The session hands the first build what its quick packs parsed: the build takes those files instead
+// of parsing them again, and says so in the log.
+func TestTheBuildTakesWhatTheQuickPacksParsed(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "shop/cart.go", "package shop\n\n// AddToCart puts an item in the cart.\nfunc AddToCart() {}\n")
+	writeFile(t, root, "shop/order.go", "package shop\n\n// PlaceOrder turns the cart into an order.\nfunc PlaceOrder() {}\n")
+	var mu sync.Mutex
+	var logged []string
+	logf := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		logged = append(logged, fmt.Sprintf(format, args...))
+	}
+	s, err := Open(context.Background(), Options{Root: root, CacheDir: filepath.Join(t.TempDir(), "cache"), Logf: logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	res, err := s.Context(ctx, index.Request{Text: "`AddToCart` puts nothing in the cart"})
+	if err != nil || res.Pack.Partial == nil {
+		t.Fatalf("no quick pack before the build: %v", err)
+	}
+	s.Start()
+	wait, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := s.WaitReady(wait); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := fmt.Sprintf("build: 0 files parsed, %d taken as the quick packs parsed them", res.Pack.Partial.Files)
+	if !slices.Contains(logged, want) {
+		t.Errorf("the log lacks %q:\n%s", want, strings.Join(logged, "\n"))
+	}
 }
