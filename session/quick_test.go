@@ -17,7 +17,7 @@ import (
 // Before the first build is in, a question is answered from the files it matches, the pack marked
 // partial; once the build is in, from the whole index.
 func TestQuickAnswerBeforeTheBuild(t *testing.T) {
-	s, _ := coldShop(t, map[string]string{"docs/notes.md": "# Notes\n\nNothing about carts.\n"})
+	s, _ := coldShop(t, map[string]string{"docs/notes.md": "# Notes\n\nNothing about carts.\n"}, nil)
 	ctx := context.Background()
 	// not started: no build runs
 	res, err := s.Context(ctx, index.Request{Text: "`AddToCart` puts nothing in the cart"})
@@ -92,7 +92,7 @@ func TestQuickAnswersShareTheirWork(t *testing.T) {
 func TestBuildAfterQuickSeesLaterChanges(t *testing.T) {
 	for _, change := range []string{"none", "added", "removed", "changed"} {
 		t.Run(change, func(t *testing.T) {
-			s, root := coldShop(t, nil)
+			s, root := coldShop(t, nil, nil)
 			ctx := context.Background()
 			if res, err := s.Context(ctx, index.Request{Text: "`AddToCart` puts nothing in the cart"}); err != nil || res.Pack.Partial == nil {
 				t.Fatalf("no quick pack before the build: %v", err)
@@ -135,8 +135,9 @@ func TestBuildAfterQuickSeesLaterChanges(t *testing.T) {
 	}
 }
 
-// coldShop opens, not started, a session on a tree of two shop files and extra, its cache empty.
-func coldShop(t *testing.T, extra map[string]string) (s *Session, root string) {
+// coldShop opens, not started, a session on a tree of two shop files and extra, its cache empty, its
+// log logf (nil: the test's).
+func coldShop(t *testing.T, extra map[string]string, logf func(string, ...any)) (s *Session, root string) {
 	t.Helper()
 	root = t.TempDir()
 	writeFile(t, root, "shop/cart.go", "package shop\n\n// AddToCart puts an item in the cart.\nfunc AddToCart() {}\n")
@@ -144,7 +145,10 @@ func coldShop(t *testing.T, extra map[string]string) (s *Session, root string) {
 	for rel, body := range extra {
 		writeFile(t, root, rel, body)
 	}
-	s, err := Open(context.Background(), Options{Root: root, CacheDir: filepath.Join(t.TempDir(), "cache"), Logf: t.Logf})
+	if logf == nil {
+		logf = t.Logf
+	}
+	s, err := Open(context.Background(), Options{Root: root, CacheDir: filepath.Join(t.TempDir(), "cache"), Logf: logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,9 +159,6 @@ func coldShop(t *testing.T, extra map[string]string) (s *Session, root string) {
 // The session hands the first build what its quick packs parsed: the build takes those files instead
 // of parsing them again, and says so in the log.
 func TestTheBuildTakesWhatTheQuickPacksParsed(t *testing.T) {
-	root := t.TempDir()
-	writeFile(t, root, "shop/cart.go", "package shop\n\n// AddToCart puts an item in the cart.\nfunc AddToCart() {}\n")
-	writeFile(t, root, "shop/order.go", "package shop\n\n// PlaceOrder turns the cart into an order.\nfunc PlaceOrder() {}\n")
 	var mu sync.Mutex
 	var logged []string
 	logf := func(format string, args ...any) {
@@ -165,11 +166,7 @@ func TestTheBuildTakesWhatTheQuickPacksParsed(t *testing.T) {
 		defer mu.Unlock()
 		logged = append(logged, fmt.Sprintf(format, args...))
 	}
-	s, err := Open(context.Background(), Options{Root: root, CacheDir: filepath.Join(t.TempDir(), "cache"), Logf: logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, _ := coldShop(t, nil, logf)
 	ctx := context.Background()
 	res, err := s.Context(ctx, index.Request{Text: "`AddToCart` puts nothing in the cart"})
 	if err != nil || res.Pack.Partial == nil {
