@@ -118,7 +118,8 @@ func (fs *FileSearch) WholeFiles(ranked []string, budget int, tok *index.Tokeniz
 		n := tok.Count(text.String() + block)
 		if n <= budget {
 			text.WriteString(block)
-			items = append(items, index.Item{Kind: "file", Path: p, StartLine: 1, EndLine: len(lines), Tokens: n - used, Size: "full", Why: []string{"bm25"}})
+			items = append(items, index.Item{Kind: "file", Path: p, StartLine: 1, EndLine: len(lines), Tokens: n - used, Size: "full", Why: []string{"bm25"},
+				Shown: []index.Lines{{1, len(lines)}}})
 			used = n
 			continue
 		}
@@ -135,7 +136,8 @@ func (fs *FileSearch) WholeFiles(ranked []string, budget int, tok *index.Tokeniz
 		if lo > 0 {
 			text.WriteString(fileBlock(p, lines[:lo]))
 			n := tok.Count(text.String())
-			items = append(items, index.Item{Kind: "file", Path: p, StartLine: 1, EndLine: lo, Tokens: n - used, Size: "truncated", Why: []string{"bm25"}})
+			items = append(items, index.Item{Kind: "file", Path: p, StartLine: 1, EndLine: lo, Tokens: n - used, Size: "truncated", Why: []string{"bm25"},
+				Shown: []index.Lines{{1, lo}}})
 			used = n
 		}
 		break

@@ -40,7 +40,8 @@ const (
 
 // Columns is the order of the metrics in tables.
 var Columns = []string{Hit1, Hit5, CodeHit1, CodeHit5, Recall10, PackRecall, PackAll, CodePackAll, CodeNamedAll, SymbolRecall,
-	SymbolCoverage, SymbolFile, DefFirst, WrongFileRate, PackFileCount, Tokens, Efficiency, Brier}
+	SymbolCoverage, SymbolFile, DefFirst, LineRecall, HunkAll, CutLoss, FileShown, WrongFileRate, PackFileCount, Tokens, Efficiency,
+	LineEfficiency, Brier}
 
 // FileMetrics scores a ranked list of files: hit@k (every gold file among the first k) and recall@k
 // (the share of gold files among the first k). Gold must not be empty.

@@ -27,6 +27,7 @@ func AblationName(without []string) string { return "ctxmap-no-" + strings.Join(
 // Options configure a quality run.
 type Options struct {
 	Dataset   string
+	Changed   string // the lines each fix changed (JSONL); "": the dataset's -lines.jsonl beside it, if any
 	Worktrees string
 	Budget    int // tokens; 0: 8000
 	Selection Selection
@@ -44,6 +45,7 @@ type Options struct {
 // Report is a run's outcome: one row per selected instance and the aggregates.
 type Report struct {
 	Dataset          string                          `json:"dataset"`
+	Changed          string                          `json:"changed_lines,omitempty"` // the file of the lines each fix changed
 	Worktrees        string                          `json:"worktrees"`
 	Budget           int                             `json:"budget"`
 	Tokenizer        string                          `json:"tokenizer"`
@@ -157,7 +159,17 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 		defer os.RemoveAll(cache)
 	}
-	rep := &Report{Dataset: opts.Dataset, Worktrees: opts.Worktrees, Budget: opts.Budget, Tokenizer: tok.Name(),
+	changedFile := opts.Changed
+	if changedFile == "" {
+		changedFile = changedBeside(opts.Dataset)
+	}
+	var changed map[string]Changed
+	if changedFile != "" {
+		if changed, err = LoadChanged(changedFile); err != nil {
+			return nil, err
+		}
+	}
+	rep := &Report{Dataset: opts.Dataset, Changed: changedFile, Worktrees: opts.Worktrees, Budget: opts.Budget, Tokenizer: tok.Name(),
 		Selected: len(selected), BadLines: bad, Systems: []string{SystemCtxmap}}
 	evs := make([]Evidence, len(selected))
 	for i, in := range selected {
@@ -179,7 +191,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			rep.aggregate()
 			return rep, err
 		}
-		res := runInstance(ctx, in, opts, cache, indexed, tok)
+		res := runInstance(ctx, in, opts, cache, indexed, tok, changed[in.ID])
 		logf("[%d/%d] %s: %s%s", i+1, len(selected), in.ID, res.Status, summary(res))
 		rep.Instances = append(rep.Instances, res)
 	}
@@ -223,7 +235,7 @@ func summary(r InstanceResult) string {
 }
 
 // runInstance indexes one work tree and asks every system; a panic inside costs the instance only.
-func runInstance(ctx context.Context, in Instance, opts Options, cache string, indexed map[string]bool, tok *index.Tokenizer) (res InstanceResult) {
+func runInstance(ctx context.Context, in Instance, opts Options, cache string, indexed map[string]bool, tok *index.Tokenizer, changed Changed) (res InstanceResult) {
 	res = InstanceResult{ID: in.ID, Repo: in.Repo, Language: in.Language, GoldFiles: in.GoldFiles, Systems: map[string]*SystemResult{}}
 	defer func() {
 		if r := recover(); r != nil {
@@ -293,14 +305,14 @@ func runInstance(ctx context.Context, in Instance, opts Options, cache string, i
 		}
 		req := index.Request{Text: in.ProblemStatement, Budget: opts.Budget, Format: "markdown", Without: without,
 			Ranker: opts.Ranker, Fill: opts.Fill, Model: opts.Model}
-		res.Systems[name] = askCtxmap(ctx, ix, in, req, tok, defs)
+		res.Systems[name] = askCtxmap(ctx, ix, in, req, tok, defs, changed)
 	}
 	if opts.Fusion {
 		req := index.Request{Text: in.ProblemStatement, Budget: opts.Budget, Format: "markdown", Ranker: index.RankerFusion, Fill: true}
-		res.Systems[SystemFusion] = askCtxmap(ctx, ix, in, req, tok, defs)
+		res.Systems[SystemFusion] = askCtxmap(ctx, ix, in, req, tok, defs, changed)
 	}
 	if opts.Baseline {
-		res.Systems[SystemBM25] = askBaseline(ctx, wt, snap.Paths, in, opts.Budget, tok, defs)
+		res.Systems[SystemBM25] = askBaseline(ctx, wt, snap.Paths, in, opts.Budget, tok, defs, changed)
 	}
 	res.Status = StatusOK
 	for _, s := range res.Systems {
@@ -321,7 +333,7 @@ func ask(ctx context.Context, ix *index.Index, req index.Request) (*index.Result
 	return ix.Context(ctx, resolved)
 }
 
-func askCtxmap(ctx context.Context, ix *index.Index, in Instance, req index.Request, tok *index.Tokenizer, defs Definitions) *SystemResult {
+func askCtxmap(ctx context.Context, ix *index.Index, in Instance, req index.Request, tok *index.Tokenizer, defs Definitions, changed Changed) *SystemResult {
 	start := time.Now()
 	r, err := ask(ctx, ix, req)
 	took := time.Since(start)
@@ -344,7 +356,7 @@ func askCtxmap(ctx context.Context, ix *index.Index, in Instance, req index.Requ
 		}
 	}
 	over := r.Pack.Tokens > req.Budget || tok.Count(r.Pack.Text) > req.Budget
-	res := score(in, ranked, r.Pack.Items, r.Pack.Tokens, took, over, defs)
+	res := score(in, ranked, r.Pack.Items, r.Pack.Tokens, took, over, defs, changed)
 	if len(probs) > 0 {
 		res.Probabilities = probs
 		sum := 0.0
@@ -356,7 +368,7 @@ func askCtxmap(ctx context.Context, ix *index.Index, in Instance, req index.Requ
 	return res
 }
 
-func askBaseline(ctx context.Context, root string, paths []string, in Instance, budget int, tok *index.Tokenizer, defs Definitions) *SystemResult {
+func askBaseline(ctx context.Context, root string, paths []string, in Instance, budget int, tok *index.Tokenizer, defs Definitions, changed Changed) *SystemResult {
 	fs, err := NewFileSearch(root, paths)
 	if err != nil {
 		return &SystemResult{Error: err.Error()}
@@ -370,12 +382,15 @@ func askBaseline(ctx context.Context, root string, paths []string, in Instance, 
 	items, text, tokens := fs.WholeFiles(ranked, budget, tok)
 	took := time.Since(start)
 	over := tokens > budget || tok.Count(text) > budget
-	return score(in, ranked, items, tokens, took, over, defs)
+	return score(in, ranked, items, tokens, took, over, defs, changed)
 }
 
-func score(in Instance, ranked []string, items []index.Item, tokens int, took time.Duration, over bool, defs Definitions) *SystemResult {
+func score(in Instance, ranked []string, items []index.Item, tokens int, took time.Duration, over bool, defs Definitions, changed Changed) *SystemResult {
 	m := FileMetrics(ranked, in.GoldFiles)
 	for k, v := range PackMetrics(items, tokens, in.GoldFiles, in.GoldSymbols(), defs) {
+		m[k] = v
+	}
+	for k, v := range LineMetrics(items, tokens, changed) {
 		m[k] = v
 	}
 	var code []string

@@ -25,6 +25,7 @@ never indexed against the full index's (with --dataset, on its issues and their 
   ctxmap bench --dataset instances.jsonl --worktrees trees/ --json`
 	f := cmd.Flags()
 	dataset := f.String("dataset", "", "instances, one JSON object a line (quality mode; in speed mode, the issues of the quick packs)")
+	changed := f.String("lines", "", "the lines each fix changed, one JSON object a line (default: the dataset's -lines.jsonl beside it)")
 	worktrees := f.String("worktrees", "", "folder of the instances' work trees, <owner>+<name>@<sha12> (quality mode)")
 	budget := f.Int("budget", index.DefaultBudget, "token budget of every pack")
 	repos := f.String("repos", "", "comma-separated owner/name list to keep")
@@ -84,7 +85,7 @@ never indexed against the full index's (with --dataset, on its issues and their 
 			return usagef("--ranker %q is not one of learned, fusion", *ranker)
 		}
 		opts := bench.Options{
-			Dataset: *dataset, Worktrees: *worktrees, Budget: *budget, Baseline: *baseline, CacheDir: *cache, Logf: logf,
+			Dataset: *dataset, Changed: *changed, Worktrees: *worktrees, Budget: *budget, Baseline: *baseline, CacheDir: *cache, Logf: logf,
 			Selection: bench.Selection{Repos: *repos, PerRepo: *perRepo, Limit: *limit},
 			Fusion:    *fusion, Ranker: *ranker, Fill: *fill,
 		}

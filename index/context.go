@@ -57,6 +57,9 @@ type Pack = pack.Pack
 // got, its tokens and why it is there.
 type Item = pack.Item
 
+// Lines is a range of a file's lines, first and last inclusive: what an item shows verbatim.
+type Lines = pack.Lines
+
 // Tokenizer counts tokens as a model's tokenizer does; packs and outlines are measured with one.
 type Tokenizer = pack.Tokenizer
 

@@ -34,11 +34,12 @@ type piece struct {
 	lang   string
 	start  int
 	end    int
-	shownA int // lines shown verbatim, shownA..shownB; shownA == 0 when none (a card)
+	shownA int // the extent of the lines shown verbatim, shownA..shownB; shownA == 0 when none (a card)
 	shownB int
-	size   string // the label
-	level  string // the size it was cut to (full or truncated) or the card it is
-	keep   int    // lines kept when cut
+	shown  []Lines // the lines shown verbatim, within the extent
+	size   string  // the label
+	level  string  // the size it was cut to (full or truncated) or the card it is
+	keep   int     // lines kept when cut
 	code   string
 	why    []string
 	score  float64
@@ -271,8 +272,10 @@ func (a *assembly) duplicate(c *cand) bool {
 		if x.start == c.StartLine && x.end == c.EndLine {
 			return true
 		}
-		if x.shownA > 0 && x.shownA <= c.StartLine && c.EndLine <= x.shownB {
-			return true
+		for _, r := range x.shown {
+			if r[0] <= c.StartLine && c.EndLine <= r[1] {
+				return true
+			}
 		}
 	}
 	return false
@@ -541,8 +544,16 @@ func (a *assembly) build(c *cand, size string, keep int, why []string) *piece {
 			p.size = sizeTruncated
 		}
 		p.shownA, p.shownB = shownRange(c, size)
+		if p.shownA > 0 {
+			p.shown = []Lines{{p.shownA, p.shownB}}
+		}
 	case sizeTruncated:
 		p.keep = keep
+		if c.order != nil && keep > 0 {
+			p.code, p.shown = cutAround(c, keep)
+			p.shownA, p.shownB = p.shown[0][0], p.shown[len(p.shown)-1][1]
+			break
+		}
 		p.code = strings.Join(c.full[:keep], "\n")
 		if keep > 0 {
 			p.code += "\n"
@@ -550,6 +561,7 @@ func (a *assembly) build(c *cand, size string, keep int, why []string) *piece {
 		p.code += moreLines(len(c.full) - keep + c.more)
 		if c.StartLine > 0 && keep > 0 {
 			p.shownA, p.shownB = c.StartLine, c.StartLine+keep-1
+			p.shown = []Lines{{p.shownA, p.shownB}}
 		}
 	case sizeStandard:
 		p.code = c.Standard
@@ -585,7 +597,11 @@ func (a *assembly) cut(c *cand, allowed int, why []string, minKeep int) *piece {
 	base := a.count(a.build(c, sizeTruncated, 0, why))
 	est, k := base, 0
 	for k < hi {
-		n := a.lineTokens(c, k)
+		i := k
+		if c.order != nil {
+			i = c.order[k]
+		}
+		n := a.lineTokens(c, i)
 		if est+n > allowed {
 			break
 		}
@@ -711,6 +727,7 @@ func (a *assembly) finish() {
 		a.p.Items = append(a.p.Items, Item{
 			Kind: x.kind, Path: x.path, Symbol: x.symbol, StartLine: x.start, EndLine: x.end,
 			Tokens: x.tokens, Score: x.score, Size: x.size, Why: x.why, Probability: x.prob,
+			Code: x.code, Shown: x.shown,
 		})
 	}
 	if a.p.Entities == nil {

@@ -33,6 +33,10 @@ type Candidate struct {
 	Cap int
 	// BodyOnly: the item is shown as code or not at all; its card would say less than its room.
 	BodyOnly bool
+	// Focus are the file's lines inside the body that the evidence lands on, best first: a cut keeps
+	// them, each with the lines around it and the headers of the blocks that hold it, and elides the
+	// rest; without them a cut keeps the body's first lines.
+	Focus []int
 }
 
 // Intent is what the request asks for (bug fix, implementation, ...) and how sure the analysis is.
@@ -79,7 +83,15 @@ type Item struct {
 	Why       []string `json:"why"`
 	// Probability that the fix changes this code, from the learned ranker; absent otherwise.
 	Probability float64 `json:"probability,omitempty"`
+	// Code is what the rendering shows of the item, between its fences.
+	Code string `json:"code"`
+	// Shown are the file's line ranges the code shows verbatim, first and last inclusive; none for a
+	// card or an outline, several for a body cut around its evidence.
+	Shown []Lines `json:"shown,omitempty"`
 }
+
+// Lines is a range of a file's lines, first and last inclusive, 1-based.
+type Lines [2]int
 
 // Pack is the answer to a request: the items that fit the budget, in rank order, and their rendering.
 // It marshals as the JSON format of a pack.
@@ -226,6 +238,7 @@ type cand struct {
 	full   []string // lines of Full
 	more   int      // lines of the range that Full leaves out (a capped body)
 	sig    int      // leading lines of Full that hold the signature
+	order  []int    // the body's lines (indexes of full) in the order a cut keeps them; nil: from the top
 	merged []int    // the ranks of the candidates a merged body came from
 	memo   map[string]*piece
 	floor  map[string]floor // lower bounds of tokens per size
@@ -291,6 +304,7 @@ func prepare(rank int, c Candidate) *cand {
 			}
 		}
 		pc.sig = signatureLines(pc.full, c.Compact)
+		pc.order = cutOrder(pc.full, pc.sig, c.StartLine, c.Focus)
 		if pc.Compact == "" { // a card is always possible: the body's opening lines
 			pc.Compact = strings.Join(pc.full[:pc.sig], "\n")
 		}

@@ -54,6 +54,7 @@ func Rank(ctx context.Context, v *View, a *query.Analysis, opts Options) (*Ranki
 			cands = r.tight(files, m)
 		}
 	}
+	r.focus(cands, files)
 	return &Ranking{Files: files, Candidates: cands, Entities: r.packEntities(cands)}, nil
 }
 

@@ -57,91 +57,202 @@ func (r *ranker) tight(files []RankedFile, m *Model) []pack.Candidate {
 	var outlines []pack.Candidate
 	var prims []primary
 	qw := r.queryWords()
-	shown := 0
-	for k, f := range files {
-		if shown > 0 && (f.Prob < m.FileThreshold || shown >= tightFiles) {
-			if f.Prob >= alsoMinProb && len(outlines) < alsoFiles && !r.hasPins(f.Path) {
-				if c, ok := r.outline(f, k, m, qw); ok {
-					outlines = append(outlines, c)
-				}
-			}
-			continue
+	show, also := r.tightFiles(files, m)
+	for _, t := range show {
+		out = append(out, r.showFile(t, m, qw, &prims)...)
+	}
+	for _, t := range also {
+		if len(outlines) == alsoFiles {
+			break
 		}
-		rec := r.s.Record(f.Path)
-		if rec == nil || rec.File == nil {
-			continue
-		}
-		shown++
-		src := r.source(f.Path)
-		why := append([]string{fmt.Sprintf("file #%d, p=%.2f", k+1, f.Prob)}, r.fileWhy(f)...)
-		defs := rec.File.Definitions
-		scored := m.Defs(r.defFeatures(f, f.fusedRank, f.fusedTop, qw))
-		if len(scored) == 0 {
-			c := outlineCandidate(rec, src, f, why)
-			c.Probability, c.Cap = f.Prob, capFor(f.Prob)
-			out = append(out, c)
-			continue
-		}
-		cards := map[string]bool{}
-		first := -1 // the file's best definition that is not pinned
-		for j, s := range scored {
-			if j >= tightDefs || j > 0 && s.Prob < defMinProb {
-				break
+		if c, ok := r.outline(t.f, t.k, m, qw); ok {
+			if t.with != "" {
+				c.Why = []string{fmt.Sprintf("file #%d, p=%.2f: %s; where the pack stops", t.k+1, t.f.Prob, t.with)}
 			}
-			d := defs[s.Index]
-			holds := r.holdsPin(f.Path, d)
-			if r.isPinned(f.Path, s.Index) || first >= 0 && holds {
-				continue // shown with its evidence; a class around it would hide it
-			}
-			if first >= 0 && d.Kind == "field" {
-				continue // a field beside the best says little on its own
-			}
-			q := f.Prob * s.Prob
-			if j == 0 {
-				q = f.Prob * max(s.Prob, 0.5) // a likely file's best guess is worth its room
-			}
-			c := defCandidate(rec, src, d, q, why)
-			c.Kind, c.Bucket = "definition", "definitions"
-			if holds {
-				c.Full = "" // its card: whole, it would hide the pinned definition
-			}
-			if first >= 0 || r.hasPins(f.Path) { // the file's evidence is said once, with its best definition
-				c.Kind, c.Bucket = "snippet", "snippets"
-				c.Why = []string{fmt.Sprintf("file #%d, p=%.2f, beside the evidence", k+1, f.Prob)}
-				if first >= 0 {
-					c.Why = []string{fmt.Sprintf("file #%d, beside `%s`", k+1, defs[first].Qualified())}
-				}
-			}
-			if first < 0 {
-				first = s.Index
-			}
-			c.Probability, c.Cap = q, capFor(q)
-			if first != s.Index { // past the file's best, a body or nothing
-				c.Cap = max(moreMinCap, int(q*tokensPerProb))
-				c.BodyOnly = true
-				c.Probability = 0 // it is here beside the best, whose probability the pack states
-			}
-			out = append(out, c)
-			if len(prims) < 3 && !isTest(f.Path) && c.Kind == "definition" {
-				prims = append(prims, primary{path: f.Path, def: d})
-			}
-			// a method is shown as itself, its class as a card (for the file's best: the others are
-			// the class's too, or their own)
-			if p := parentOf(defs, d); p >= 0 && !cards[defs[p].Name] && first == s.Index {
-				cards[defs[p].Name] = true
-				pd := defs[p]
-				card := defCandidate(rec, src, pd, q*0.9, []string{fmt.Sprintf("the class of `%s`", d.Qualified())})
-				card.Kind, card.Bucket = "snippet", "snippets"
-				if pd.EndLine-pd.StartLine+1 > parentCard || r.holdsPin(f.Path, pd) {
-					card.Full, card.Standard = "", ""
-				}
-				card.Probability, card.Cap = q, capFor(q*0.5)
-				out = append(out, card)
-			}
+			outlines = append(outlines, c)
 		}
 	}
 	out = append(out, r.asked(prims, files)...)
 	return append(out, outlines...)
+}
+
+// tightFile is a file a tight pack shows or outlines: its place in the ranking and, for a companion
+// of a shown file, what it changed with.
+type tightFile struct {
+	f    RankedFile
+	k    int
+	with string
+}
+
+// tightFiles are the files a tight pack shows (the likeliest, then every file whose probability clears
+// the model's threshold, at most tightFiles) and those it outlines where it stops, likeliest first.
+// The files that changed together with the shown ones in the workspace's history raise their
+// probability (noisy-or with the shown file's probability times the pair's confidence), and come in
+// when no signal found them.
+func (r *ranker) tightFiles(files []RankedFile, m *Model) (show, rest []tightFile) {
+	var all []tightFile
+	for k, f := range files {
+		rec := r.s.Record(f.Path)
+		if rec == nil || rec.File == nil {
+			continue
+		}
+		all = append(all, tightFile{f: f, k: k})
+	}
+	if len(all) == 0 {
+		return nil, nil
+	}
+	for _, t := range all {
+		if len(show) > 0 && (t.f.Prob < m.FileThreshold || len(show) >= tightFiles) {
+			rest = append(rest, t)
+			continue
+		}
+		show = append(show, t)
+	}
+	rest = r.withCompanions(show, rest, len(files))
+	// a companion likely enough joins the shown files while there is room
+	var keep []tightFile
+	for _, t := range rest {
+		if t.with != "" && t.f.Prob >= m.FileThreshold && len(show) < tightFiles+companionsShown {
+			show = append(show, t)
+			continue
+		}
+		keep = append(keep, t)
+	}
+	rest = slices.DeleteFunc(keep, func(t tightFile) bool { return t.f.Prob < alsoMinProb || r.hasPins(t.f.Path) })
+	return show, rest
+}
+
+// Companions: the files the history says change with a shown one.
+const (
+	companionsPer   = 8 // companions of each shown file
+	companionMin    = 2 // commits a pair must share
+	companionsShown = 2 // shown files a pack may add for its companions
+)
+
+// withCompanions raises the probability of the files that changed with the shown ones and adds
+// those no signal found, then orders the files by probability.
+func (r *ranker) withCompanions(show, rest []tightFile, n int) []tightFile {
+	if r.s.History == nil || !r.on("history") {
+		return rest
+	}
+	at := map[string]int{}
+	for i, t := range rest {
+		at[t.f.Path] = i
+	}
+	shown := map[string]bool{}
+	for _, t := range show {
+		shown[t.f.Path] = true
+	}
+	for _, s := range show {
+		p := max(s.f.Prob, alsoMinProb)
+		for _, c := range r.s.History.Companions(s.f.Path, companionMin, companionsPer) {
+			if shown[c.Path] || !IsCode(c.Path) || !r.s.HasFile(c.Path) {
+				continue
+			}
+			q := p * c.Confidence
+			with := fmt.Sprintf("changed with %s in %d commits", s.f.Path, c.Commits)
+			i, ok := at[c.Path]
+			if !ok {
+				rest = append(rest, tightFile{f: RankedFile{Path: c.Path, fusedRank: n, fusedTop: s.f.fusedTop}, k: n})
+				i = len(rest) - 1
+				at[c.Path] = i
+				n++
+			}
+			t := &rest[i]
+			t.f.Prob = 1 - (1-t.f.Prob)*(1-q)
+			if t.with == "" {
+				t.with = with
+			}
+		}
+	}
+	slices.SortStableFunc(rest, func(a, b tightFile) int {
+		switch {
+		case a.f.Prob > b.f.Prob:
+			return -1
+		case a.f.Prob < b.f.Prob:
+			return 1
+		}
+		return 0
+	})
+	return rest
+}
+
+// showFile is one shown file's candidates: its likeliest definitions, the best as itself (a method's
+// class as a card), the others as their opening lines.
+func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]primary) []pack.Candidate {
+	f, k := t.f, t.k
+	rec := r.s.Record(f.Path)
+	src := r.source(f.Path)
+	why := append([]string{fmt.Sprintf("file #%d, p=%.2f", k+1, f.Prob)}, r.fileWhy(f)...)
+	if t.with != "" {
+		why = append(why, t.with)
+	}
+	defs := rec.File.Definitions
+	scored := m.Defs(r.defFeatures(f, f.fusedRank, f.fusedTop, qw))
+	if len(scored) == 0 {
+		c := outlineCandidate(rec, src, f, why)
+		c.Probability, c.Cap = f.Prob, capFor(f.Prob)
+		return []pack.Candidate{c}
+	}
+	var out []pack.Candidate
+	cards := map[string]bool{}
+	first := -1 // the file's best definition that is not pinned
+	for j, s := range scored {
+		if j >= tightDefs || j > 0 && s.Prob < defMinProb {
+			break
+		}
+		d := defs[s.Index]
+		holds := r.holdsPin(f.Path, d)
+		if r.isPinned(f.Path, s.Index) || first >= 0 && holds {
+			continue // shown with its evidence; a class around it would hide it
+		}
+		if first >= 0 && d.Kind == "field" {
+			continue // a field beside the best says little on its own
+		}
+		q := f.Prob * s.Prob
+		if j == 0 {
+			q = f.Prob * max(s.Prob, 0.5) // a likely file's best guess is worth its room
+		}
+		c := defCandidate(rec, src, d, q, why)
+		c.Kind, c.Bucket = "definition", "definitions"
+		if holds {
+			c.Full = "" // its card: whole, it would hide the pinned definition
+		}
+		if first >= 0 || r.hasPins(f.Path) { // the file's evidence is said once, with its best definition
+			c.Kind, c.Bucket = "snippet", "snippets"
+			c.Why = []string{fmt.Sprintf("file #%d, p=%.2f, beside the evidence", k+1, f.Prob)}
+			if first >= 0 {
+				c.Why = []string{fmt.Sprintf("file #%d, beside `%s`", k+1, defs[first].Qualified())}
+			}
+		}
+		if first < 0 {
+			first = s.Index
+		}
+		c.Probability, c.Cap = q, capFor(q)
+		if first != s.Index { // past the file's best, a body or nothing
+			c.Cap = max(moreMinCap, int(q*tokensPerProb))
+			c.BodyOnly = true
+			c.Probability = 0 // it is here beside the best, whose probability the pack states
+		}
+		out = append(out, c)
+		if len(*prims) < 3 && !isTest(f.Path) && c.Kind == "definition" {
+			*prims = append(*prims, primary{path: f.Path, def: d})
+		}
+		// a method is shown as itself, its class as a card (for the file's best: the others are
+		// the class's too, or their own)
+		if p := parentOf(defs, d); p >= 0 && !cards[defs[p].Name] && first == s.Index {
+			cards[defs[p].Name] = true
+			pd := defs[p]
+			card := defCandidate(rec, src, pd, q*0.9, []string{fmt.Sprintf("the class of `%s`", d.Qualified())})
+			card.Kind, card.Bucket = "snippet", "snippets"
+			if pd.EndLine-pd.StartLine+1 > parentCard || r.holdsPin(f.Path, pd) {
+				card.Full, card.Standard = "", ""
+			}
+			card.Probability, card.Cap = q, capFor(q*0.5)
+			out = append(out, card)
+		}
+	}
+	return out
 }
 
 // outline is a likely file the pack stops before, as its path and the signatures of its likeliest

@@ -1,0 +1,166 @@
+package pack
+
+import (
+	"strconv"
+	"strings"
+)
+
+// A body too long for its room is cut the way code search shows a hit: its signature, the lines the
+// evidence lands on with a few lines around each and the headers of the blocks that hold them, the
+// rest elided with a line that says how many lines it hides.
+
+// focusRadius is how many lines on each side of a focus line come with it before any window grows.
+const focusRadius = 2
+
+// cutOrder is the order in which a cut keeps the lines of a body (full, whose first line is the
+// file's line start): the signature, then each focus line with its enclosing headers and its window,
+// best first, then every window and the body's opening growing a line at a time. Nil when no focus
+// line falls inside the body: the cut keeps the opening lines.
+func cutOrder(full []string, sig, start int, focus []int) []int {
+	if start <= 0 || len(full) == 0 {
+		return nil
+	}
+	var at []int // focus lines as indexes of full, past the signature
+	for _, l := range focus {
+		if i := l - start; i >= sig && i < len(full) && !containsInt(at, i) {
+			at = append(at, i)
+		}
+	}
+	if len(at) == 0 {
+		return nil
+	}
+	order := make([]int, 0, len(full))
+	taken := make([]bool, len(full))
+	take := func(i int) {
+		if i >= 0 && i < len(full) && !taken[i] {
+			taken[i] = true
+			order = append(order, i)
+		}
+	}
+	for i := range sig {
+		take(i)
+	}
+	for _, f := range at {
+		for _, h := range headers(full, sig, f) {
+			take(h)
+		}
+		take(f)
+		for d := 1; d <= focusRadius; d++ {
+			take(f - d)
+			take(f + d)
+		}
+	}
+	// then the windows grow, the opening with them (as a window that reaches down from the signature)
+	grow := append(append([]int{}, at...), sig-1)
+	for d := focusRadius + 1; len(order) < len(full); d++ {
+		for _, f := range grow {
+			if f != sig-1 {
+				take(f - d)
+			}
+			take(f + d)
+		}
+		if d > len(full) {
+			break
+		}
+	}
+	return order
+}
+
+// headers are the lines above line f that open the blocks holding it, outermost first: each earlier
+// line indented less than everything between it and f, down to the signature's block.
+func headers(full []string, sig, f int) []int {
+	var out []int
+	width := indentWidth(full[f])
+	for i := f - 1; i >= sig && width > 0; i-- {
+		if strings.TrimSpace(full[i]) == "" {
+			continue
+		}
+		if w := indentWidth(full[i]); w < width {
+			out = append(out, i)
+			width = w
+		}
+	}
+	for l, r := 0, len(out)-1; l < r; l, r = l+1, r-1 {
+		out[l], out[r] = out[r], out[l]
+	}
+	return out
+}
+
+// indentWidth is the width of a line's leading white space, a tab counted as four columns.
+func indentWidth(s string) int {
+	w := 0
+	for _, r := range s {
+		switch r {
+		case ' ':
+			w++
+		case '\t':
+			w += 4
+		default:
+			return w
+		}
+	}
+	return w
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// cutAround renders the first keep lines of c's cut order in the body's own order, each run of
+// hidden lines as one line that says how many it hides (a single hidden line is shown instead: its
+// marker would cost as much), and the lines it shows verbatim as file ranges.
+func cutAround(c *cand, keep int) (string, []Lines) {
+	kept := make([]bool, len(c.full))
+	for _, i := range c.order[:keep] {
+		kept[i] = true
+	}
+	for i := 1; i+1 < len(kept); i++ {
+		if !kept[i] && kept[i-1] && kept[i+1] {
+			kept[i] = true
+		}
+	}
+	var b strings.Builder
+	var shown []Lines
+	for i := 0; i < len(c.full); {
+		j := i
+		for j < len(c.full) && kept[j] == kept[i] {
+			j++
+		}
+		switch {
+		case kept[i]:
+			for _, l := range c.full[i:j] {
+				b.WriteString(l + "\n")
+			}
+			shown = append(shown, Lines{c.StartLine + i, c.StartLine + j - 1})
+		case j == len(c.full):
+			b.WriteString(moreLines(j - i + c.more))
+		default:
+			b.WriteString(elision(c.Language, c.full[i], j-i) + "\n")
+		}
+		i = j
+	}
+	code := strings.TrimSuffix(b.String(), "\n")
+	if kept[len(kept)-1] && c.more > 0 {
+		code += "\n" + moreLines(c.more)
+	}
+	return code, shown
+}
+
+// elision is the line that stands for n hidden lines, indented as the first of them, as a comment of
+// the language where it has one.
+func elision(lang, first string, n int) string {
+	indent := first[:len(first)-len(strings.TrimLeft(first, " \t"))]
+	prefix := "// "
+	switch lang {
+	case "python", "ruby", "bash", "shell", "perl", "r", "yaml", "toml", "cmake", "make", "jq":
+		prefix = "# "
+	case "markdown", "text", "":
+		prefix = ""
+	}
+	return indent + prefix + "... " + strconv.Itoa(n) + " lines ..."
+}

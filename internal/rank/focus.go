@@ -1,0 +1,171 @@
+package rank
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/ctxmap/ctxmap/internal/pack"
+	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/query"
+)
+
+// The lines of a body that a cut keeps: where the evidence lands (a frame's line, a quoted message's
+// literal), then the lines that carry the names the text states and its words, the words rarer in the
+// body weighing more, as code search ranks the lines of a hit.
+
+// Weights of what a line may carry.
+const (
+	focusEvidence = 10.0 // a frame's line or a quoted message's literal
+	focusName     = 3.0  // a name the text states (backticks, CamelCase, snake_case, a call)
+	focusCodeName = 1.5  // a name in the reporter's code block
+	maxFocus      = 8    // focus lines a body keeps at most
+)
+
+// focus gives each candidate that shows a body the lines of it the evidence and the text point at.
+func (r *ranker) focus(cands []pack.Candidate, files []RankedFile) {
+	evidence := map[string][]int{}
+	for _, f := range files {
+		if len(f.lines) > 0 && evidence[f.Path] == nil {
+			evidence[f.Path] = f.lines
+		}
+	}
+	names := r.focusNames()
+	terms := map[string]float64{}
+	for _, t := range r.a.Terms {
+		terms[t.Word] = max(terms[t.Word], t.Weight)
+	}
+	for i := range cands {
+		c := &cands[i]
+		if c.Full == "" || c.StartLine <= 0 || c.Kind == "outline" || c.Kind == "import" {
+			continue
+		}
+		end := c.StartLine + strings.Count(c.Full, "\n")
+		c.Focus = r.focusLines(c.Path, c.StartLine, end, evidence[c.Path], names, terms)
+	}
+}
+
+// focusNames are the names the text states, each with its weight.
+func (r *ranker) focusNames() map[string]float64 {
+	out := map[string]float64{}
+	for _, a := range r.a.Anchors {
+		w := focusName
+		switch a.Kind {
+		case query.KindPath, query.KindFileLine:
+			continue
+		case query.KindCode:
+			w = focusCodeName
+		}
+		name := a.Text
+		if i := strings.LastIndexAny(name, ".:"); i >= 0 {
+			name = name[i+1:]
+		}
+		if len(name) > 2 {
+			out[name] = max(out[name], w)
+		}
+	}
+	return out
+}
+
+// focusLines scores the lines from..to of a file and returns the best, best first: evidence lines
+// in the evidence's order, then by the names and words they carry.
+func (r *ranker) focusLines(path string, from, to int, evidence []int, names, terms map[string]float64) []int {
+	rec := r.s.Record(path)
+	if rec == nil {
+		return nil
+	}
+	src := r.source(path)
+	bw := wordsOf(rec.Hash, src)
+	to = min(to, len(bw.lines))
+	if from > to {
+		return nil
+	}
+	var out []int
+	for _, l := range evidence {
+		if from <= l && l <= to && len(out) < maxFocus {
+			out = append(out, l)
+		}
+	}
+	// the text's words in this file's vocabulary, and on how many of the body's lines each is
+	ids := map[int32]float64{}
+	for w, wt := range terms {
+		if id, ok := bw.vocab[w]; ok {
+			ids[id] = wt
+		}
+	}
+	lines := 0
+	count := map[int32]int{}
+	for _, ws := range bw.lines[from-1 : to] {
+		lines++
+		seen := map[int32]bool{}
+		for _, id := range ws {
+			if _, ok := ids[id]; ok && !seen[id] {
+				seen[id] = true
+				count[id]++
+			}
+		}
+	}
+	type scored struct {
+		line  int
+		score float64
+	}
+	var ss []scored
+	raw := parse.SplitLines(src)
+	for k, ws := range bw.lines[from-1 : to] {
+		s := 0.0
+		seen := map[int32]bool{}
+		for _, id := range ws {
+			if wt, ok := ids[id]; ok && !seen[id] {
+				seen[id] = true
+				s += wt * math.Log(1+float64(lines)/float64(count[id]))
+			}
+		}
+		for name, wt := range names {
+			if from-1+k < len(raw) && hasName(string(raw[from-1+k]), name) {
+				s += wt * math.Log(1+float64(lines))
+			}
+		}
+		if s > 0 {
+			ss = append(ss, scored{from + k, s})
+		}
+	}
+	sort.SliceStable(ss, func(i, j int) bool { return ss[i].score > ss[j].score })
+	for _, s := range ss {
+		if len(out) == maxFocus {
+			break
+		}
+		if !containsLine(out, s.line) {
+			out = append(out, s.line)
+		}
+	}
+	return out
+}
+
+// hasName tells whether a line holds name as a whole identifier.
+func hasName(line, name string) bool {
+	for off := 0; ; {
+		i := strings.Index(line[off:], name)
+		if i < 0 {
+			return false
+		}
+		i += off
+		j := i + len(name)
+		if (i == 0 || !identByte(line[i-1])) && (j == len(line) || !identByte(line[j])) {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+func identByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+func containsLine(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
