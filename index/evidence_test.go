@@ -238,3 +238,49 @@ func TestTheNextLikelyFilesAreOutlined(t *testing.T) {
 		t.Errorf("no outline in the pack: %v", itemNames(res.Pack))
 	}
 }
+
+// A trace whose innermost project frame is in a shared client that the ranking places below the
+// command that called it (the text talks of the command): the client's function still comes first.
+func TestTheInnermostFrameInASharedHelperComesFirst(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"pkg/cmd/release/create/create.go": "package create\n\n// createRun creates a release and uploads its assets.\nfunc createRun(opts *CreateOptions) error {\n\trelease, err := api.CreateRelease(opts.Repo, opts.TagName)\n\tif err != nil {\n\t\treturn err\n\t}\n\treturn uploadAssets(release, opts.Assets)\n}\n\n// uploadAssets uploads a release's assets.\nfunc uploadAssets(r *Release, assets []string) error { return nil }\n",
+		"pkg/api/client.go":                "package api\n\n// REST sends a request to the API.\nfunc REST(method, path string, body any) error {\n\treq := newRequest(method, path)\n\treturn do(req.Header.Get(\"Accept\"), body)\n}\n\nfunc newRequest(method, path string) *Request { return nil }\n",
+		"pkg/api/releases.go":              "package api\n\n// CreateRelease creates a release for a tag.\nfunc CreateRelease(repo, tag string) (*Release, error) {\n\treturn nil, REST(\"POST\", \"releases\", tag)\n}\n",
+	}
+	for i := range 30 {
+		files[fmt.Sprintf("pkg/cmd/other%d/other.go", i)] = fmt.Sprintf("package other%d\n\n// Run runs command %d and calls the API.\nfunc Run%d() error { return api.REST(\"GET\", \"x\", nil) }\n", i, i, i)
+	}
+	writeFiles(t, root, files)
+	ix := open(t, root, "")
+	defer ix.Close()
+	text := "gh release create panics in `createRun` when the tag name has a slash: the release is created but " +
+		"the assets are not uploaded; release create should upload the assets of a release whose tag has a slash\n\n" +
+		"panic: runtime error: invalid memory address or nil pointer dereference\n\ngoroutine 1 [running]:\n" +
+		"github.com/cli/cli/v2/pkg/api.REST({0x1, 0x2}, {0x3, 0x4})\n\t/home/me/cli/pkg/api/client.go:6 +0x2c\n" +
+		"github.com/cli/cli/v2/pkg/api.CreateRelease({0x5, 0x6})\n\t/home/me/cli/pkg/api/releases.go:5 +0x3f\n" +
+		"github.com/cli/cli/v2/pkg/cmd/release/create.createRun(0xc0003)\n\t/home/me/cli/pkg/cmd/release/create/create.go:5 +0x3f1\n"
+	for _, st := range packStyles {
+		t.Run(st.name, func(t *testing.T) {
+			req := st.req
+			req.Text = text
+			res, err := ask(context.Background(), ix, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rankOf := map[string]int{}
+			for k, f := range res.Files {
+				rankOf[f.Path] = k
+			}
+			if rankOf["pkg/api/client.go"] <= rankOf["pkg/cmd/release/create/create.go"] {
+				t.Fatalf("the ranking puts the client at #%d, the command at #%d: the case is not the one meant",
+					rankOf["pkg/api/client.go"]+1, rankOf["pkg/cmd/release/create/create.go"]+1)
+			}
+			items := res.Pack.Items
+			if len(items) == 0 || items[0].Path != "pkg/api/client.go" || items[0].Symbol != "REST" ||
+				!strings.HasPrefix(items[0].Why[0], "stack frame 0 (client.go:6, in ") {
+				t.Fatalf("first item: %v", itemNames(res.Pack))
+			}
+		})
+	}
+}
