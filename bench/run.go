@@ -38,8 +38,11 @@ type Options struct {
 	Fill      bool         // ctxmap's packs fill the budget
 	Model     *index.Model // the learned ranker's model; nil: the shipped one
 	CacheDir  string       // per-repository caches go under it; "": a temporary folder removed at the end
-	Features  io.Writer    // when set, each instance's candidates and their features, as mined pairs are
-	Logf      func(format string, args ...any)
+	// CachePerTree keeps a cache per work tree instead of one per repository updated from tree to
+	// tree: more disk, and a second run over the same cache folder indexes nothing again.
+	CachePerTree bool
+	Features     io.Writer // when set, each instance's candidates and their features, as mined pairs are
+	Logf         func(format string, args ...any)
 }
 
 // Report is a run's outcome: one row per selected instance and the aggregates.
@@ -253,6 +256,9 @@ func runInstance(ctx context.Context, in Instance, opts Options, cache string, i
 	}
 	res.Worktree = wt
 	repoKey := strings.ToLower(strings.ReplaceAll(in.Repo, "/", "+"))
+	if opts.CachePerTree {
+		repoKey = filepath.Base(wt)
+	}
 	kind := "cold"
 	if indexed[repoKey] {
 		kind = "incremental"

@@ -40,6 +40,7 @@ never indexed against the full index's (with --dataset, on its issues and their 
 	model := f.String("model", "", "a model file for the learned ranker (default: the shipped one)")
 	reliability := f.String("reliability", "", "write the learned ranker's reliability plot to this SVG file")
 	cache := f.String("cache", "", "folder for the per-repository caches (default: a temporary folder)")
+	perTree := f.Bool("cache-per-tree", false, "keep a cache per work tree, so that a second run over --cache indexes nothing again")
 	speed := f.Bool("speed", false, "measure indexing, update and query speed on the tree given by -C")
 	dir := f.StringP("dir", "C", ".", "the tree for --speed")
 	edits := f.Int("edits", 100, "one-file edits to time (speed mode)")
@@ -86,8 +87,9 @@ never indexed against the full index's (with --dataset, on its issues and their 
 		}
 		opts := bench.Options{
 			Dataset: *dataset, Changed: *changed, Worktrees: *worktrees, Budget: *budget, Baseline: *baseline, CacheDir: *cache, Logf: logf,
-			Selection: bench.Selection{Repos: *repos, PerRepo: *perRepo, Limit: *limit},
-			Fusion:    *fusion, Ranker: *ranker, Fill: *fill,
+			CachePerTree: *perTree,
+			Selection:    bench.Selection{Repos: *repos, PerRepo: *perRepo, Limit: *limit},
+			Fusion:       *fusion, Ranker: *ranker, Fill: *fill,
 		}
 		if *features != "" {
 			fw, err := os.Create(*features)
