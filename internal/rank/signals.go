@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"math"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -19,9 +18,9 @@ import (
 
 	"github.com/ctxmap/ctxmap/internal/entity"
 	"github.com/ctxmap/ctxmap/internal/lexical"
+	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
-	"github.com/ctxmap/ctxmap/internal/store"
 	"github.com/ctxmap/ctxmap/internal/vector"
 	"github.com/ctxmap/ctxmap/internal/words"
 )
@@ -129,7 +128,7 @@ type ranker struct {
 	callees  map[string]bool     // calledByNamed's answer
 	pinned   []pin               // pins' answer
 	names    map[string]bool     // projectNames' answer
-	quoted   [][]Literal         // per error message of the text, the literals that hold it (errors)
+	quoted   [][]model.Literal   // per error message of the text, the literals that hold it (errors)
 	srcs     map[string][]byte   // the files read for this request, each once
 }
 
@@ -387,8 +386,6 @@ func (r *ranker) enclosing(p string, line int) int {
 	return best
 }
 
-var formatVerb = regexp.MustCompile(`%[-+# 0-9.*]*[a-zA-Z]|\{[^}]*\}|\$\{[^}]*\}`)
-
 // errors: string literals in the code that the text's error messages quote.
 func (r *ranker) errors() {
 	if len(r.a.Errors) == 0 {
@@ -400,7 +397,7 @@ func (r *ranker) errors() {
 	for i, m := range r.a.Errors {
 		msgs[i] = strings.ToLower(m)
 	}
-	r.quoted = make([][]Literal, len(msgs))
+	r.quoted = make([][]model.Literal, len(msgs))
 	for _, lit := range r.s.Literals() {
 		for i, m := range msgs {
 			if matchesLiteral(m, lit.Pieces) {
@@ -413,23 +410,6 @@ func (r *ranker) errors() {
 			}
 		}
 	}
-}
-
-// LiteralPieces are the fixed parts of a (format) string, lower-cased; short pieces do not identify it.
-func LiteralPieces(s string) []string {
-	var out []string
-	total := 0
-	for _, p := range formatVerb.Split(strings.ToLower(s), -1) {
-		p = strings.TrimSpace(p)
-		if len(p) >= 4 {
-			out = append(out, p)
-			total += len(p)
-		}
-	}
-	if total < 10 {
-		return nil
-	}
-	return out
 }
 
 func matchesLiteral(msg string, pieces []string) bool {
@@ -599,7 +579,7 @@ func (r *ranker) place(p, id string) place {
 }
 
 // chunkDef maps a chunk ID to the definition it holds, or -1 for a file header.
-func (r *ranker) chunkDef(rec *store.Record, id string) int {
+func (r *ranker) chunkDef(rec *model.Record, id string) int {
 	for _, c := range rec.Chunks {
 		if c.ID != id || c.Kind == "file" {
 			continue
@@ -818,52 +798,17 @@ func (r *ranker) spread(fused map[string]*RankedFile) {
 	}
 }
 
-// IsTest tells test files by the conventions of the common languages.
-func IsTest(p string) bool { return isTest(p) }
-
-// IsVendored tells code copied in from other projects, by the folder names that say so.
-func IsVendored(p string) bool { return isVendored(p) }
-
-// isTest tells test files by the conventions of the common languages, type tests of TypeScript included.
-func isTest(p string) bool {
-	lp := strings.ToLower(p)
-	for _, seg := range strings.Split(path.Dir(lp), "/") {
-		switch seg {
-		case "test", "tests", "testing", "spec", "specs", "__tests__", "testdata", "fixtures", "test-dts", "dts-test", "test-d":
-			return true
-		}
-	}
-	base := path.Base(p)
-	stem := strings.TrimSuffix(base, path.Ext(base))
-	ls := strings.ToLower(stem)
-	return strings.HasPrefix(ls, "test_") || strings.HasSuffix(ls, "_test") || strings.HasSuffix(ls, "_tests") ||
-		strings.HasSuffix(ls, ".test") || strings.HasSuffix(ls, ".spec") || strings.HasSuffix(ls, "_spec") ||
-		strings.HasSuffix(ls, ".test-d") || strings.HasSuffix(ls, ".spec-d") || // type tests (tsd, vitest)
-		strings.HasSuffix(stem, "Test") || strings.HasSuffix(stem, "Tests")
-}
-
-// isVendored tells code copied in from other projects, by the folder names that say so.
-func isVendored(p string) bool {
-	for _, seg := range strings.Split(path.Dir(strings.ToLower(p)), "/") {
-		switch seg {
-		case "vendor", "vendors", "vendored", "third_party", "thirdparty", "third-party", "3rdparty", "3rd_party", "3rd-party":
-			return true
-		}
-	}
-	return false
-}
-
 // demote keeps tests out of the way unless the task is writing them, code copied from other projects
 // (a fix goes upstream), and prose and configuration behind code: an issue's words are often a
 // document's words, but the fix is usually in the code.
 func demote(p, intent string) float64 {
-	if isTest(p) {
+	if model.IsTest(p) {
 		if intent == "test_writing" {
 			return 1
 		}
 		return 0.35
 	}
-	if isVendored(p) {
+	if model.IsVendored(p) {
 		return 0.35
 	}
 	switch {
@@ -871,21 +816,10 @@ func demote(p, intent string) float64 {
 		return 0.5
 	case parse.ProseOrData(p):
 		return 0.6
-	case isDeclaration(p):
+	case model.IsDeclaration(p):
 		return 0.75
 	}
 	return 1
-}
-
-// isDeclaration: a type declaration file (TypeScript's .d.ts, Python's .pyi) states an API whose
-// behaviour lives in another file, so it matters less than the code that it describes.
-func isDeclaration(p string) bool {
-	for _, ext := range []string{".d.ts", ".d.mts", ".d.cts", ".pyi"} {
-		if strings.HasSuffix(p, ext) {
-			return true
-		}
-	}
-	return false
 }
 
 func isTypeKind(k string) bool {
