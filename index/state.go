@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -162,16 +161,4 @@ func cleanCommit(ctx context.Context, root string) (string, error) {
 		return "", fmt.Errorf("export: %s has changes not in commit %s; export a clean checkout", root, commit[:min(12, len(commit))])
 	}
 	return commit, nil
-}
-
-// workspaceRoot is root as Open resolves it.
-func workspaceRoot(root string) (string, error) {
-	abs, err := filepath.Abs(root)
-	if err != nil {
-		return "", fmt.Errorf("workspace %s: %w", root, err)
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	return abs, nil
 }
