@@ -25,21 +25,56 @@ import (
 	"github.com/ctxmap/ctxmap/internal/words"
 )
 
-// Signals that can be switched off (the benchmark's ablation, `--without`).
-var Signals = []string{"symbols", "fuzzy", "frames", "errors", "bm25", "vectors", "entities", "history", "lexicon", "graph"}
+// signal is one ranking signal: one row of the table below.
+type signal struct {
+	name   string  // the signal's list, and what `--without` switches it off by
+	weight float64 // how much a rank in the signal's list counts in the fusion
+	// run fills the signal's list; search, for a signal that asks an index search, starts the search
+	// before any signal runs and returns what fills the list once the search is in
+	run    func(r *ranker)
+	search func(r *ranker, ctx context.Context) func()
+	// switchedBy is the signal that switches this one off, when it has no name of its own in Signals
+	switchedBy string
+}
 
-// signalWeight is how much a rank in each signal's list counts in the fusion. An exact identifier or a
-// stack frame names a file; BM25 and vectors only suggest one.
-var signalWeight = map[string]float64{
-	"symbols":  1.6,
-	"frames":   2.0,
-	"errors":   1.6,
-	"fuzzy":    0.6,
-	"bm25":     1.0,
-	"vectors":  0.35,
-	"entities": 0.5,
-	"history":  0.35,
-	"paths":    1.2,
+// signals are every signal, in the order they run and their lists are fused. An exact identifier or a
+// stack frame names a file; BM25 and vectors only suggest one. A signal without a list (lexicon, graph)
+// is only switched: the lexicon's expansions of the text's words, the spread over the reference graph.
+var signals = []signal{
+	{name: "symbols", weight: 1.6, run: (*ranker).symbols},
+	{name: "paths", weight: 1.2, run: (*ranker).paths, switchedBy: "symbols"},
+	{name: "frames", weight: 2.0, run: (*ranker).frames},
+	{name: "errors", weight: 1.6, run: (*ranker).errors},
+	{name: "fuzzy", weight: 0.6, run: (*ranker).fuzzy},
+	{name: "bm25", weight: 1.0, search: (*ranker).searchLexical},
+	{name: "vectors", weight: 0.35, search: (*ranker).searchVectors},
+	{name: "entities", weight: 0.5, run: (*ranker).entities},
+	{name: "history", weight: 0.35, run: (*ranker).history},
+	{name: "lexicon"},
+	{name: "graph"},
+}
+
+// Signals that can be switched off (the benchmark's ablation, `--without`).
+var Signals = signalNames()
+
+func signalNames() []string {
+	var out []string
+	for _, s := range signals {
+		if s.switchedBy == "" {
+			out = append(out, s.name)
+		}
+	}
+	return out
+}
+
+// signalWeight is how much a rank in a signal's list counts in the fusion.
+func signalWeight(name string) float64 {
+	for _, s := range signals {
+		if s.name == name {
+			return s.weight
+		}
+	}
+	return 0
 }
 
 // rrfK flattens the fusion: with a small k the first ranks dominate.
@@ -142,42 +177,44 @@ func (r *ranker) list(name string) *signalList {
 
 // rank runs every signal and fuses them.
 func (r *ranker) rank(ctx context.Context) []RankedFile {
-	// The two index searches take most of a query's time: they run while the other signals work.
-	var lexHits func() []lexical.Hit
-	var vecHits func() []vector.Hit
-	if r.on("bm25") {
-		terms := r.queryTerms()
-		lexHits = async(func() []lexical.Hit { return r.s.SearchLexical(ctx, terms, bm25Chunks) })
+	// The index searches take most of a query's time: they run while the other signals work.
+	done := make([]func(), len(signals))
+	for i, s := range signals {
+		if s.search != nil && r.on(s.offBy()) {
+			done[i] = s.search(r, ctx)
+		}
 	}
-	if r.on("vectors") {
-		vecHits = async(func() []vector.Hit { return r.s.SearchVectors(ctx, words.Clip(r.a.Text, 4096), 100) })
-	}
-	if r.on("symbols") {
-		r.symbols()
-		r.paths()
-	}
-	if r.on("frames") {
-		r.frames()
-	}
-	if r.on("errors") {
-		r.errors()
-	}
-	if r.on("fuzzy") {
-		r.fuzzy()
-	}
-	if r.on("bm25") {
-		r.bm25(lexHits())
-	}
-	if r.on("vectors") {
-		r.vectors(vecHits())
-	}
-	if r.on("entities") {
-		r.entities()
-	}
-	if r.on("history") {
-		r.history()
+	for i, s := range signals {
+		switch {
+		case !r.on(s.offBy()):
+		case done[i] != nil:
+			done[i]()
+		case s.run != nil:
+			s.run(r)
+		}
 	}
 	return r.fuse()
+}
+
+// offBy is the name that switches the signal off.
+func (s signal) offBy() string {
+	if s.switchedBy != "" {
+		return s.switchedBy
+	}
+	return s.name
+}
+
+// searchLexical starts BM25's search; the list is filled from its hits.
+func (r *ranker) searchLexical(ctx context.Context) func() {
+	terms := r.queryTerms()
+	hits := async(func() []lexical.Hit { return r.s.SearchLexical(ctx, terms, bm25Chunks) })
+	return func() { r.bm25(hits()) }
+}
+
+// searchVectors starts the search for the chunks nearest to the text; the list is filled from its hits.
+func (r *ranker) searchVectors(ctx context.Context) func() {
+	hits := async(func() []vector.Hit { return r.s.SearchVectors(ctx, words.Clip(r.a.Text, 4096), 100) })
+	return func() { r.vectors(hits()) }
 }
 
 // async runs f on its own goroutine; the function it returns waits for f's result, and panics with
@@ -702,7 +739,7 @@ func (r *ranker) history() {
 func (r *ranker) fuse() []RankedFile {
 	fused := map[string]*RankedFile{}
 	for _, l := range r.lists {
-		w := signalWeight[l.name]
+		w := signalWeight(l.name)
 		for i, p := range l.ranked() {
 			ev := l.files[p]
 			f := fused[p]
