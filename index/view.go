@@ -39,3 +39,7 @@ func (v source) SearchLexical(ctx context.Context, terms []lexical.Term, k int) 
 func (v source) SearchVectors(ctx context.Context, text string, k int) []vector.Hit {
 	return v.ix.vectors.Search(ctx, text, k)
 }
+
+// ParseModel reads a learned ranker's model file (for Request.Model) and checks it against the
+// features this build extracts.
+func ParseModel(b []byte) (*Model, error) { return rank.Parse(b) }
