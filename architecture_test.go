@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -85,9 +86,72 @@ func level(pkg string) int {
 	return -1
 }
 
+// frontEnds are the packages a person or a program talks to; they reach the engine through index and
+// session alone, and of internal/ they import only their own helpers.
+var frontEnds = map[string]bool{"cli": true, "server": true, "mcp": true}
+
+var frontEndHelpers = map[string]bool{"internal/rpcerr": true}
+
+// groupLine is a line of the house's floor 5: a group's name and its packages ("meaning:  entity/ ...").
+var groupLine = regexp.MustCompile(`^\s+([a-z' ]+):\s+(.*\S)\s*$`)
+
+// internalGroups reads the groups of internal/ from the house drawn in the document: the lines below
+// "floor 5", the highest group first. It maps each package drawn there to its group's height (0 for
+// the lowest) and names the groups.
+func internalGroups(t *testing.T, doc string) (map[string]int, []string) {
+	t.Helper()
+	lines := strings.Split(doc, "\n")
+	i := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), "floor 5") })
+	if i < 0 {
+		t.Fatal("the house in docs/architecture.md has no floor 5")
+	}
+	var names []string
+	var pkgs [][]string
+	for _, l := range lines[i+1:] {
+		m := groupLine.FindStringSubmatch(l)
+		if m == nil {
+			break
+		}
+		names = append(names, m[1])
+		var ps []string
+		for _, f := range strings.Fields(m[2]) {
+			if f = strings.Trim(f, "(+)"); strings.HasSuffix(f, "/") {
+				ps = append(ps, "internal/"+strings.TrimSuffix(f, "/"))
+			}
+		}
+		pkgs = append(pkgs, ps)
+	}
+	out := map[string]int{}
+	for g, ps := range pkgs {
+		for _, p := range ps {
+			out[p] = len(pkgs) - 1 - g
+		}
+	}
+	return out, names
+}
+
+// groupOf is the height of an internal package's group: its own, or that of the nearest folder above
+// it the house draws (internal/embed/embedtest is embed's); -1 when the house does not draw it.
+func groupOf(groups map[string]int, pkg string) int {
+	for p := pkg; strings.HasPrefix(p, "internal/"); p = filepath.ToSlash(filepath.Dir(p)) {
+		if g, ok := groups[p]; ok {
+			return g
+		}
+	}
+	return -1
+}
+
 // The architecture document is held against the code: it names every package, its table of imports is
-// the code's, and no package imports one on a floor above its own.
+// the code's, no package imports one on a floor above its own, no package of internal/ imports one of a
+// group the house draws above its own, and a front end imports nothing of internal/ but its helpers.
 func TestArchitectureIsCurrent(t *testing.T) {
+	const doc = "docs/architecture.md"
+	b, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	groups, names := internalGroups(t, text)
 	imports := packageImports(t)
 	pkgs := slices.Sorted(func(yield func(string) bool) {
 		for p := range imports {
@@ -100,9 +164,20 @@ func TestArchitectureIsCurrent(t *testing.T) {
 		if level(p) < 0 {
 			t.Errorf("package %s has no floor in the house: give it one in level and in docs/architecture.md", p)
 		}
+		if level(p) == 5 && groupOf(groups, p) < 0 {
+			t.Errorf("package %s is in no group of floor 5 in the house of %s", p, doc)
+		}
 		for _, dep := range imports[p] {
 			if level(dep) < level(p) || level(dep) == level(p) && level(p) != 5 {
 				t.Errorf("%s imports %s, on a floor above or beside its own", p, dep)
+			}
+			if level(p) == 5 && level(dep) == 5 {
+				if g, d := groupOf(groups, p), groupOf(groups, dep); g >= 0 && d > g {
+					t.Errorf("%s (%s) imports %s (%s), a group the house draws above its own", p, names[len(names)-1-g], dep, names[len(names)-1-d])
+				}
+			}
+			if frontEnds[p] && level(dep) == 5 && !frontEndHelpers[dep] {
+				t.Errorf("front end %s imports %s: it should reach the engine through index or session", p, dep)
 			}
 		}
 	}
@@ -119,12 +194,6 @@ func TestArchitectureIsCurrent(t *testing.T) {
 		}
 		table.WriteString("| " + name + " | " + deps + " |\n")
 	}
-	const doc = "docs/architecture.md"
-	b, err := os.ReadFile(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(b)
 	const begin, end = "<!-- imports: begin -->\n", "<!-- imports: end -->"
 	i, j := strings.Index(text, begin), strings.Index(text, end)
 	if i < 0 || j < i {

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
-	"github.com/ctxmap/ctxmap/internal/rank"
 )
 
 // Issue-shaped texts for training. A commit message never carries a stack trace, a quoted error or a
@@ -200,7 +200,7 @@ func callSnippet(rng *rand.Rand, s *index.Snapshot, t target, callers []call) st
 	}
 	c := callers[rng.Intn(len(callers))]
 	for _, x := range callers {
-		if rank.IsTest(x.path) {
+		if model.IsTest(x.path) {
 			c = x
 			break
 		}

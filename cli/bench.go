@@ -11,7 +11,6 @@ import (
 
 	"github.com/ctxmap/ctxmap/bench"
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/internal/rank"
 )
 
 func (e *env) benchCommand() *cobra.Command {
@@ -104,7 +103,7 @@ never indexed against the full index's (with --dataset, on its issues and their 
 			if err != nil {
 				return err
 			}
-			if opts.Model, err = rank.Parse(b); err != nil {
+			if opts.Model, err = index.ParseModel(b); err != nil {
 				return fmt.Errorf("%s: %w", *model, err)
 			}
 		}

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/session"
 )
 
@@ -113,7 +112,7 @@ func (e *env) askRunning(dir string, req index.Request, o packOutput, start bool
 		if err != nil {
 			return err
 		}
-		var p pack.Pack
+		var p index.Pack
 		if err := json.Unmarshal(raw, &p); err != nil {
 			return err
 		}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
-	"testing"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -75,7 +74,7 @@ func noDaemonFlag(cmd *cobra.Command) *bool {
 // daemonAllowed says whether a command on dir may start a background process (and hand its work to
 // a running one).
 func daemonAllowed(dir string, noDaemon bool) bool {
-	if noDaemon || testing.Testing() { // a test binary started again would run its tests
+	if noDaemon {
 		return false
 	}
 	if v := os.Getenv(NoDaemonEnv); v != "" {

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/internal/entity/picture"
 	"github.com/ctxmap/ctxmap/session"
 )
 
@@ -127,7 +126,7 @@ func (e *env) runMap(dir, name string, top int, out, form string, daemon bool) e
 }
 
 // writePicture draws the entity map as SVG or HTML, on stdout or into out.
-func (e *env) writePicture(m *picture.Picture, name, out, form string) (err error) {
+func (e *env) writePicture(m *index.Picture, name, out, form string) (err error) {
 	m.Title = "Entities of " + filepath.Base(m.Root)
 	if name != "" {
 		m.Title += " around " + m.Focus

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/internal/mapping"
 )
 
 var errProblems = errors.New("mapping files have problems")
@@ -33,8 +32,8 @@ func (e *env) runMappings(dir string) error {
 	if err != nil {
 		return err
 	}
-	entries, _ := mapping.Load(root, cfg.Mappings)
-	problems := mapping.Validate(root, cfg.Mappings)
+	entries, _ := index.LoadMappings(root, cfg.Mappings)
+	problems := index.ValidateMappings(root, cfg.Mappings)
 	for _, p := range problems {
 		fmt.Fprintln(e.stdout, p)
 	}

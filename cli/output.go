@@ -7,7 +7,7 @@ import (
 
 	"github.com/atotto/clipboard"
 
-	"github.com/ctxmap/ctxmap/internal/pack"
+	"github.com/ctxmap/ctxmap/index"
 )
 
 // packOutput is where a pack goes: stdout unless a file or the clipboard is named.
@@ -36,7 +36,7 @@ func (o packOutput) check() error {
 }
 
 // emit writes body (the rendered pack) where o says, and tells on stderr what went where.
-func (e *env) emit(o packOutput, body []byte, p *pack.Pack) error {
+func (e *env) emit(o packOutput, body []byte, p *index.Pack) error {
 	if o.file == "" && !o.copy {
 		_, err := e.stdout.Write(body)
 		return err
@@ -58,7 +58,7 @@ func (e *env) emit(o packOutput, body []byte, p *pack.Pack) error {
 }
 
 // summarise says what a pack holds as the editors do: "7,842 tokens: 6 files, 14 definitions".
-func summarise(p *pack.Pack) string {
+func summarise(p *index.Pack) string {
 	files := map[string]bool{}
 	defs := 0
 	for _, it := range p.Items {
@@ -74,5 +74,5 @@ func count(n int, what string) string {
 	if n != 1 {
 		what += "s"
 	}
-	return pack.Thousands(n) + " " + what
+	return index.Thousands(n) + " " + what
 }

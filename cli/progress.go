@@ -11,7 +11,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/internal/pack"
 )
 
 // buildProgress shows the long work of a command that builds the index first: on a terminal a bar for
@@ -119,9 +118,9 @@ func (p *buildProgress) summary(st index.Stats) {
 	if p.quiet || st.Parsed == 0 {
 		return
 	}
-	line := fmt.Sprintf("ctxmap: indexed %s files (%s parsed) in %.1fs", pack.Thousands(st.Files), pack.Thousands(st.Parsed), st.Seconds)
+	line := fmt.Sprintf("ctxmap: indexed %s files (%s parsed) in %.1fs", index.Thousands(st.Files), index.Thousands(st.Parsed), st.Seconds)
 	if p.embedTime > 0 {
-		line += fmt.Sprintf(", %s chunks embedded, %.1fs more", pack.Thousands(p.embedded), p.embedTime.Seconds())
+		line += fmt.Sprintf(", %s chunks embedded, %.1fs more", index.Thousands(p.embedded), p.embedTime.Seconds())
 	}
 	fmt.Fprintln(p.w, line)
 }

@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ctxmap/ctxmap/internal/mapping"
 	"github.com/ctxmap/ctxmap/internal/walk"
 )
 
@@ -147,4 +148,15 @@ func (c Config) historyLimit() int {
 		return 5000
 	}
 	return c.History
+}
+
+// LoadMappings reads the mapping files of the folders under root (the configuration's Mappings; none:
+// the default folders), with the problems found reading them.
+func LoadMappings(root string, folders []string) ([]mapping.Entry, []mapping.Problem) {
+	return mapping.Load(root, folders)
+}
+
+// ValidateMappings checks the mapping files of the folders under root: each problem as file:line.
+func ValidateMappings(root string, folders []string) []mapping.Problem {
+	return mapping.Validate(root, folders)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxmap/ctxmap/internal/entity"
 	"github.com/ctxmap/ctxmap/internal/lexicon"
+	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/query"
 	"github.com/ctxmap/ctxmap/internal/rank"
@@ -142,7 +143,7 @@ const LearnedCandidates = rank.LearnedCandidates
 
 // IsCode tells the files a fix's code lives in from tests, prose, configuration, data, lock files and
 // type declarations.
-func IsCode(p string) bool { return rank.IsCode(p) }
+func IsCode(p string) bool { return model.IsCode(p) }
 
 // lexicon is the built-in lexicon, the project's file and pairs mined from the entity map, made again
 // when the entity map or the file changes.

@@ -4,7 +4,13 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/ctxmap/ctxmap/internal/pack"
 )
+
+// Thousands writes n with a comma between each three digits (7,842), as packs and the front ends say
+// their counts.
+func Thousands(n int) string { return pack.Thousands(n) }
 
 // Counts writes counts by name (languages, skip reasons) most first, then by name: "go 12, python 3";
 // number writes each count.

@@ -50,6 +50,9 @@ func (e EntitySummary) Shortened(n int) EntitySummary {
 	return e
 }
 
+// Picture is the entity map laid out for drawing, with its SVG and HTML renderings.
+type Picture = picture.Picture
+
 // EntityPicture lays out the entity map of the current snapshot for drawing (as SVG or HTML): the top
 // most important entities (0: picture.DefaultTop), or, with focus, that entity and its neighbourhood.
 func (ix *Index) EntityPicture(top int, focus string) (*picture.Picture, error) {

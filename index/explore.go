@@ -9,7 +9,7 @@ import (
 	"github.com/sahilm/fuzzy"
 
 	"github.com/ctxmap/ctxmap/internal/entity"
-	"github.com/ctxmap/ctxmap/internal/rank"
+	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/words"
 )
 
@@ -100,7 +100,7 @@ func (ix *Index) Explore(name string, limit int) (*Exploration, error) {
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
-		switch ta, tb := rank.IsTest(a.Path), rank.IsTest(b.Path); {
+		switch ta, tb := model.IsTest(a.Path), model.IsTest(b.Path); {
 		case ta != tb: // the entity's code, then its tests
 			return tb
 		case a.Mentions != b.Mentions:

@@ -11,10 +11,10 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
-	"github.com/ctxmap/ctxmap/internal/rank"
 	"github.com/ctxmap/ctxmap/internal/sieve"
 	"github.com/ctxmap/ctxmap/internal/walk"
 	"github.com/ctxmap/ctxmap/internal/words"
@@ -269,7 +269,7 @@ func strongTerms(a *query.Analysis) sieve.Query {
 	// the full index ranks code before tests, prose and data (but tests when they are the task): so
 	// does the sieve, and the quick pack reads the code the full one would lead with
 	q := sieve.Query{Weight: func(p string) float64 {
-		if rank.IsCode(p) || a.Intent.Name == query.TestWriting && rank.IsTest(p) {
+		if model.IsCode(p) || a.Intent.Name == query.TestWriting && model.IsTest(p) {
 			return 1
 		}
 		return 0.5

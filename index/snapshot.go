@@ -13,8 +13,8 @@ import (
 	"github.com/ctxmap/ctxmap/internal/entity"
 	"github.com/ctxmap/ctxmap/internal/history"
 	"github.com/ctxmap/ctxmap/internal/lexical"
+	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
-	"github.com/ctxmap/ctxmap/internal/rank"
 	"github.com/ctxmap/ctxmap/internal/store"
 )
 
@@ -28,7 +28,7 @@ type Snapshot struct {
 	Symbols    map[string][]SymbolRef
 	Entities   *entity.Map
 	History    *history.Log
-	Graph      *rank.Graph
+	Graph      *model.Graph
 	Skipped    map[string]string // path -> reason, for files the walk or content checks left out
 
 	// derived on first use by queries
@@ -37,11 +37,11 @@ type Snapshot struct {
 	letters   []uint64 // letterSet of each name
 	unusual   []int    // the names, by index, that are not plain ASCII
 	litsOnce  sync.Once
-	lits      []rank.Literal
+	lits      []model.Literal
 	statsOnce sync.Once
 	stats     *lexical.Stats
 	// read from the state file at first use, when the snapshot came from one (see snapshotOf)
-	savedLits func() ([]rank.Literal, error)
+	savedLits func() ([]model.Literal, error)
 }
 
 // Record is the record of the file at path, nil when the snapshot has none.
@@ -187,7 +187,7 @@ func asciiBit(c byte) uint64 {
 }
 
 // literals are the message-like strings of the code, cut into the pieces an error message must show.
-func (s *Snapshot) literals() []rank.Literal {
+func (s *Snapshot) literals() []model.Literal {
 	s.litsOnce.Do(func() {
 		if s.savedLits != nil {
 			lits, err := s.savedLits()
@@ -198,8 +198,8 @@ func (s *Snapshot) literals() []rank.Literal {
 		}
 		for _, p := range s.Paths {
 			for _, l := range s.Record(p).File.Literals {
-				if pieces := rank.LiteralPieces(l.Text); len(pieces) > 0 {
-					s.lits = append(s.lits, rank.Literal{Path: p, Line: l.Line, Text: l.Text, Pieces: pieces})
+				if pieces := model.LiteralPieces(l.Text); len(pieces) > 0 {
+					s.lits = append(s.lits, model.Literal{Path: p, Line: l.Line, Text: l.Text, Pieces: pieces})
 				}
 			}
 		}
@@ -223,7 +223,7 @@ func newSnapshot(root string, gen uint64, fs *store.Files, skipped map[string]st
 		Root: root, Generation: gen, Updated: time.Now(), files: fs, Skipped: skipped, History: hist,
 		Symbols: map[string][]SymbolRef{},
 	}
-	var contribs []entity.Contribution
+	var contribs []model.Contribution
 	for p, e := range fs.Entries() {
 		if e.Head().Parsed {
 			s.Paths = append(s.Paths, p)
@@ -246,7 +246,7 @@ func newSnapshot(root string, gen uint64, fs *store.Files, skipped map[string]st
 		defer close(done)
 		s.Entities = entity.Aggregate(contribs, hist)
 	}()
-	s.Graph = rank.BuildGraph(s.Paths, s.Symbols, s.Record)
+	s.Graph = model.BuildGraph(s.Paths, s.Symbols, s.Record)
 	<-done
 	return s
 }

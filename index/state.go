@@ -6,22 +6,21 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/ctxmap/ctxmap/internal/rank"
+	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/store"
 )
 
-// Record is everything the index keeps about one file (see store.Record).
-type Record = store.Record
+// Record is everything the index keeps about one file (see model.Record).
+type Record = model.Record
 
 // ChunkRef is a chunk without its text: enough to place a search hit.
-type ChunkRef = store.ChunkRef
+type ChunkRef = model.ChunkRef
 
 // SymbolRef places one definition: the record of Path, File.Definitions[Def].
-type SymbolRef = store.SymbolRef
+type SymbolRef = model.SymbolRef
 
 // ErrExport marks an export that cannot be imported: another commit, another version, damaged.
 var ErrExport = store.ErrExport
@@ -60,32 +59,24 @@ func snapshotOf(st *store.State, root string) *Snapshot {
 	}
 	s := &Snapshot{Root: root, Generation: st.Generation, Updated: time.Now(), files: st.Records, Skipped: st.Skipped,
 		History: st.History, Paths: d.Paths, Symbols: d.Symbols, Entities: d.Entities, stats: &d.Stats, names: d.Names}
-	s.savedLits = func() ([]rank.Literal, error) {
+	s.savedLits = func() ([]model.Literal, error) {
 		lits, err := d.Literals()
 		if err != nil {
 			return nil, err
 		}
-		out := make([]rank.Literal, len(lits))
-		for i, x := range lits {
-			out[i] = rank.Literal{Path: x.Path, Line: x.Line, Text: x.Text, Pieces: rank.LiteralPieces(x.Text)}
+		for i := range lits { // the state file keeps no pieces: they are cut again
+			lits[i].Pieces = model.LiteralPieces(lits[i].Text)
 		}
-		return out, nil
+		return lits, nil
 	}
-	s.Graph = rank.NewGraph(s.Paths, d.Edges)
+	s.Graph = model.NewGraph(s.Paths, d.Edges)
 	return s
 }
 
 // derivedOf is what the state file keeps of what s derives.
 func derivedOf(s *Snapshot) *store.Derived {
 	return &store.Derived{Paths: s.Paths, Symbols: s.Symbols, Names: s.SymbolNames(), Edges: s.Graph.Edges, Stats: *s.lexicalStats(), Entities: s.Entities,
-		Literals: func() ([]store.Literal, error) {
-			lits := s.literals()
-			out := make([]store.Literal, len(lits))
-			for i, x := range lits {
-				out[i] = store.Literal{Path: x.Path, Line: x.Line, Text: x.Text}
-			}
-			return out, nil
-		}}
+		Literals: func() ([]model.Literal, error) { return s.literals(), nil }}
 }
 
 // Export brings the index of opts.Root up to date, vectors included, and writes it to dst. The work
@@ -170,16 +161,4 @@ func cleanCommit(ctx context.Context, root string) (string, error) {
 		return "", fmt.Errorf("export: %s has changes not in commit %s; export a clean checkout", root, commit[:min(12, len(commit))])
 	}
 	return commit, nil
-}
-
-// workspaceRoot is root as Open resolves it.
-func workspaceRoot(root string) (string, error) {
-	abs, err := filepath.Abs(root)
-	if err != nil {
-		return "", fmt.Errorf("workspace %s: %w", root, err)
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	return abs, nil
 }

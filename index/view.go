@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ctxmap/ctxmap/internal/lexical"
+	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/rank"
 	"github.com/ctxmap/ctxmap/internal/vector"
 )
@@ -24,7 +25,7 @@ type source struct {
 
 func (v source) Folded(lower string) []string             { return v.folded(lower) }
 func (v source) NamesWithLetters(pattern string) []string { return v.namesWithLetters(pattern) }
-func (v source) Literals() []rank.Literal                 { return v.literals() }
+func (v source) Literals() []model.Literal                { return v.literals() }
 func (v source) ReadFile(path string) ([]byte, error)     { return v.ix.ReadFile(path) }
 
 func (v source) SearchLexical(ctx context.Context, terms []lexical.Term, k int) []lexical.Hit {
@@ -38,3 +39,7 @@ func (v source) SearchLexical(ctx context.Context, terms []lexical.Term, k int) 
 func (v source) SearchVectors(ctx context.Context, text string, k int) []vector.Hit {
 	return v.ix.vectors.Search(ctx, text, k)
 }
+
+// ParseModel reads a learned ranker's model file (for Request.Model) and checks it against the
+// features this build extracts.
+func ParseModel(b []byte) (*Model, error) { return rank.Parse(b) }

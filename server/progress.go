@@ -9,7 +9,6 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/internal/pack"
 )
 
 // progress reports one piece of work ($/progress begin, report, end) to a client that declared
@@ -72,7 +71,7 @@ func (p *progress) Report(done, total int) {
 	p.pct, p.last = pct, time.Now()
 	p.s.notify(protocol.MethodProgress, &progressParams{Token: p.token, Value: &protocol.WorkDoneProgressReport{
 		Kind: protocol.WorkDoneProgressKindReport, Percentage: pct,
-		Message: fmt.Sprintf("%s/%s %s", pack.Thousands(done), pack.Thousands(total), p.unit)}})
+		Message: fmt.Sprintf("%s/%s %s", index.Thousands(done), index.Thousands(total), p.unit)}})
 }
 
 func (p *progress) End(message string) {

@@ -11,34 +11,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/words"
 )
-
-// Contribution is what one file says about entities. It is plain data (gob and JSON round-trip it) so
-// the engine can cache it with the file.
-type Contribution struct {
-	Path  string `json:"path"`
-	Terms []Term `json:"terms,omitempty"` // sorted by Words
-	Names int    `json:"names,omitempty"` // distinct identifiers defined or referenced
-	Plain int    `json:"plain,omitempty"` // of those, the ones without a meaningful word (a, b, x1)
-	Test  bool   `json:"test,omitempty"`  // a test, fixture or example file: not the product's own code
-	Util  bool   `json:"util,omitempty"`  // under a util/helper/common folder
-	Infra bool   `json:"infra,omitempty"` // under a deployment/database/config folder
-}
-
-// Term is one single word or compound (two or three words) and where the file shows it.
-type Term struct {
-	Words    string `json:"words"`              // stemmed words joined by a space: "rule", "quality profile"
-	Count    int    `json:"count"`              // mentions in the path and identifiers
-	Named    bool   `json:"named,omitempty"`    // in the name of something defined here (function, field, type...)
-	TypeName bool   `json:"typeName,omitempty"` // in the name of a class/struct/interface/enum/trait/type defined here
-	Defines  bool   `json:"defines,omitempty"`  // a type named after exactly this is defined here (Rule, QualityProfileDto)
-	Folder   bool   `json:"folder,omitempty"`   // in a folder name of the path
-	// FolderName: a folder of the path is named by exactly this (pkg/cmd/release/, quality_profile/)
-	FolderName bool `json:"folderName,omitempty"`
-	FileName   bool `json:"fileName,omitempty"` // in the file name
-}
 
 // maxCompound is the longest compound kept: longer runs of words are names, not concepts.
 const maxCompound = 3
@@ -47,17 +23,17 @@ var typeKinds = map[string]bool{"class": true, "struct": true, "interface": true
 
 // Contribute extracts the terms of one file from its path and, when f is not nil, its definitions and
 // references.
-func Contribute(p string, f *parse.File) Contribution {
+func Contribute(p string, f *parse.File) model.Contribution {
 	if p == "" {
-		return Contribution{} // no path: Aggregate leaves it out
+		return model.Contribution{} // no path: Aggregate leaves it out
 	}
 	p = strings.TrimPrefix(path.Clean(strings.ReplaceAll(p, "\\", "/")), "./")
-	c := Contribution{Path: p, Test: isTestPath(p)}
-	terms := map[string]*Term{}
-	get := func(w string) *Term {
+	c := model.Contribution{Path: p, Test: model.IsTest(p) || model.IsExample(p)}
+	terms := map[string]*model.Term{}
+	get := func(w string) *model.Term {
 		t := terms[w]
 		if t == nil {
-			t = &Term{Words: w}
+			t = &model.Term{Words: w}
 			terms[w] = t
 		}
 		return t
@@ -156,7 +132,7 @@ func Contribute(p string, f *parse.File) Contribution {
 		}
 	}
 
-	c.Terms = make([]Term, 0, len(terms))
+	c.Terms = make([]model.Term, 0, len(terms))
 	for _, t := range terms {
 		c.Terms = append(c.Terms, *t)
 	}
@@ -241,32 +217,4 @@ func fileStem(name string) string {
 		name = name[:i]
 	}
 	return name
-}
-
-// isTestPath recognises test files by the conventions of the common languages, and the files of
-// example folders.
-func isTestPath(p string) bool {
-	dir, file := path.Split(strings.ToLower(p))
-	for _, seg := range strings.Split(dir, "/") {
-		switch seg {
-		case "test", "tests", "__tests__", "testdata", "testing", "spec", "specs", "fixtures", "e2e", "it",
-			"example", "examples", "sample", "samples", "demo", "demos":
-			return true
-		}
-	}
-	orig := path.Base(p)
-	stem := fileStem(orig)
-	switch {
-	case strings.HasSuffix(file, "_test.go"), strings.HasPrefix(file, "test_"), strings.HasSuffix(stem, "_test"),
-		strings.HasSuffix(stem, "_spec"), file == "conftest.py",
-		strings.Contains(file, ".test."), strings.Contains(file, ".spec."):
-		return true
-	}
-	// RuleIndexTest.java, RuleIndexTests.cs, RuleSpec.scala, RuleIT.java
-	for _, suf := range []string{"Test", "Tests", "Spec", "IT"} {
-		if strings.HasSuffix(stem, suf) && len(stem) > len(suf) {
-			return true
-		}
-	}
-	return false
 }

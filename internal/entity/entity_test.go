@@ -14,16 +14,17 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/internal/history"
+	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
 )
 
-func termOf(c Contribution, words string) (Term, bool) {
+func termOf(c model.Contribution, words string) (model.Term, bool) {
 	for _, t := range c.Terms {
 		if t.Words == words {
 			return t, true
 		}
 	}
-	return Term{}, false
+	return model.Term{}, false
 }
 
 func TestContributeJava(t *testing.T) {
@@ -109,21 +110,22 @@ func TestContributeHandMade(t *testing.T) {
 	}
 }
 
-func TestIsTestPath(t *testing.T) {
+// A contribution marks tests and examples: the files that show the product's names without being it.
+func TestContributionTest(t *testing.T) {
 	for p, want := range map[string]bool{
 		"rule/index_test.go": true, "tests/test_rule.py": true, "src/test/java/RuleIndexTest.java": true,
-		"web/rule.spec.ts": true, "web/__tests__/rule.js": true, "RuleIT.java": true, "conftest.py": true,
-		"rule/index.go": false, "src/main/java/Contest.java": false, "latest/rule.py": false, "Test.java": false,
+		"web/rule.spec.ts": true, "web/__tests__/rule.js": true, "examples/basic/rule.go": true,
+		"rule/index.go": false, "src/main/java/Contest.java": false, "latest/rule.py": false, "LICENSE-MIT": false,
 	} {
-		if got := isTestPath(p); got != want {
-			t.Errorf("isTestPath(%q) = %v, want %v", p, got, want)
+		if got := Contribute(p, nil).Test; got != want {
+			t.Errorf("Contribute(%q).Test = %v, want %v", p, got, want)
 		}
 	}
 }
 
 // small builds contributions from hand-made parse results: the shape the engine caches.
-func small() []Contribution {
-	file := func(path string, types []string, funcs []string, refs ...string) Contribution {
+func small() []model.Contribution {
+	file := func(path string, types []string, funcs []string, refs ...string) model.Contribution {
 		f := &parse.File{}
 		for _, n := range types {
 			f.Definitions = append(f.Definitions, parse.Definition{Name: n, Kind: "class"})
@@ -136,7 +138,7 @@ func small() []Contribution {
 		}
 		return Contribute(path, f)
 	}
-	return []Contribution{
+	return []model.Contribution{
 		file("app/gist/gist.py", []string{"Gist"}, []string{"share_gist", "star"}, "GistFile"),
 		file("app/gist/gist_file.py", []string{"GistFile"}, []string{"render"}, "Gist"),
 		file("app/gist/views.py", nil, []string{"gist_page"}, "Gist", "GistFile", "Release"),
@@ -188,7 +190,7 @@ func TestAggregateSmall(t *testing.T) {
 // A two-letter feature folder (a CLI's pr/ commands) is an entity, its identifiers count; a two-letter
 // word without such a folder is not; a whole folder name weighs like a type name.
 func TestShortFolderTerm(t *testing.T) {
-	file := func(path string, defs ...string) Contribution {
+	file := func(path string, defs ...string) model.Contribution {
 		f := &parse.File{}
 		for _, n := range defs {
 			f.Definitions = append(f.Definitions, parse.Definition{Name: n, Kind: "function"})
@@ -200,7 +202,7 @@ func TestShortFolderTerm(t *testing.T) {
 	if pr, _ := termOf(c, "pr"); !pr.Folder || !pr.FolderName || !pr.Named || pr.Count != 2 {
 		t.Errorf("pr = %+v", pr)
 	}
-	m := Aggregate([]Contribution{
+	m := Aggregate([]model.Contribution{
 		c,
 		file("pkg/cmd/pr/view/view.go", "viewRun", "printPrPreview"),
 		file("pkg/cmd/pr/pr.go", "NewCmdPR"),
@@ -260,28 +262,28 @@ func TestAggregateDeterministic(t *testing.T) {
 	if err := gob.NewEncoder(&buf).Encode(w.contribs); err != nil {
 		t.Fatal(err)
 	}
-	var fromGob []Contribution
+	var fromGob []model.Contribution
 	if err := gob.NewDecoder(&buf).Decode(&fromGob); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(w.contribs)
-	var fromJSON []Contribution
+	var fromJSON []model.Contribution
 	if err := json.Unmarshal(b, &fromJSON); err != nil {
 		t.Fatal(err)
 	}
-	for name, cs := range map[string][]Contribution{"gob": fromGob, "json": fromJSON} {
+	for name, cs := range map[string][]model.Contribution{"gob": fromGob, "json": fromJSON} {
 		if got := Aggregate(cs, w.hist); !reflect.DeepEqual(got, want) {
 			t.Errorf("contributions after a %s round trip give another map", name)
 		}
 	}
 
 	// a sequence of updates: files removed, changed and added back, one at a time
-	live := map[string]Contribution{}
+	live := map[string]model.Contribution{}
 	for _, c := range w.contribs {
 		live[c.Path] = c
 	}
-	current := func() []Contribution {
-		var out []Contribution
+	current := func() []model.Contribution {
+		var out []model.Contribution
 		for _, c := range live {
 			out = append(out, c)
 		}
@@ -314,10 +316,10 @@ func TestAggregateDeterministic(t *testing.T) {
 func TestAggregateBadInput(t *testing.T) {
 	cs := small()
 	dup := cs[0]
-	junk := []Contribution{
+	junk := []model.Contribution{
 		{Path: ""},
 		dup,
-		{Path: "x.py", Terms: []Term{{Words: ""}, {Words: " gist"}, {Words: "a b c d"}, {Words: "gist", Count: -5}}},
+		{Path: "x.py", Terms: []model.Term{{Words: ""}, {Words: " gist"}, {Words: "a b c d"}, {Words: "gist", Count: -5}}},
 	}
 	m := Aggregate(append(slices.Clone(cs), junk...), nil)
 	g := m.Get("GIST")
@@ -338,7 +340,7 @@ func TestAggregateBadInput(t *testing.T) {
 // benchContributions builds 1,000 files of 10 definitions and 30 references each, shaped like real code:
 // 60 packages, each with a pool of identifiers made of its own topic words and of words of a shared
 // vocabulary (Zipf-distributed); files use mostly the names of their own package.
-func benchContributions() []Contribution {
+func benchContributions() []model.Contribution {
 	rng := rand.New(rand.NewSource(7))
 	vocab := make([]string, 600)
 	for i := range vocab {
@@ -365,7 +367,7 @@ func benchContributions() []Contribution {
 			pools[p] = append(pools[p], name)
 		}
 	}
-	var out []Contribution
+	var out []model.Contribution
 	for i := 0; i < 1000; i++ {
 		pkg := i % packages
 		pool := pools[pkg]
@@ -390,7 +392,7 @@ func benchContributions() []Contribution {
 	return out
 }
 
-func benchHistory(contribs []Contribution) *history.Log {
+func benchHistory(contribs []model.Contribution) *history.Log {
 	rng := rand.New(rand.NewSource(9))
 	l := &history.Log{Available: true, Head: "h"}
 	for i := 0; i < 5000; i++ {

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/ctxmap/ctxmap/internal/history"
+	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
 )
 
@@ -22,7 +23,7 @@ import (
 // into a real git repository whose commits carry the messages below, then parsed with the real parser.
 type workspace struct {
 	dir      string
-	contribs []Contribution
+	contribs []model.Contribution
 	hist     *history.Log
 	m        *Map
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
+	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/words"
 )
 
@@ -38,12 +39,9 @@ func NewFields(name, path, doc, code string) Fields {
 	return Fields{Normalize(name), Normalize(path), Normalize(doc), Normalize(code)}
 }
 
-// Lengths are the number of terms in each field.
-type Lengths [4]int32
-
 // Lengths counts the terms of each field, as the whitespace tokenizer cuts them.
-func (f Fields) Lengths() Lengths {
-	var n Lengths
+func (f Fields) Lengths() model.Lengths {
+	var n model.Lengths
 	for i, s := range f {
 		in := false
 		for j := 0; j < len(s); j++ {
@@ -67,7 +65,7 @@ type Stats struct {
 }
 
 // Add counts one chunk.
-func (s *Stats) Add(n Lengths) {
+func (s *Stats) Add(n model.Lengths) {
 	s.Chunks++
 	for i, x := range n {
 		s.Terms[i] += int64(x)

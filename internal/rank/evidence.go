@@ -7,10 +7,10 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
-	"github.com/ctxmap/ctxmap/internal/store"
 	"github.com/ctxmap/ctxmap/internal/words"
 )
 
@@ -97,10 +97,10 @@ func (r *ranker) pins() []pin {
 // project tells the files a fix goes in: not tests (unless the task is writing them), not code copied
 // from other projects, not prose.
 func (r *ranker) project(p string) bool {
-	if isTest(p) && r.a.Intent.Name != query.TestWriting {
+	if model.IsTest(p) && r.a.Intent.Name != query.TestWriting {
 		return false
 	}
-	return !isVendored(p) && !parse.ProseOrData(p) && parse.LanguageOf(p) != "markdown"
+	return !model.IsVendored(p) && !parse.ProseOrData(p) && parse.LanguageOf(p) != "markdown"
 }
 
 func frameWhy(f query.Frame) string {
@@ -113,12 +113,12 @@ func frameWhy(f query.Frame) string {
 }
 
 // uniqueDefinition is the one project definition a quoted name (`Name`, `Type.name`) stands for.
-func (r *ranker) uniqueDefinition(text string) (store.SymbolRef, bool) {
+func (r *ranker) uniqueDefinition(text string) (model.SymbolRef, bool) {
 	name, parent := symbolNames(text)
 	if len(name) < 3 {
-		return store.SymbolRef{}, false
+		return model.SymbolRef{}, false
 	}
-	var found []store.SymbolRef
+	var found []model.SymbolRef
 	for _, ref := range r.s.Symbols[name] {
 		d, ok := r.s.Definition(ref)
 		if !ok || d.Kind == "section" || parent != "" && d.Parent != parent || !r.project(ref.Path) {
@@ -127,7 +127,7 @@ func (r *ranker) uniqueDefinition(text string) (store.SymbolRef, bool) {
 		found = append(found, ref)
 	}
 	if len(found) != 1 {
-		return store.SymbolRef{}, false
+		return model.SymbolRef{}, false
 	}
 	return found[0], true
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
 	"github.com/ctxmap/ctxmap/internal/words"
@@ -118,11 +119,11 @@ func (r *ranker) fileFeatures(files []RankedFile, n int) [][]float64 {
 		}
 		p := f.Path
 		lang := parse.LanguageOf(p)
-		set("is_test", boolf(isTest(p)))
-		set("is_vendored", boolf(isVendored(p)))
+		set("is_test", boolf(model.IsTest(p)))
+		set("is_vendored", boolf(model.IsVendored(p)))
 		set("is_markdown", boolf(lang == "markdown"))
 		set("is_prose", boolf(parse.ProseOrData(p)))
-		set("is_declaration", boolf(isDeclaration(p)))
+		set("is_declaration", boolf(model.IsDeclaration(p)))
 		set("is_aux", boolf(isAux(p)))
 		set("is_code", boolf(lang != "" && lang != "text" && lang != "markdown"))
 		if rec := r.s.Record(p); rec != nil {
@@ -151,7 +152,7 @@ func (r *ranker) fileFeatures(files []RankedFile, n int) [][]float64 {
 		}
 		set("co_change", float64(shared)/float64(1+len(commits)))
 		if g := r.s.Graph; g != nil {
-			if k, ok := g.index[p]; ok {
+			if k, ok := g.Node(p); ok {
 				set("log_degree", math.Log1p(float64(len(g.Edges[k]))))
 			}
 		}
@@ -344,7 +345,7 @@ func (r *ranker) calledByNamed() map[string]bool {
 	for n := range names {
 		for _, real := range r.s.Folded(n) {
 			refs := r.s.Symbols[real]
-			if len(refs) > maxDefiners {
+			if len(refs) > model.MaxDefiners {
 				continue
 			}
 			for _, ref := range refs {
@@ -393,19 +394,6 @@ func boolf(b bool) float64 {
 		return 1
 	}
 	return 0
-}
-
-// IsCode tells the files a fix's code lives in from tests, prose, configuration, data, lock files and
-// type declarations: what "the code a fix touches" means in mined labels and in the benchmark's code gold.
-func IsCode(p string) bool {
-	lang := parse.LanguageOf(p)
-	switch {
-	case lang == "" || lang == "markdown" || parse.ProseOrData(p) || isTest(p) || isVendored(p) || isDeclaration(p):
-		return false
-	case strings.HasSuffix(p, ".lock") || strings.HasSuffix(p, "-lock.json") || strings.HasSuffix(p, ".sum"):
-		return false
-	}
-	return true
 }
 
 // CandidateFeatures is one candidate file of a query with its features, and those of its definitions

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"math"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -19,28 +18,63 @@ import (
 
 	"github.com/ctxmap/ctxmap/internal/entity"
 	"github.com/ctxmap/ctxmap/internal/lexical"
+	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
-	"github.com/ctxmap/ctxmap/internal/store"
 	"github.com/ctxmap/ctxmap/internal/vector"
 	"github.com/ctxmap/ctxmap/internal/words"
 )
 
-// Signals that can be switched off (the benchmark's ablation, `--without`).
-var Signals = []string{"symbols", "fuzzy", "frames", "errors", "bm25", "vectors", "entities", "history", "lexicon", "graph"}
+// signal is one ranking signal: one row of the table below.
+type signal struct {
+	name   string  // the signal's list, and what `--without` switches it off by
+	weight float64 // how much a rank in the signal's list counts in the fusion
+	// run fills the signal's list; search, for a signal that asks an index search, starts the search
+	// before any signal runs and returns what fills the list once the search is in
+	run    func(r *ranker)
+	search func(r *ranker, ctx context.Context) func()
+	// switchedBy is the signal that switches this one off, when it has no name of its own in Signals
+	switchedBy string
+}
 
-// signalWeight is how much a rank in each signal's list counts in the fusion. An exact identifier or a
-// stack frame names a file; BM25 and vectors only suggest one.
-var signalWeight = map[string]float64{
-	"symbols":  1.6,
-	"frames":   2.0,
-	"errors":   1.6,
-	"fuzzy":    0.6,
-	"bm25":     1.0,
-	"vectors":  0.35,
-	"entities": 0.5,
-	"history":  0.35,
-	"paths":    1.2,
+// signals are every signal, in the order they run and their lists are fused. An exact identifier or a
+// stack frame names a file; BM25 and vectors only suggest one. A signal without a list (lexicon, graph)
+// is only switched: the lexicon's expansions of the text's words, the spread over the reference graph.
+var signals = []signal{
+	{name: "symbols", weight: 1.6, run: (*ranker).symbols},
+	{name: "paths", weight: 1.2, run: (*ranker).paths, switchedBy: "symbols"},
+	{name: "frames", weight: 2.0, run: (*ranker).frames},
+	{name: "errors", weight: 1.6, run: (*ranker).errors},
+	{name: "fuzzy", weight: 0.6, run: (*ranker).fuzzy},
+	{name: "bm25", weight: 1.0, search: (*ranker).searchLexical},
+	{name: "vectors", weight: 0.35, search: (*ranker).searchVectors},
+	{name: "entities", weight: 0.5, run: (*ranker).entities},
+	{name: "history", weight: 0.35, run: (*ranker).history},
+	{name: "lexicon"},
+	{name: "graph"},
+}
+
+// Signals that can be switched off (the benchmark's ablation, `--without`).
+var Signals = signalNames()
+
+func signalNames() []string {
+	var out []string
+	for _, s := range signals {
+		if s.switchedBy == "" {
+			out = append(out, s.name)
+		}
+	}
+	return out
+}
+
+// signalWeight is how much a rank in a signal's list counts in the fusion.
+func signalWeight(name string) float64 {
+	for _, s := range signals {
+		if s.name == name {
+			return s.weight
+		}
+	}
+	return 0
 }
 
 // rrfK flattens the fusion: with a small k the first ranks dominate.
@@ -129,7 +163,7 @@ type ranker struct {
 	callees  map[string]bool     // calledByNamed's answer
 	pinned   []pin               // pins' answer
 	names    map[string]bool     // projectNames' answer
-	quoted   [][]Literal         // per error message of the text, the literals that hold it (errors)
+	quoted   [][]model.Literal   // per error message of the text, the literals that hold it (errors)
 	srcs     map[string][]byte   // the files read for this request, each once
 }
 
@@ -143,42 +177,44 @@ func (r *ranker) list(name string) *signalList {
 
 // rank runs every signal and fuses them.
 func (r *ranker) rank(ctx context.Context) []RankedFile {
-	// The two index searches take most of a query's time: they run while the other signals work.
-	var lexHits func() []lexical.Hit
-	var vecHits func() []vector.Hit
-	if r.on("bm25") {
-		terms := r.queryTerms()
-		lexHits = async(func() []lexical.Hit { return r.s.SearchLexical(ctx, terms, bm25Chunks) })
+	// The index searches take most of a query's time: they run while the other signals work.
+	done := make([]func(), len(signals))
+	for i, s := range signals {
+		if s.search != nil && r.on(s.offBy()) {
+			done[i] = s.search(r, ctx)
+		}
 	}
-	if r.on("vectors") {
-		vecHits = async(func() []vector.Hit { return r.s.SearchVectors(ctx, words.Clip(r.a.Text, 4096), 100) })
-	}
-	if r.on("symbols") {
-		r.symbols()
-		r.paths()
-	}
-	if r.on("frames") {
-		r.frames()
-	}
-	if r.on("errors") {
-		r.errors()
-	}
-	if r.on("fuzzy") {
-		r.fuzzy()
-	}
-	if r.on("bm25") {
-		r.bm25(lexHits())
-	}
-	if r.on("vectors") {
-		r.vectors(vecHits())
-	}
-	if r.on("entities") {
-		r.entities()
-	}
-	if r.on("history") {
-		r.history()
+	for i, s := range signals {
+		switch {
+		case !r.on(s.offBy()):
+		case done[i] != nil:
+			done[i]()
+		case s.run != nil:
+			s.run(r)
+		}
 	}
 	return r.fuse()
+}
+
+// offBy is the name that switches the signal off.
+func (s signal) offBy() string {
+	if s.switchedBy != "" {
+		return s.switchedBy
+	}
+	return s.name
+}
+
+// searchLexical starts BM25's search; the list is filled from its hits.
+func (r *ranker) searchLexical(ctx context.Context) func() {
+	terms := r.queryTerms()
+	hits := async(func() []lexical.Hit { return r.s.SearchLexical(ctx, terms, bm25Chunks) })
+	return func() { r.bm25(hits()) }
+}
+
+// searchVectors starts the search for the chunks nearest to the text; the list is filled from its hits.
+func (r *ranker) searchVectors(ctx context.Context) func() {
+	hits := async(func() []vector.Hit { return r.s.SearchVectors(ctx, words.Clip(r.a.Text, 4096), 100) })
+	return func() { r.vectors(hits()) }
 }
 
 // async runs f on its own goroutine; the function it returns waits for f's result, and panics with
@@ -387,8 +423,6 @@ func (r *ranker) enclosing(p string, line int) int {
 	return best
 }
 
-var formatVerb = regexp.MustCompile(`%[-+# 0-9.*]*[a-zA-Z]|\{[^}]*\}|\$\{[^}]*\}`)
-
 // errors: string literals in the code that the text's error messages quote.
 func (r *ranker) errors() {
 	if len(r.a.Errors) == 0 {
@@ -400,7 +434,7 @@ func (r *ranker) errors() {
 	for i, m := range r.a.Errors {
 		msgs[i] = strings.ToLower(m)
 	}
-	r.quoted = make([][]Literal, len(msgs))
+	r.quoted = make([][]model.Literal, len(msgs))
 	for _, lit := range r.s.Literals() {
 		for i, m := range msgs {
 			if matchesLiteral(m, lit.Pieces) {
@@ -413,23 +447,6 @@ func (r *ranker) errors() {
 			}
 		}
 	}
-}
-
-// LiteralPieces are the fixed parts of a (format) string, lower-cased; short pieces do not identify it.
-func LiteralPieces(s string) []string {
-	var out []string
-	total := 0
-	for _, p := range formatVerb.Split(strings.ToLower(s), -1) {
-		p = strings.TrimSpace(p)
-		if len(p) >= 4 {
-			out = append(out, p)
-			total += len(p)
-		}
-	}
-	if total < 10 {
-		return nil
-	}
-	return out
 }
 
 func matchesLiteral(msg string, pieces []string) bool {
@@ -599,7 +616,7 @@ func (r *ranker) place(p, id string) place {
 }
 
 // chunkDef maps a chunk ID to the definition it holds, or -1 for a file header.
-func (r *ranker) chunkDef(rec *store.Record, id string) int {
+func (r *ranker) chunkDef(rec *model.Record, id string) int {
 	for _, c := range rec.Chunks {
 		if c.ID != id || c.Kind == "file" {
 			continue
@@ -722,7 +739,7 @@ func (r *ranker) history() {
 func (r *ranker) fuse() []RankedFile {
 	fused := map[string]*RankedFile{}
 	for _, l := range r.lists {
-		w := signalWeight[l.name]
+		w := signalWeight(l.name)
 		for i, p := range l.ranked() {
 			ev := l.files[p]
 			f := fused[p]
@@ -818,52 +835,17 @@ func (r *ranker) spread(fused map[string]*RankedFile) {
 	}
 }
 
-// IsTest tells test files by the conventions of the common languages.
-func IsTest(p string) bool { return isTest(p) }
-
-// IsVendored tells code copied in from other projects, by the folder names that say so.
-func IsVendored(p string) bool { return isVendored(p) }
-
-// isTest tells test files by the conventions of the common languages, type tests of TypeScript included.
-func isTest(p string) bool {
-	lp := strings.ToLower(p)
-	for _, seg := range strings.Split(path.Dir(lp), "/") {
-		switch seg {
-		case "test", "tests", "testing", "spec", "specs", "__tests__", "testdata", "fixtures", "test-dts", "dts-test", "test-d":
-			return true
-		}
-	}
-	base := path.Base(p)
-	stem := strings.TrimSuffix(base, path.Ext(base))
-	ls := strings.ToLower(stem)
-	return strings.HasPrefix(ls, "test_") || strings.HasSuffix(ls, "_test") || strings.HasSuffix(ls, "_tests") ||
-		strings.HasSuffix(ls, ".test") || strings.HasSuffix(ls, ".spec") || strings.HasSuffix(ls, "_spec") ||
-		strings.HasSuffix(ls, ".test-d") || strings.HasSuffix(ls, ".spec-d") || // type tests (tsd, vitest)
-		strings.HasSuffix(stem, "Test") || strings.HasSuffix(stem, "Tests")
-}
-
-// isVendored tells code copied in from other projects, by the folder names that say so.
-func isVendored(p string) bool {
-	for _, seg := range strings.Split(path.Dir(strings.ToLower(p)), "/") {
-		switch seg {
-		case "vendor", "vendors", "vendored", "third_party", "thirdparty", "third-party", "3rdparty", "3rd_party", "3rd-party":
-			return true
-		}
-	}
-	return false
-}
-
 // demote keeps tests out of the way unless the task is writing them, code copied from other projects
 // (a fix goes upstream), and prose and configuration behind code: an issue's words are often a
 // document's words, but the fix is usually in the code.
 func demote(p, intent string) float64 {
-	if isTest(p) {
+	if model.IsTest(p) {
 		if intent == "test_writing" {
 			return 1
 		}
 		return 0.35
 	}
-	if isVendored(p) {
+	if model.IsVendored(p) {
 		return 0.35
 	}
 	switch {
@@ -871,21 +853,10 @@ func demote(p, intent string) float64 {
 		return 0.5
 	case parse.ProseOrData(p):
 		return 0.6
-	case isDeclaration(p):
+	case model.IsDeclaration(p):
 		return 0.75
 	}
 	return 1
-}
-
-// isDeclaration: a type declaration file (TypeScript's .d.ts, Python's .pyi) states an API whose
-// behaviour lives in another file, so it matters less than the code that it describes.
-func isDeclaration(p string) bool {
-	for _, ext := range []string{".d.ts", ".d.mts", ".d.cts", ".pyi"} {
-		if strings.HasSuffix(p, ext) {
-			return true
-		}
-	}
-	return false
 }
 
 func isTypeKind(k string) bool {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
@@ -146,7 +147,7 @@ func (r *ranker) withCompanions(show, rest []tightFile, n int) []tightFile {
 	for _, s := range show {
 		p := max(s.f.Prob, alsoMinProb)
 		for _, c := range r.s.History.Companions(s.f.Path, companionMin, companionsPer) {
-			if shown[c.Path] || !IsCode(c.Path) || !r.s.HasFile(c.Path) {
+			if shown[c.Path] || !model.IsCode(c.Path) || !r.s.HasFile(c.Path) {
 				continue
 			}
 			q := p * c.Confidence
@@ -235,7 +236,7 @@ func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]pr
 			c.Probability = 0 // it is here beside the best, whose probability the pack states
 		}
 		out = append(out, c)
-		if len(*prims) < 3 && !isTest(f.Path) && c.Kind == "definition" {
+		if len(*prims) < 3 && !model.IsTest(f.Path) && c.Kind == "definition" {
 			*prims = append(*prims, primary{path: f.Path, def: d})
 		}
 		// a method is shown as itself, its class as a card (for the file's best: the others are
@@ -333,7 +334,7 @@ func (r *ranker) asked(prims []primary, files []RankedFile) []pack.Candidate {
 	if want == "test" { // the test file the fused ranking puts first
 		best := -1
 		for k, f := range files {
-			if rec := r.s.Record(f.Path); isTest(f.Path) && rec != nil && rec.File != nil && (best < 0 || f.Score > files[best].Score) {
+			if rec := r.s.Record(f.Path); model.IsTest(f.Path) && rec != nil && rec.File != nil && (best < 0 || f.Score > files[best].Score) {
 				best = k
 			}
 		}

@@ -6,8 +6,8 @@ import (
 	"github.com/ctxmap/ctxmap/internal/entity"
 	"github.com/ctxmap/ctxmap/internal/history"
 	"github.com/ctxmap/ctxmap/internal/lexical"
+	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
-	"github.com/ctxmap/ctxmap/internal/store"
 	"github.com/ctxmap/ctxmap/internal/vector"
 )
 
@@ -17,16 +17,16 @@ type View struct {
 	Source
 	Root     string                       // the workspace, absolute
 	Paths    []string                     // the parsed files, sorted
-	Symbols  map[string][]store.SymbolRef // definitions by name
+	Symbols  map[string][]model.SymbolRef // definitions by name
 	Entities *entity.Map                  // nil when the map is not made
 	History  *history.Log                 // nil when history is not read
-	Graph    *Graph                       // the reference graph of Paths
+	Graph    *model.Graph                 // the reference graph of Paths
 }
 
 // Source is what a view reads on demand.
 type Source interface {
 	// Record is the record of a file, nil when there is none.
-	Record(path string) *store.Record
+	Record(path string) *model.Record
 	// HasFile reports whether there is a record of a file, without reading it.
 	HasFile(path string) bool
 	// Folded are the symbol names that lower-case to lower, in the order of their first definitions.
@@ -34,7 +34,7 @@ type Source interface {
 	// NamesWithLetters are the symbol names, sorted, that hold every character of pattern, case folded.
 	NamesWithLetters(pattern string) []string
 	// Literals are the code's message-like strings.
-	Literals() []Literal
+	Literals() []model.Literal
 	// ReadFile reads a workspace file (an editor's buffer when it has one).
 	ReadFile(path string) ([]byte, error)
 	// SearchLexical is BM25's best k chunks for the terms; an error leaves BM25 out, so it gives none.
@@ -43,17 +43,8 @@ type Source interface {
 	SearchVectors(ctx context.Context, text string, k int) []vector.Hit
 }
 
-// Literal is a message-like string of the code, cut into the fixed pieces an error message must show
-// (LiteralPieces).
-type Literal struct {
-	Path   string
-	Line   int
-	Text   string
-	Pieces []string
-}
-
 // Definition returns the definition a SymbolRef points at.
-func (v *View) Definition(r store.SymbolRef) (parse.Definition, bool) {
+func (v *View) Definition(r model.SymbolRef) (parse.Definition, bool) {
 	rec := v.Record(r.Path)
 	if rec == nil || rec.File == nil || r.Def < 0 || r.Def >= len(rec.File.Definitions) {
 		return parse.Definition{}, false

@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"github.com/ctxmap/ctxmap/internal/codec"
-	"github.com/ctxmap/ctxmap/internal/entity"
+	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
 )
 
@@ -16,7 +16,7 @@ import (
 // recordWriter writes records and their table entries.
 type recordWriter struct{ codec.Writer }
 
-func (w *recordWriter) record(r *Record) {
+func (w *recordWriter) record(r *model.Record) {
 	w.Str(r.Path)
 	w.Str(r.Language)
 	w.Str(r.Hash)
@@ -93,8 +93,8 @@ var errRecord = errors.New("a record is cut short or damaged")
 // recordReader reads records back; see codec.Reader for how a fault is kept.
 type recordReader struct{ codec.Reader }
 
-func (r *recordReader) record() (*Record, error) {
-	rec := &Record{Path: r.Str(), Language: r.Str(), Hash: r.Str(), Size: r.Num(), ModTime: r.Num(), Lines: r.Int(), Skip: r.Str()}
+func (r *recordReader) record() (*model.Record, error) {
+	rec := &model.Record{Path: r.Str(), Language: r.Str(), Hash: r.Str(), Size: r.Num(), ModTime: r.Num(), Lines: r.Int(), Skip: r.Str()}
 	if r.Byte() == 1 {
 		f := &parse.File{Language: r.Str()}
 		if n := r.Size(); n > 0 {
@@ -136,7 +136,7 @@ func (r *recordReader) record() (*Record, error) {
 	e := &rec.Entity
 	e.Path = r.Str()
 	if n := r.Size(); n > 0 {
-		e.Terms = make([]entity.Term, n)
+		e.Terms = make([]model.Term, n)
 		for i := range e.Terms {
 			t := &e.Terms[i]
 			t.Words, t.Count = r.Str(), r.Int()
@@ -146,7 +146,7 @@ func (r *recordReader) record() (*Record, error) {
 	e.Names, e.Plain = r.Int(), r.Int()
 	r.Flags(&e.Test, &e.Util, &e.Infra)
 	if n := r.Size(); n > 0 {
-		rec.Chunks = make([]ChunkRef, n)
+		rec.Chunks = make([]model.ChunkRef, n)
 		for i := range rec.Chunks {
 			c := &rec.Chunks[i]
 			c.ID, c.Symbol, c.Kind, c.StartLine, c.EndLine, c.Target = r.Str(), r.Str(), r.Str(), r.Int(), r.Int(), r.Str()

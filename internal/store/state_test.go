@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxmap/ctxmap/internal/model"
 )
 
 // A state file of a version before the sections is rebuilt as one of another version, not as a
@@ -20,8 +22,8 @@ func TestOlderStateIsAnotherVersion(t *testing.T) {
 	old := struct {
 		Magic   string
 		Version int
-		Records map[string]*Record
-	}{magic, 10, map[string]*Record{"a.go": {Path: "a.go"}}}
+		Records map[string]*model.Record
+	}{magic, 10, map[string]*model.Record{"a.go": {Path: "a.go"}}}
 	if err := gob.NewEncoder(f).Encode(old); err != nil {
 		t.Fatal(err)
 	}

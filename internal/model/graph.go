@@ -1,28 +1,22 @@
-package rank
+package model
 
-import (
-	"slices"
-
-	"github.com/ctxmap/ctxmap/internal/store"
-)
+import "slices"
 
 // Graph links files through references: an edge between A and B when code in A names a symbol defined
 // in B. Names defined in many files say little about which one is meant, so an edge's weight is shared
-// among the definers, and names defined in more than maxDefiners files make no edge at all. Callers and
+// among the definers, and names defined in more than MaxDefiners files make no edge at all. Callers and
 // callees both matter for context, so the graph is kept undirected, as compact adjacency lists.
 type Graph struct {
 	Nodes []string       // file paths, sorted
-	Edges [][]GraphEdge  // per node, sorted by target
+	Edges [][]Edge       // per node, sorted by target
 	index map[string]int // path -> node
 }
 
-// GraphEdge is one weighted link, as the state file keeps it.
-type GraphEdge = store.Edge
-
-const maxDefiners = 6
+// MaxDefiners is the most files a name may be defined in and still make edges.
+const MaxDefiners = 6
 
 // NewGraph is the graph of nodes (file paths, sorted) and their edges, as the state file keeps them.
-func NewGraph(nodes []string, edges [][]GraphEdge) *Graph {
+func NewGraph(nodes []string, edges [][]Edge) *Graph {
 	g := &Graph{Nodes: nodes, Edges: edges, index: make(map[string]int, len(nodes))}
 	for i, p := range nodes {
 		g.index[p] = i
@@ -30,16 +24,22 @@ func NewGraph(nodes []string, edges [][]GraphEdge) *Graph {
 	return g
 }
 
+// Node is the number of a file's node, false when the file is not in the graph.
+func (g *Graph) Node(path string) (int, bool) {
+	i, ok := g.index[path]
+	return i, ok
+}
+
 // BuildGraph derives the graph of paths (the parsed files, sorted) from their records and the symbols
 // they define.
-func BuildGraph(paths []string, symbols map[string][]store.SymbolRef, record func(path string) *store.Record) *Graph {
+func BuildGraph(paths []string, symbols map[string][]SymbolRef, record func(path string) *Record) *Graph {
 	n := len(paths)
-	g := NewGraph(paths, make([][]GraphEdge, n))
+	g := NewGraph(paths, make([][]Edge, n))
 	// the names that make edges, numbered, with their definers' nodes
 	ids := make(map[string]int, len(symbols))
 	var definers [][]int
 	for name, defs := range symbols {
-		if len(defs) > maxDefiners {
+		if len(defs) > MaxDefiners {
 			continue
 		}
 		var nodes []int
@@ -51,7 +51,7 @@ func BuildGraph(paths []string, symbols map[string][]store.SymbolRef, record fun
 	}
 	// each node's links in the order they are found; summed per target after a stable sort, so that a
 	// weight is always the same float sum
-	links := make([][]GraphEdge, n)
+	links := make([][]Edge, n)
 	last := make([]int, len(definers)) // the node whose references last named each name, plus one
 	for i, p := range paths {
 		for _, ref := range record(p).File.References {
@@ -64,8 +64,8 @@ func BuildGraph(paths []string, symbols map[string][]store.SymbolRef, record fun
 			w := 1 / float64(len(nodes))
 			for _, j := range nodes {
 				if j != i {
-					links[i] = append(links[i], GraphEdge{To: j, Weight: w})
-					links[j] = append(links[j], GraphEdge{To: i, Weight: w})
+					links[i] = append(links[i], Edge{To: j, Weight: w})
+					links[j] = append(links[j], Edge{To: i, Weight: w})
 				}
 			}
 		}
@@ -74,7 +74,7 @@ func BuildGraph(paths []string, symbols map[string][]store.SymbolRef, record fun
 		if len(ls) == 0 {
 			continue
 		}
-		slices.SortStableFunc(ls, func(a, b GraphEdge) int { return a.To - b.To })
+		slices.SortStableFunc(ls, func(a, b Edge) int { return a.To - b.To })
 		k := 0
 		for _, e := range ls {
 			if k > 0 && ls[k-1].To == e.To {
@@ -89,7 +89,7 @@ func BuildGraph(paths []string, symbols map[string][]store.SymbolRef, record fun
 	return g
 }
 
-func definerFiles(defs []store.SymbolRef) []string {
+func definerFiles(defs []SymbolRef) []string {
 	var out []string
 	for _, d := range defs {
 		if len(out) == 0 || out[len(out)-1] != d.Path {

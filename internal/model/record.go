@@ -1,8 +1,9 @@
-package store
+package model
 
 import (
-	"github.com/ctxmap/ctxmap/internal/entity"
-	"github.com/ctxmap/ctxmap/internal/lexical"
+	"regexp"
+	"strings"
+
 	"github.com/ctxmap/ctxmap/internal/parse"
 )
 
@@ -17,7 +18,7 @@ type Record struct {
 	Lines    int
 	Skip     string // why the content was not indexed ("binary", "minified", "generated"), else ""
 	File     *parse.File
-	Entity   entity.Contribution
+	Entity   Contribution
 	Chunks   []ChunkRef
 }
 
@@ -28,9 +29,12 @@ type ChunkRef struct {
 	Kind      string
 	StartLine int
 	EndLine   int
-	Target    string          // a mapping's source file, for a chunk of a mapping file
-	Terms     lexical.Lengths // terms per field, summed into BM25's collection statistics
+	Target    string  // a mapping's source file, for a chunk of a mapping file
+	Terms     Lengths // terms per field, summed into BM25's collection statistics
 }
+
+// Lengths are the number of terms in each of a chunk's four search fields.
+type Lengths [4]int32
 
 // SymbolRef places one definition: the record of Path, File.Definitions[Def].
 type SymbolRef struct {
@@ -44,9 +48,30 @@ type Edge struct {
 	Weight float64
 }
 
-// Literal is a string literal of the code, where it stands.
+// Literal is a message-like string literal of the code, where it stands. Pieces are the fixed parts an
+// error message must show to quote it (LiteralPieces); the state file keeps the rest.
 type Literal struct {
-	Path string
-	Line int
-	Text string
+	Path   string
+	Line   int
+	Text   string
+	Pieces []string
+}
+
+var formatVerb = regexp.MustCompile(`%[-+# 0-9.*]*[a-zA-Z]|\{[^}]*\}|\$\{[^}]*\}`)
+
+// LiteralPieces are the fixed parts of a (format) string, lower-cased; short pieces do not identify it.
+func LiteralPieces(s string) []string {
+	var out []string
+	total := 0
+	for _, p := range formatVerb.Split(strings.ToLower(s), -1) {
+		p = strings.TrimSpace(p)
+		if len(p) >= 4 {
+			out = append(out, p)
+			total += len(p)
+		}
+	}
+	if total < 10 {
+		return nil
+	}
+	return out
 }

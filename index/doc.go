@@ -1,0 +1,13 @@
+// Package index is the workspace engine: it lists, parses and indexes the files of one root, keeps the
+// entity map, the lexical and vector stores current as files change, and answers queries from immutable
+// snapshots. The server, the CLI and the agent tools all go through it.
+//
+// Its files are named by their job. The writer: open.go (Open: configuration, cache, stores),
+// build.go (Build: the whole workspace), update.go (Update, and the plan and apply every change takes),
+// load.go (reading and parsing files, a batch per core), write.go (a batch into the records and the
+// stores), overlay.go (editors' unsaved buffers), history.go (git), save.go (the state file written),
+// state.go (the state file read back; Export, Import), verify.go. What readers get: snapshot.go (an
+// immutable Snapshot), view.go (what ranking reads of it), and the answers: context.go (packs),
+// partial.go (quick packs while the index is not whole), explore.go, symbols.go, describe.go,
+// entities.go, outline.go.
+package index

@@ -1,0 +1,166 @@
+package index
+
+// Opening an index: the configuration, the cache folder and its lock, the stores, and what the state
+// file holds (checked, and rebuilt when broken).
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/ctxmap/ctxmap/internal/embed"
+	"github.com/ctxmap/ctxmap/internal/lexical"
+	"github.com/ctxmap/ctxmap/internal/pack"
+	"github.com/ctxmap/ctxmap/internal/store"
+)
+
+// Open prepares the index of a root: configuration, cache, stores. It reads what a previous run left in
+// the cache but does not look at the files; call Build for that.
+func Open(ctx context.Context, opts Options) (*Index, error) {
+	root, err := filepath.Abs(opts.Root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", opts.Root, err)
+	}
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	if fi, err := os.Stat(root); err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", root, err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("workspace %s is not a folder", root)
+	}
+	ix := &Index{root: root, logf: opts.Logf, overlay: map[string][]byte{}, reread: map[string]bool{}}
+	if ix.logf == nil {
+		ix.logf = func(string, ...any) {}
+	}
+	if opts.Config != nil {
+		ix.cfg = *opts.Config
+	} else if ix.cfg, err = LoadConfig(root); err != nil {
+		return nil, err
+	}
+	if err := ix.cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if !opts.InMemory {
+		ix.cache = opts.CacheDir
+		if ix.cache == "" {
+			if ix.cache, err = DefaultCacheDir(root); err != nil {
+				return nil, err
+			}
+		}
+		if inside(root, ix.cache) {
+			return nil, fmt.Errorf("cache folder %s is inside the workspace %s", ix.cache, root)
+		}
+		// the cache holds the workspace's code: for its owner only
+		if err := os.MkdirAll(ix.cache, 0o700); err != nil {
+			return nil, fmt.Errorf("create cache folder: %w", err)
+		}
+		if err := os.Chmod(ix.cache, 0o700); err != nil {
+			return nil, fmt.Errorf("restrict cache folder: %w", err)
+		}
+	}
+	if opts.Packs {
+		// the tokenizer takes a quarter of a second to load: it loads while the index opens and builds
+		go pack.NewTokenizer(ix.cfg.Tokenizer) // a bad name is reported by the request
+	}
+	state := ix.openStores(ctx)
+	if state != nil {
+		ix.gen, ix.listing = state.Generation, state.Listing
+		ix.snap.Store(snapshotOf(state, root))
+	} else {
+		ix.snap.Store(newSnapshot(root, 0, store.NewFiles(nil), map[string]string{}, nil))
+	}
+	return ix, nil
+}
+
+// openStores opens the lexical and vector stores and the persisted state, and checks that they agree.
+// Anything broken is reported, thrown away and rebuilt: a cache is never trusted over the files.
+func (ix *Index) openStores(ctx context.Context) *store.State {
+	if ix.cache == "" {
+		ix.lex, _ = lexical.Open("")
+		ix.vectors = ix.newVectors(nil, "the index is kept in memory only")
+		return nil
+	}
+	// One process owns the cache, from before its first store is opened or created until Close: no
+	// other process writes, moves or removes anything in it meanwhile.
+	lock, err := store.TakeLock(ix.cache)
+	if err != nil {
+		if errors.Is(err, store.ErrBusy) {
+			ix.warn("the cache %s is in use by another ctxmap process; indexing in memory", ix.cache)
+		} else {
+			ix.warn("%v; indexing in memory", err)
+		}
+		ix.cache = ""
+		return ix.openStores(ctx)
+	}
+	ix.lock = lock
+	store.RemoveLeftovers(ix.cache, ix.logf)
+	lexDir := filepath.Join(ix.cache, "lexical.bleve")
+	lex, err := lexical.Open(lexDir)
+	if lexical.IsBusy(err) {
+		// a ctxmap from before the owner lock holds the lexical index
+		ix.warn("the cache %s is in use by another ctxmap process; indexing in memory", ix.cache)
+		ix.lock.Release()
+		ix.lock, ix.cache = nil, ""
+		return ix.openStores(ctx)
+	}
+	rebuilt := err != nil // and said so
+	var damaged *lexical.DamagedError
+	if errors.As(err, &damaged) {
+		ix.warn("cache file %s; %s, rebuilding", err, store.MoveAside(ix.cache, lexDir))
+	} else if err != nil {
+		ix.warn("lexical index unusable, rebuilding: %v", err)
+		os.RemoveAll(lexDir)
+	}
+	if err != nil {
+		if lex, err = lexical.Open(lexDir); err != nil {
+			ix.warn("lexical index cannot be created, indexing in memory: %v", err)
+			lex, _ = lexical.Open("")
+		}
+	}
+	ix.lex = lex
+	state, err := store.Load(ix.cache, ix.root)
+	if errors.As(err, new(store.DamagedError)) {
+		ix.warn("%v; %s, rebuilding", err, store.MoveAside(ix.cache, store.StatePath(ix.cache)))
+	} else if err != nil {
+		ix.warn("%v; rebuilding", err)
+	}
+	if state != nil {
+		state.OnDamaged(func(p string, err error) {
+			ix.damagedRecords.Add(1)
+			ix.warn("cache %s: the record of %s is damaged (%v); the file is read again at the next build", store.StatePath(ix.cache), p, err)
+		})
+		meta, _ := lex.Meta("generation")
+		if len(meta) != 8 || binary.BigEndian.Uint64(meta) != state.Generation {
+			if !rebuilt {
+				ix.warn("cache %s and its lexical index disagree; rebuilding", ix.cache)
+			}
+			state = nil
+		}
+	}
+	if state == nil {
+		// start the lexical index from nothing so that no chunk of an unknown file survives
+		lex.Close()
+		os.RemoveAll(lexDir)
+		if ix.lex, err = lexical.Open(lexDir); err != nil {
+			ix.warn("lexical index cannot be created, indexing in memory: %v", err)
+			ix.lex, _ = lexical.Open("")
+		}
+	}
+	var e embed.Embedder
+	off := "disabled in the configuration"
+	if ix.cfg.vectors() {
+		if e, err = newEmbedder(ctx, ix.cfg.Embedding); err != nil {
+			ix.warn("vectors off: %v", err)
+			off = err.Error()
+		}
+	}
+	ix.vectors = ix.newVectors(e, off)
+	if state != nil {
+		ix.vectors.Resume(state.Generation)
+	}
+	return state
+}

@@ -1,0 +1,61 @@
+package index
+
+// Overlays: an editor's unsaved buffers read in place of the files on disk.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// ReadFile returns a workspace file's content, the editor's unsaved text first.
+func (ix *Index) ReadFile(rel string) ([]byte, error) {
+	ix.overlayMu.Lock()
+	b, ok := ix.overlay[rel]
+	ix.overlayMu.Unlock()
+	if ok {
+		return b, nil
+	}
+	abs := filepath.Join(ix.root, filepath.FromSlash(rel))
+	if !inside(ix.root, abs) {
+		return nil, fmt.Errorf("%s is outside the workspace", rel)
+	}
+	return os.ReadFile(abs)
+}
+
+// SetOverlay makes text the content of rel until ClearOverlay (an editor's unsaved buffer); call Update
+// afterwards to index it.
+func (ix *Index) SetOverlay(rel string, text []byte) {
+	ix.overlayMu.Lock()
+	ix.overlay[rel] = text
+	ix.overlayMu.Unlock()
+}
+
+// ClearOverlay goes back to the file on disk; call Update afterwards. The file is read again then: the
+// record made from the buffer carries the file's size and time, which did not change.
+func (ix *Index) ClearOverlay(rel string) {
+	ix.overlayMu.Lock()
+	if _, ok := ix.overlay[rel]; ok {
+		delete(ix.overlay, rel)
+		ix.reread[rel] = true
+	}
+	ix.overlayMu.Unlock()
+}
+
+// fromBuffer tells whether rel's content is, or last was, an editor's buffer: its size and time on
+// disk say nothing about it.
+func (ix *Index) fromBuffer(rel string) bool {
+	ix.overlayMu.Lock()
+	defer ix.overlayMu.Unlock()
+	_, ok := ix.overlay[rel]
+	return ok || ix.reread[rel]
+}
+
+// readAgain forgets the closed buffers among paths once they were read from disk.
+func (ix *Index) readAgain(paths []fileStat) {
+	ix.overlayMu.Lock()
+	defer ix.overlayMu.Unlock()
+	for _, f := range paths {
+		delete(ix.reread, f.path)
+	}
+}
