@@ -35,14 +35,37 @@ func (r *ranker) focus(cands []pack.Candidate, files []RankedFile) {
 	for _, t := range r.a.Terms {
 		terms[t.Word] = max(terms[t.Word], t.Weight)
 	}
+	byPath := map[string]*focusFile{}
 	for i := range cands {
 		c := &cands[i]
 		if c.Full == "" || c.StartLine <= 0 || c.Kind == "outline" || c.Kind == "import" {
 			continue
 		}
-		end := c.StartLine + strings.Count(c.Full, "\n")
-		c.Focus = r.focusLines(c.Path, c.StartLine, end, evidence[c.Path], names, terms)
+		ff, ok := byPath[c.Path]
+		if !ok {
+			ff = r.focusFile(c.Path)
+			byPath[c.Path] = ff
+		}
+		if ff != nil {
+			end := c.StartLine + strings.Count(c.Full, "\n")
+			c.Focus = ff.lines(c.StartLine, end, evidence[c.Path], names, terms)
+		}
 	}
+}
+
+// focusFile is what scoring a file's lines reads: its words by line and its lines' text.
+type focusFile struct {
+	bw  *bodyWords
+	raw [][]byte
+}
+
+func (r *ranker) focusFile(path string) *focusFile {
+	rec := r.s.Record(path)
+	if rec == nil {
+		return nil
+	}
+	src := r.source(path)
+	return &focusFile{bw: wordsOf(rec.Hash, src), raw: parse.SplitLines(src)}
 }
 
 // focusNames are the names the text states, each with its weight.
@@ -67,15 +90,10 @@ func (r *ranker) focusNames() map[string]float64 {
 	return out
 }
 
-// focusLines scores the lines from..to of a file and returns the best, best first: evidence lines
-// in the evidence's order, then by the names and words they carry.
-func (r *ranker) focusLines(path string, from, to int, evidence []int, names, terms map[string]float64) []int {
-	rec := r.s.Record(path)
-	if rec == nil {
-		return nil
-	}
-	src := r.source(path)
-	bw := wordsOf(rec.Hash, src)
+// lines scores the lines from..to of the file and returns the best, best first: evidence lines in
+// the evidence's order, then by the names and words they carry.
+func (ff *focusFile) lines(from, to int, evidence []int, names, terms map[string]float64) []int {
+	bw, raw := ff.bw, ff.raw
 	to = min(to, len(bw.lines))
 	if from > to {
 		return nil
@@ -110,7 +128,6 @@ func (r *ranker) focusLines(path string, from, to int, evidence []int, names, te
 		score float64
 	}
 	var ss []scored
-	raw := parse.SplitLines(src)
 	for k, ws := range bw.lines[from-1 : to] {
 		s := 0.0
 		seen := map[int32]bool{}
