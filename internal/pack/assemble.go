@@ -136,8 +136,23 @@ func (a *assembly) reserve() {
 	foot := a.tok.Count(renderFooter(a.format, len(a.cands)))
 	a.avail = max(budget-head-foot-wrappers, 0)
 	a.itemCap = max(a.avail/8, 150)
+	// outlines name the files where the pack stops in a few tokens each: they keep their room (at
+	// most a fifth) whatever the bodies before them would take
+	rest := a.avail
+	if a.hasBucket["outlines"] {
+		out := 0
+		for _, c := range a.cands {
+			if c.bucket == "outlines" && available(c, sizeCompact) {
+				out += a.count(a.build(c, sizeCompact, 0, c.Why))
+			}
+		}
+		a.alloc["outlines"] = min(out, a.avail/5)
+		rest -= a.alloc["outlines"]
+	}
 	for _, b := range buckets {
-		a.alloc[b] = int(a.shares[b] * float64(a.avail))
+		if b != "outlines" {
+			a.alloc[b] = int(a.shares[b] * float64(rest))
+		}
 	}
 }
 

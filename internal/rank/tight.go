@@ -302,7 +302,7 @@ func (r *ranker) outline(f RankedFile, k int, m *Model, qw map[string]bool) (pac
 	}
 	return pack.Candidate{
 		Kind: "outline", Bucket: "outlines", Path: f.Path, Language: rec.Language, StartLine: first, EndLine: last,
-		Score: f.Prob, Probability: f.Prob, Cap: outlineCap, Spare: true,
+		Score: f.Prob, Probability: f.Prob, Cap: outlineCap,
 		Why:     []string{fmt.Sprintf("file #%d, p=%.2f: where the pack stops", k+1, f.Prob)},
 		Compact: strings.Join(lines, "\n"),
 	}, true
