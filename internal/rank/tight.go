@@ -189,6 +189,9 @@ func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]pr
 		why = append(why, t.with)
 	}
 	defs := rec.File.Definitions
+	if c, ok := r.wholeFile(rec, src, f, why); ok {
+		return []pack.Candidate{c}
+	}
 	scored := m.Defs(r.defFeatures(f, f.fusedRank, f.fusedTop, qw))
 	if len(scored) == 0 {
 		c := outlineCandidate(rec, src, f, why)
@@ -376,3 +379,22 @@ func parentOf(defs []parse.Definition, d parse.Definition) int {
 		return p.Name == d.Parent && isTypeKind(p.Kind) && p.StartLine <= d.StartLine && d.EndLine <= p.EndLine
 	})
 }
+
+// wholeFile is a likely file small enough to be shown whole: the expected lines of all its
+// definitions for the tokens of one.
+func (r *ranker) wholeFile(rec *model.Record, src []byte, f RankedFile, why []string) (pack.Candidate, bool) {
+	cap := capFor(f.Prob)
+	if f.Prob < wholeFileProb || r.hasPins(f.Path) || rec.Lines > maxBodyLines || int(rec.Size)/bytesPerToken > cap {
+		return pack.Candidate{}, false
+	}
+	c := outlineCandidate(rec, src, f, why)
+	c.Kind, c.Bucket = "file", "definitions"
+	c.Probability, c.Cap = f.Prob, cap
+	return c, true
+}
+
+// A file this likely is shown whole when its tokens (bytes over bytesPerToken) fit its room.
+const (
+	wholeFileProb = 0.2
+	bytesPerToken = 4
+)
