@@ -87,7 +87,7 @@ func (ix *Index) Explore(name string, limit int) (*Exploration, error) {
 		}
 		pathMentions := countMentions(terms, p)
 		for i, d := range rec.File.Definitions {
-			if mentions[i] == 0 || !chunked(d) {
+			if mentions[i] == 0 || !model.Chunked(d) {
 				continue
 			}
 			out = append(out, ExploredChunk{Path: p, Symbol: d.Qualified(), Kind: d.Kind, StartLine: d.StartLine,

@@ -233,10 +233,8 @@ type quickReads struct {
 	files map[string]loaded
 }
 
-// put keeps a file's result. The stores clear the terms of the chunks they took: it keeps its own
-// chunks.
+// put keeps a file's result.
 func (r *quickReads) put(res loaded) {
-	res.chunks = slices.Clone(res.chunks)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.files[res.path] = res
