@@ -15,14 +15,14 @@ import (
 
 // newVectors starts the background filler of the vector store under the cache (none in memory);
 // without e, off says why there are no vectors.
-func (ix *Index) newVectors(e embed.Embedder, off string) *vector.Filler {
-	opts := vector.FillerOptions{Embedder: e, Off: off, Warn: ix.warn,
+func (ix *Index) newVectors(e embed.Embedder, off string) *vector.Indexer {
+	opts := vector.IndexerOptions{Embedder: e, Off: off, Warn: ix.warn,
 		Contents:  func() vector.Contents { return vectorContents{ix.Snapshot(), ix} },
 		MoveAside: func(p string) string { return store.MoveAside(ix.cache, p) }}
 	if ix.cache != "" {
 		opts.Dir, opts.GenFile = filepath.Join(ix.cache, "vectors"), filepath.Join(ix.cache, "vectors.gen")
 	}
-	return vector.NewFiller(opts)
+	return vector.NewIndexer(opts)
 }
 
 // vectorContents is what the vectors of a snapshot are made from: its files' chunks.
