@@ -5,9 +5,9 @@
 // Its files are named by their job. The writer: open.go (Open: configuration, cache, stores),
 // build.go (Build: the whole workspace), update.go (Update, and the plan and apply every change takes),
 // load.go (reading and parsing files, a batch per core), write.go (a batch into the records and the
-// stores), overlay.go (editors' unsaved buffers), history.go (git), save.go (the state file written),
-// state.go (the state file read back; Export, Import), verify.go. What readers get: snapshot.go (an
-// immutable Snapshot), view.go (what ranking reads of it), and the answers: context.go (packs),
-// partial.go (quick packs while the index is not whole), explore.go, symbols.go, describe.go,
-// entities.go, outline.go.
+// stores), overlay.go (editors' unsaved buffers), root.go (the workspace's paths), history.go (git),
+// save.go (the state file written), state.go (the state file read back; Export, Import), verify.go.
+// What readers get: snapshot.go (an immutable Snapshot), stats.go (what it holds, counted), view.go
+// (what ranking reads of it), and the answers: context.go (packs), partial.go (quick packs while the
+// index is not whole), explore.go, symbols.go, describe.go, entities.go, outline.go.
 package index

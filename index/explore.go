@@ -64,7 +64,7 @@ func (ix *Index) Explore(name string, limit int) (*Exploration, error) {
 	for _, t := range e.Terms {
 		terms[t] = true
 	}
-	changed := lastChanged(s)
+	changed := s.History.LastChanged()
 	var out []ExploredChunk
 	for _, p := range e.Files {
 		rec := s.Record(p)
@@ -87,7 +87,7 @@ func (ix *Index) Explore(name string, limit int) (*Exploration, error) {
 		}
 		pathMentions := countMentions(terms, p)
 		for i, d := range rec.File.Definitions {
-			if mentions[i] == 0 || !chunked(d) {
+			if mentions[i] == 0 || !model.Chunked(d) {
 				continue
 			}
 			out = append(out, ExploredChunk{Path: p, Symbol: d.Qualified(), Kind: d.Kind, StartLine: d.StartLine,
@@ -134,22 +134,6 @@ func without(names []string, name string) []string {
 	for _, n := range names {
 		if n != name && len(out) < 5 {
 			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// lastChanged is the time of the newest commit that touched each file.
-func lastChanged(s *Snapshot) map[string]time.Time {
-	out := map[string]time.Time{}
-	if s.History == nil {
-		return out
-	}
-	for _, c := range s.History.Commits {
-		for _, f := range c.Files {
-			if t, ok := out[f]; !ok || c.Time.After(t) {
-				out[f] = c.Time
-			}
 		}
 	}
 	return out

@@ -37,7 +37,7 @@ type Index struct {
 	matcher *walk.Matcher
 	listing *walk.Listing // the last walk's, saved with the state
 	lex     *lexical.Store
-	vectors *vector.Filler
+	vectors *vector.Indexer
 	gen     uint64
 	dirty   bool
 	// lastParsed counts the files the last apply parsed (for the stats), lastTaken those it took as

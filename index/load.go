@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxmap/ctxmap/internal/entity"
 	"github.com/ctxmap/ctxmap/internal/lexical"
+	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/walk"
 )
@@ -22,7 +23,8 @@ import (
 type loaded struct {
 	path    string
 	rec     *Record
-	chunks  []Chunk
+	chunks  []model.Chunk
+	terms   []lexical.Fields // each chunk's normalised text for the lexical store
 	reused  bool
 	quick   bool   // parsed by a quick pack, taken from it (UseQuick)
 	warning string // said when the result is stored, again by a build that takes it from a quick pack
@@ -199,12 +201,13 @@ func (ix *Index) loadOne(ctx context.Context, p *parse.Parser, f fileStat, old *
 	}
 	rec.File = pf
 	rec.Entity = entity.Contribute(f.path, pf)
-	res.chunks = chunks(f.path, pf, src, ix.cfg.Mappings)
-	for i := range res.chunks {
-		c := &res.chunks[i]
-		c.Terms = lexical.NewFields(c.Name, c.Path, c.Doc, c.Code)
+	res.chunks = model.Chunks(f.path, pf, src, ix.cfg.Mappings)
+	res.terms = make([]lexical.Fields, len(res.chunks))
+	rec.Chunks = make([]model.ChunkRef, len(res.chunks))
+	for i, c := range res.chunks {
+		res.terms[i] = lexical.NewFields(c.Name, c.Path, c.Doc, c.Code)
+		rec.Chunks[i] = c.Ref(res.terms[i].Lengths())
 	}
-	rec.Chunks = refsOf(res.chunks)
 	res.rec = rec
 	return res
 }

@@ -4,20 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"slices"
-	"strings"
 	"sync"
 	"time"
-	"unicode"
 
-	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
 	"github.com/ctxmap/ctxmap/internal/sieve"
 	"github.com/ctxmap/ctxmap/internal/walk"
-	"github.com/ctxmap/ctxmap/internal/words"
 )
 
 // A quick pack is made from at most QuickFiles files of QuickBytes in all: what parses in about a
@@ -97,7 +92,7 @@ func (q *Quick) Context(ctx context.Context, req Resolved, share float64) (*Resu
 	}
 	start := time.Now()
 	var read QuickRead
-	terms := strongTerms(query.Analyze(req.req.Text, nil))
+	terms := sieve.QueryOf(query.Analyze(req.req.Text, nil))
 	var best []sieve.Match
 	var err error
 	if q.words != nil {
@@ -160,7 +155,7 @@ func (q *Quick) first(ctx context.Context, req Resolved, share float64) (*Result
 		}
 	}
 	walked := time.Now()
-	best, words, err := sieve.Learn(ctx, q.opts.Root, paths, strongTerms(query.Analyze(req.req.Text, nil)), QuickFiles, q.cfg.maxFileSize())
+	best, words, err := sieve.Learn(ctx, q.opts.Root, paths, sieve.QueryOf(query.Analyze(req.req.Text, nil)), QuickFiles, q.cfg.maxFileSize())
 	if err != nil {
 		return nil, read, err
 	}
@@ -233,10 +228,8 @@ type quickReads struct {
 	files map[string]loaded
 }
 
-// put keeps a file's result. The stores clear the terms of the chunks they took: it keeps its own
-// chunks.
+// put keeps a file's result.
 func (r *quickReads) put(res loaded) {
-	res.chunks = slices.Clone(res.chunks)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.files[res.path] = res
@@ -260,84 +253,4 @@ func (r *quickReads) take(f fileStat) (loaded, bool) {
 // results serve only a build configured the same.
 func (c Config) readsAs(o Config) bool {
 	return slices.Equal(c.Mappings, o.Mappings) && c.maxFileSize() == o.maxFileSize()
-}
-
-// strongTerms are what the sieve looks for: the files of stack frames and paths the text names, the
-// names it quotes (whole and by their parts), its error messages, and its own words, rarer ones
-// counting more by the sieve's own measure of rarity.
-func strongTerms(a *query.Analysis) sieve.Query {
-	// the full index ranks code before tests, prose and data (but tests when they are the task): so
-	// does the sieve, and the quick pack reads the code the full one would lead with
-	q := sieve.Query{Weight: func(p string) float64 {
-		if model.IsCode(p) || a.Intent.Name == query.TestWriting && model.IsTest(p) {
-			return 1
-		}
-		return 0.5
-	}}
-	seen := map[string]bool{}
-	word := func(w string, weight float64) {
-		w = strings.ToLower(w)
-		if len(w) < 3 || seen[w] || words.Stopword(w) {
-			return
-		}
-		seen[w] = true
-		q.Words = append(q.Words, sieve.Term{Text: w, Weight: weight})
-	}
-	filePath := func(p string) {
-		p = strings.ToLower(strings.TrimPrefix(path.Clean(strings.ReplaceAll(p, "\\", "/")), "/"))
-		if p != "." && !seen["path:"+p] {
-			seen["path:"+p] = true
-			q.Paths = append(q.Paths, sieve.Term{Text: p, Weight: 4})
-		}
-	}
-	for _, f := range a.Frames {
-		if f.Path != "" {
-			filePath(f.Path)
-		}
-		if f.Function != "" {
-			fn := f.Function
-			if i := strings.LastIndexAny(fn, ".:"); i >= 0 {
-				fn = fn[i+1:]
-			}
-			word(fn, 3)
-		}
-	}
-	for _, an := range a.Anchors {
-		switch an.Kind {
-		case query.KindPath, query.KindFileLine:
-			filePath(an.Path)
-		default:
-			parts := strings.FieldsFunc(an.Text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' })
-			for _, p := range parts {
-				word(p, 3)
-			}
-		}
-	}
-	for _, e := range a.Errors {
-		if p := longestLiteral(e); len(p) >= 8 && !seen["msg:"+p] {
-			seen["msg:"+p] = true
-			q.Phrases = append(q.Phrases, sieve.Term{Text: p, Weight: 3})
-		}
-	}
-	for _, id := range a.Identifiers {
-		word(id, 1.5)
-	}
-	for _, w := range strings.FieldsFunc(a.Text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' }) {
-		if !words.Common(words.Stem(strings.ToLower(w))) {
-			word(w, 1)
-		}
-	}
-	return q
-}
-
-// longestLiteral is the longest piece of an error message a string literal in code would hold as it
-// is: the message cut at format verbs, quotes and interpolations, lower case.
-func longestLiteral(msg string) string {
-	best := ""
-	for _, p := range strings.FieldsFunc(strings.ToLower(msg), func(r rune) bool { return strings.ContainsRune("%{}\"'`\n", r) }) {
-		if p = strings.TrimSpace(p); len(p) > len(best) {
-			best = p
-		}
-	}
-	return best
 }

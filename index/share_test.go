@@ -104,7 +104,7 @@ func TestImportRefuses(t *testing.T) {
 }
 
 // withoutVectors is the configuration of the tests of what a build reads after an import. The export
-// of a workspace this small often lacks vectors.gen (vector.Filler.Wait can return before the worker
+// of a workspace this small often lacks vectors.gen (vector.Indexer.Wait can return before the worker
 // marks the generation done), and the importer then reads every file again to check its vectors: not
 // what these tests are about.
 var withoutVectors = Config{Vectors: new(false)}

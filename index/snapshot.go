@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/ctxmap/ctxmap/internal/entity"
 	"github.com/ctxmap/ctxmap/internal/history"
@@ -33,15 +31,14 @@ type Snapshot struct {
 
 	// derived on first use by queries
 	namesOnce sync.Once
-	names     []string // symbol names, sorted
-	letters   []uint64 // letterSet of each name
-	unusual   []int    // the names, by index, that are not plain ASCII
+	names     *model.Names
 	litsOnce  sync.Once
 	lits      []model.Literal
 	statsOnce sync.Once
 	stats     *lexical.Stats
 	// read from the state file at first use, when the snapshot came from one (see snapshotOf)
-	savedLits func() ([]model.Literal, error)
+	savedLits  func() ([]model.Literal, error)
+	savedNames []string // the symbol names, sorted
 }
 
 // Record is the record of the file at path, nil when the snapshot has none.
@@ -67,25 +64,9 @@ func (s *Snapshot) lexicalStats() *lexical.Stats {
 	return s.stats
 }
 
-// folded are the symbol names that lower-case to l, in the order of their first definitions. The
-// names are scanned by their letter sets rather than mapped once by their lower case: a query asks
-// for a few dozen, and mapping the 170,000 names of a large tree took a one-shot query longer than
-// its BM25 search.
+// folded are the symbol names that lower-case to l, in the order of their first definitions.
 func (s *Snapshot) folded(l string) []string {
-	names := s.SymbolNames()
-	want := letterSet(l)
-	var out []string
-	for i, have := range s.letters {
-		// an ASCII name lower-cases to l only if it has l's letters; other names are checked below
-		if want&^have == 0 && len(names[i]) == len(l) && asciiLowersTo(names[i], l) {
-			out = append(out, names[i])
-		}
-	}
-	for _, i := range s.unusual {
-		if strings.ToLower(names[i]) == l {
-			out = append(out, names[i])
-		}
-	}
+	out := s.symbolNames().Folded(l)
 	out = slices.DeleteFunc(out, func(n string) bool { return len(s.Symbols[n]) == 0 })
 	slices.SortFunc(out, func(a, b string) int {
 		x, y := s.Symbols[a][0], s.Symbols[b][0]
@@ -94,96 +75,27 @@ func (s *Snapshot) folded(l string) []string {
 	return out
 }
 
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-// asciiLowersTo reports whether the ASCII name n lower-cases to l, of the same length.
-func asciiLowersTo(n, l string) bool {
-	for i := 0; i < len(n); i++ {
-		c := n[i]
-		if c >= utf8.RuneSelf {
-			return false
-		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != l[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // SymbolNames are the names of all definitions, sorted.
-func (s *Snapshot) SymbolNames() []string {
+func (s *Snapshot) SymbolNames() []string { return s.symbolNames().Sorted }
+
+// namesWithLetters are the symbol names, sorted, that hold every character of pattern, case folded.
+func (s *Snapshot) namesWithLetters(pattern string) []string {
+	return s.symbolNames().WithLetters(pattern)
+}
+
+func (s *Snapshot) symbolNames() *model.Names {
 	s.namesOnce.Do(func() {
-		if s.names == nil { // else read from the state file, sorted
-			s.names = make([]string, 0, len(s.Symbols))
+		names := s.savedNames
+		if names == nil { // else read from the state file, sorted
+			names = make([]string, 0, len(s.Symbols))
 			for n := range s.Symbols {
-				s.names = append(s.names, n)
+				names = append(names, n)
 			}
-			sort.Strings(s.names)
+			sort.Strings(names)
 		}
-		s.letters = make([]uint64, len(s.names))
-		for i, n := range s.names {
-			s.letters[i] = letterSet(n)
-			if !isASCII(n) {
-				s.unusual = append(s.unusual, i)
-			}
-		}
+		s.names = model.NewNames(names)
 	})
 	return s.names
-}
-
-// namesWithLetters are the symbol names, sorted, that hold every character of pattern, case folded:
-// the only ones a fuzzy match of pattern can find, picked out without scoring each name.
-func (s *Snapshot) namesWithLetters(pattern string) []string {
-	names := s.SymbolNames()
-	want := letterSet(pattern)
-	var out []string
-	for i, have := range s.letters {
-		if want&^have == 0 {
-			out = append(out, names[i])
-		}
-	}
-	return out
-}
-
-// letterSet is the set of characters in s as bits: ASCII letters case folded, digits, and other
-// ASCII characters sharing the bits left. A non-ASCII rune adds the ASCII letters it folds to (the
-// Kelvin sign to k), and nothing else, so a pattern's set is within a name's whenever the name can match.
-func letterSet(s string) uint64 {
-	var set uint64
-	for _, r := range s {
-		if r >= utf8.RuneSelf {
-			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-				if f < utf8.RuneSelf {
-					set |= asciiBit(byte(f))
-				}
-			}
-			continue
-		}
-		set |= asciiBit(byte(r))
-	}
-	return set
-}
-
-func asciiBit(c byte) uint64 {
-	switch {
-	case 'a' <= c && c <= 'z':
-		return 1 << (c - 'a')
-	case 'A' <= c && c <= 'Z':
-		return 1 << (c - 'A')
-	case '0' <= c && c <= '9':
-		return 1 << (26 + c - '0')
-	}
-	return 1 << (36 + c%28)
 }
 
 // literals are the message-like strings of the code, cut into the pieces an error message must show.
@@ -281,77 +193,4 @@ func (s *Snapshot) withRecords(fs *store.Files, skipped map[string]string) *Snap
 		History: s.History, Paths: s.Paths, Symbols: s.Symbols, Entities: s.Entities, Graph: s.Graph,
 		stats: s.lexicalStats(), savedLits: s.savedLits,
 	}
-}
-
-// Stats counts what a snapshot holds.
-type Stats struct {
-	Root         string         `json:"root"`
-	Files        int            `json:"files"`
-	Definitions  int            `json:"definitions"`
-	References   int            `json:"references"`
-	Chunks       int            `json:"chunks"`
-	Entities     int            `json:"entities"`
-	Languages    map[string]int `json:"languages"`
-	Skipped      map[string]int `json:"skipped"`
-	SkippedFiles []SkippedFile  `json:"skippedFiles,omitempty"` // every one, by path
-	History      string         `json:"history"`
-	Commits      int            `json:"commits"`
-	Parsed       int            `json:"parsed"` // files the build read and parsed (not those a quick pack parsed for it)
-	Seconds      float64        `json:"seconds"`
-	Cache        string         `json:"cache"`
-	Vectors      string         `json:"vectors"` // the embedding model, or "off: " and why
-	Warnings     []string       `json:"warnings,omitempty"`
-}
-
-// SkippedFile is a file left out, with the reason.
-type SkippedFile struct {
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
-}
-
-// Stats counts the snapshot's contents.
-func (s *Snapshot) Stats() Stats {
-	st := Stats{Root: s.Root, Languages: map[string]int{}, Skipped: map[string]int{}}
-	for _, p := range s.Paths {
-		h := s.files.Entries()[p].Head()
-		st.Files++
-		st.Definitions += h.Defs
-		st.References += h.Refs
-		st.Chunks += h.ChunkCount
-		st.Languages[h.Language]++
-	}
-	// a file skipped for its content keeps the reason in its record: a run that kept the record without
-	// reading the file counts it as the run that read it did
-	reasons := make(map[string]string, len(s.Skipped))
-	for p, e := range s.files.Entries() {
-		if skip := e.Head().Skip; skip != "" {
-			reasons[p] = skip
-		}
-	}
-	for p, r := range s.Skipped {
-		reasons[p] = r
-	}
-	skipped := make([]string, 0, len(reasons))
-	for p := range reasons {
-		skipped = append(skipped, p)
-	}
-	sort.Strings(skipped)
-	for _, p := range skipped {
-		reason := reasons[p]
-		st.Skipped[reason]++
-		st.SkippedFiles = append(st.SkippedFiles, SkippedFile{Path: p, Reason: reason})
-	}
-	if s.Entities != nil {
-		st.Entities = len(s.Entities.Entities)
-	}
-	switch {
-	case s.History == nil:
-		st.History = "not read"
-	case !s.History.Available:
-		st.History = "unavailable: " + s.History.Reason
-	default:
-		st.Commits = len(s.History.Commits)
-		st.History = "ok"
-	}
-	return st
 }

@@ -31,14 +31,6 @@ func DefaultCacheDir(root string) (string, error) { return store.DefaultDir(root
 // CacheDirUnder is the cache folder of root under base: <name>-<hash of the root>.
 func CacheDirUnder(base, root string) string { return store.DirUnder(base, root) }
 
-func refsOf(cs []Chunk) []ChunkRef {
-	out := make([]ChunkRef, len(cs))
-	for i, c := range cs {
-		out[i] = ChunkRef{ID: c.ID, Symbol: c.Symbol, Kind: c.Kind, StartLine: c.StartLine, EndLine: c.EndLine, Target: c.Target, Terms: c.Terms.Lengths()}
-	}
-	return out
-}
-
 func chunkIDs(r *Record) []string {
 	if r == nil {
 		return nil
@@ -58,7 +50,7 @@ func snapshotOf(st *store.State, root string) *Snapshot {
 		return newSnapshot(root, st.Generation, st.Records, st.Skipped, st.History)
 	}
 	s := &Snapshot{Root: root, Generation: st.Generation, Updated: time.Now(), files: st.Records, Skipped: st.Skipped,
-		History: st.History, Paths: d.Paths, Symbols: d.Symbols, Entities: d.Entities, stats: &d.Stats, names: d.Names}
+		History: st.History, Paths: d.Paths, Symbols: d.Symbols, Entities: d.Entities, stats: &d.Stats, savedNames: d.Names}
 	s.savedLits = func() ([]model.Literal, error) {
 		lits, err := d.Literals()
 		if err != nil {

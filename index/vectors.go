@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/ctxmap/ctxmap/internal/embed"
+	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/store"
 	"github.com/ctxmap/ctxmap/internal/vector"
 	"github.com/ctxmap/ctxmap/internal/words"
@@ -14,14 +15,14 @@ import (
 
 // newVectors starts the background filler of the vector store under the cache (none in memory);
 // without e, off says why there are no vectors.
-func (ix *Index) newVectors(e embed.Embedder, off string) *vector.Filler {
-	opts := vector.FillerOptions{Embedder: e, Off: off, Warn: ix.warn,
+func (ix *Index) newVectors(e embed.Embedder, off string) *vector.Indexer {
+	opts := vector.IndexerOptions{Embedder: e, Off: off, Warn: ix.warn,
 		Contents:  func() vector.Contents { return vectorContents{ix.Snapshot(), ix} },
 		MoveAside: func(p string) string { return store.MoveAside(ix.cache, p) }}
 	if ix.cache != "" {
 		opts.Dir, opts.GenFile = filepath.Join(ix.cache, "vectors"), filepath.Join(ix.cache, "vectors.gen")
 	}
-	return vector.NewFiller(opts)
+	return vector.NewIndexer(opts)
 }
 
 // vectorContents is what the vectors of a snapshot are made from: its files' chunks.
@@ -43,17 +44,17 @@ func (c vectorContents) Docs(p string) ([]vector.Doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	return vectorDocs(chunks(p, c.s.Record(p).File, src, c.ix.cfg.Mappings)), nil
+	return vectorDocs(model.Chunks(p, c.s.Record(p).File, src, c.ix.cfg.Mappings)), nil
 }
 
 // putVectors queues a file's chunks for embedding, when there are vectors.
-func (ix *Index) putVectors(path string, cs []Chunk) {
+func (ix *Index) putVectors(path string, cs []model.Chunk) {
 	if ix.vectors.On() {
 		ix.vectors.Put(path, vectorDocs(cs))
 	}
 }
 
-func vectorDocs(cs []Chunk) []vector.Doc {
+func vectorDocs(cs []model.Chunk) []vector.Doc {
 	docs := make([]vector.Doc, len(cs))
 	for i, c := range cs {
 		docs[i] = vector.Doc{ID: c.ID, Path: c.Path, Text: embedText(c)}
@@ -62,7 +63,7 @@ func vectorDocs(cs []Chunk) []vector.Doc {
 }
 
 // embedText is what a chunk is embedded by: its names, doc and the start of its code.
-func embedText(c Chunk) string {
+func embedText(c model.Chunk) string {
 	return words.Clip(c.Path+"\n"+c.Name+"\n"+c.Doc+"\n"+c.Code, 2048)
 }
 

@@ -79,16 +79,15 @@ func (b *batchWriter) store(results []loaded) error {
 				ix.warn("%s", res.warning)
 			}
 			if ix.keep != nil {
-				ix.keep.put(res) // before the terms go, below
+				ix.keep.put(res)
 			}
 			b.files[res.path] = store.EntryOf(res.rec)
 			delete(b.skipped, res.path)
 			if res.rec.Skip != "" {
 				b.skipped[res.path] = res.rec.Skip
 			}
-			for i := range res.chunks {
-				docs = append(docs, lexical.Doc{ID: res.chunks[i].ID, Fields: res.chunks[i].Terms})
-				res.chunks[i].Terms = lexical.Fields{} // the embedder, which keeps the chunks a while, reads only their text
+			for i, c := range res.chunks {
+				docs = append(docs, lexical.Doc{ID: c.ID, Fields: res.terms[i]})
 			}
 			ix.putVectors(res.path, res.chunks)
 		}

@@ -37,6 +37,22 @@ type Log struct {
 	idx  *index
 }
 
+// LastChanged is the time of the newest commit that touched each file; none for a nil log.
+func (l *Log) LastChanged() map[string]time.Time {
+	out := map[string]time.Time{}
+	if l == nil {
+		return out
+	}
+	for _, c := range l.Commits {
+		for _, f := range c.Files {
+			if t, ok := out[f]; !ok || c.Time.After(t) {
+				out[f] = c.Time
+			}
+		}
+	}
+	return out
+}
+
 // DefaultMax is how many commits Read takes when asked for 0.
 const DefaultMax = 5000
 

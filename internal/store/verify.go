@@ -3,6 +3,7 @@ package store
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/gob"
 	"errors"
@@ -11,6 +12,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/ctxmap/ctxmap/internal/lexical"
+	"github.com/ctxmap/ctxmap/internal/vector"
 )
 
 // VerifyState reads the whole state file of the cache folder dir, every section against its checksum,
@@ -65,3 +70,59 @@ func VerifyState(dir string) (generation uint64, err error) {
 
 // FreshPath is the file an import leaves beside the state (see freshName).
 func FreshPath(dir string) string { return filepath.Join(dir, freshName) }
+
+// VerifyCache reads every file of the cache folder whole and checks it (the state file's every
+// section, the lexical index, the vector file, the vectors' and an import's markers); each damaged one
+// is moved to damaged/ (a marker removed) and said, one sentence each. The caller holds the cache's lock.
+func VerifyCache(ctx context.Context, cache string) ([]string, error) {
+	var said []string
+	damaged := func(what string, err error, path string) {
+		said = append(said, fmt.Sprintf("cache file %s is damaged: %v; %s, rebuilt at the next start", what, err, MoveAside(cache, path)))
+	}
+	gen, err := VerifyState(cache)
+	var bad DamagedError
+	if errors.As(err, &bad) {
+		path := StatePath(cache)
+		if strings.Contains(err.Error(), FreshPath(cache)) {
+			path = FreshPath(cache)
+		}
+		said = append(said, fmt.Sprintf("%v; %s, rebuilt at the next start", err, MoveAside(cache, path)))
+	} else if err != nil {
+		// another version's state is not damage: the next start rebuilds it, and the markers that name
+		// its generation say nothing
+		said = append(said, fmt.Sprintf("%v; rebuilt at the next start", err))
+	}
+	stateRead := err == nil
+	if err := ctx.Err(); err != nil {
+		return said, err
+	}
+	lexDir := filepath.Join(cache, "lexical.bleve")
+	if err := lexical.Verify(lexDir); err != nil {
+		var d *lexical.DamagedError
+		if !errors.As(err, &d) {
+			return said, fmt.Errorf("verify: %w", err)
+		}
+		damaged(d.File, d.Err, lexDir)
+	}
+	if err := ctx.Err(); err != nil {
+		return said, err
+	}
+	vecDir := filepath.Join(cache, "vectors")
+	genFile := filepath.Join(cache, "vectors.gen")
+	model, err := vector.Verify(vecDir)
+	if errors.Is(err, vector.ErrCorrupt) {
+		damaged(filepath.Join(vecDir, "vectors.bin"), err, vecDir)
+		os.Remove(genFile) // the vectors are no longer complete
+	} else if err != nil {
+		return said, fmt.Errorf("verify: %w", err)
+	}
+	// the marker is "generation model/dimensions", written once the vectors of that generation, of the
+	// model the vector file names, are all in
+	want := fmt.Sprintf("%d %s", gen, model)
+	if b, err := os.ReadFile(genFile); err == nil && stateRead && (model != "" && string(b) != want || !strings.HasPrefix(string(b), want)) {
+		os.Remove(genFile)
+		said = append(said, fmt.Sprintf("cache file %s is damaged: %q, where the state and the vectors say %q; removed, the vectors are checked at the next start",
+			genFile, b, want))
+	}
+	return said, nil
+}

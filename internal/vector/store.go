@@ -2,8 +2,8 @@
 // text. A persistent store lives in memory and is written to one file, a stream of vectors (file.go), on
 // Save and Close: loading one file of 20,000 chunks is an order of magnitude faster than chromem's own
 // one-file-per-document persistence, and a stream, unlike chromem's export, is never held whole. A
-// one-shot query searches the file in place with SearchFile, without loading it. A Filler keeps a store
-// current with an index in the background (filler.go).
+// one-shot query searches the file in place with SearchFile, without loading it. A Indexer keeps a store
+// current with an index in the background (indexer.go).
 package vector
 
 import (

@@ -24,8 +24,8 @@ type Contents interface {
 	Docs(path string) ([]Doc, error)
 }
 
-// FillerOptions say where a Filler keeps its store and what it reads and tells.
-type FillerOptions struct {
+// IndexerOptions say where a Indexer keeps its store and what it reads and tells.
+type IndexerOptions struct {
 	Embedder embed.Embedder // nil: no vectors, for the reason Off gives
 	Off      string         // why there are no vectors
 	Dir      string         // the store's folder; "": a store in memory
@@ -40,11 +40,11 @@ type FillerOptions struct {
 	Warn func(format string, args ...any)
 }
 
-// Filler embeds an index's chunks in the background: a query never waits for embeddings, it uses the
+// Indexer embeds an index's chunks in the background: a query never waits for embeddings, it uses the
 // vectors that are there. Pending work per file collapses, so a file saved ten times is embedded once.
-type Filler struct {
+type Indexer struct {
 	e    embed.Embedder // nil when the vectors are off
-	opts FillerOptions
+	opts IndexerOptions
 
 	// The store is loaded when there is something to write: until then a query reads the saved file
 	// in place (SearchFile), and a process that answers one query never loads it.
@@ -76,12 +76,12 @@ type Filler struct {
 	done chan struct{}
 }
 
-// NewFiller fills the store under opts.Dir with opts.Embedder's vectors in the background.
-func NewFiller(opts FillerOptions) *Filler {
+// NewIndexer fills the store under opts.Dir with opts.Embedder's vectors in the background.
+func NewIndexer(opts IndexerOptions) *Indexer {
 	if opts.Warn == nil {
 		opts.Warn = func(string, ...any) {}
 	}
-	v := &Filler{e: opts.Embedder, opts: opts, puts: map[string][]Doc{}, dels: map[string]bool{},
+	v := &Indexer{e: opts.Embedder, opts: opts, puts: map[string][]Doc{}, dels: map[string]bool{},
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
 	v.ctx, v.stop = context.WithCancel(context.Background())
 	if v.e == nil {
@@ -93,10 +93,10 @@ func NewFiller(opts FillerOptions) *Filler {
 }
 
 // On tells whether there are vectors at all.
-func (v *Filler) On() bool { return v.e != nil }
+func (v *Indexer) On() bool { return v.e != nil }
 
 // Loaded is the store, loaded on first call; nil when it cannot be opened (and said).
-func (v *Filler) Loaded() *Store {
+func (v *Indexer) Loaded() *Store {
 	v.openMu.Lock()
 	defer v.openMu.Unlock()
 	if v.store != nil || v.e == nil {
@@ -117,7 +117,7 @@ func (v *Filler) Loaded() *Store {
 
 // Load loads the store now rather than when it is first written: a long-running process then
 // searches it in memory, and damage to it is found and repaired now, not by a query.
-func (v *Filler) Load() {
+func (v *Indexer) Load() {
 	if vs := v.Loaded(); vs != nil && vs.Count() == 0 && v.opts.Contents().Files() > 0 {
 		v.Refill()
 	}
@@ -125,7 +125,7 @@ func (v *Filler) Load() {
 
 // damaged moves a store that cannot be read aside and says so; what queries do until it is made
 // again is repairing's. Called with openMu held.
-func (v *Filler) damaged(err error) {
+func (v *Indexer) damaged(err error) {
 	complete := v.repair()
 	until := "packs are made without vectors until they are made again"
 	if complete {
@@ -136,7 +136,7 @@ func (v *Filler) damaged(err error) {
 
 // repair marks the store as being made again, every file queued, in one step: the worker, which ends
 // the repair once nothing is left, cannot see it in between. It says whether queries wait for it.
-func (v *Filler) repair() (complete bool) {
+func (v *Indexer) repair() (complete bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.repairing, v.refillAll = true, true
@@ -144,14 +144,14 @@ func (v *Filler) repair() (complete bool) {
 }
 
 // opened is the store if it is loaded, else nil.
-func (v *Filler) opened() *Store {
+func (v *Indexer) opened() *Store {
 	v.openMu.Lock()
 	defer v.openMu.Unlock()
 	return v.store
 }
 
 // Status names the model the vectors come from, or says why there are none.
-func (v *Filler) Status() string {
+func (v *Indexer) Status() string {
 	if v.e == nil {
 		return "off: " + v.opts.Off
 	}
@@ -164,7 +164,7 @@ func (v *Filler) Status() string {
 }
 
 // note records how an embedding went; the first failure after a success is a warning.
-func (v *Filler) note(err error) {
+func (v *Indexer) note(err error) {
 	v.mu.Lock()
 	first := err != nil && v.failing == ""
 	if err == nil {
@@ -180,7 +180,7 @@ func (v *Filler) note(err error) {
 
 // Resume starts from what the saved store holds: unless its vectors were complete at generation gen
 // (the saved state's), every file is checked and embedded again where needed once the worker runs.
-func (v *Filler) Resume(gen uint64) {
+func (v *Indexer) Resume(gen uint64) {
 	if v.upToDate(gen) {
 		return
 	}
@@ -190,7 +190,7 @@ func (v *Filler) Resume(gen uint64) {
 }
 
 // upToDate tells whether the persisted vectors were complete at generation gen.
-func (v *Filler) upToDate(gen uint64) bool {
+func (v *Indexer) upToDate(gen uint64) bool {
 	if v.e == nil || v.opts.GenFile == "" {
 		return true
 	}
@@ -200,12 +200,12 @@ func (v *Filler) upToDate(gen uint64) bool {
 
 // marker is what the generation file holds once the vectors of generation gen are complete: the
 // model too, since a store of another model's vectors is dropped when it is loaded.
-func (v *Filler) marker(gen uint64) string {
+func (v *Indexer) marker(gen uint64) string {
 	return fmt.Sprintf("%d %s/%d", gen, v.e.ID(), v.e.Dim())
 }
 
 // Put queues path's docs, in place of whatever the store holds of it.
-func (v *Filler) Put(path string, docs []Doc) {
+func (v *Indexer) Put(path string, docs []Doc) {
 	if v.e == nil {
 		return
 	}
@@ -217,7 +217,7 @@ func (v *Filler) Put(path string, docs []Doc) {
 }
 
 // Remove queues the removal of path's vectors.
-func (v *Filler) Remove(path string) {
+func (v *Indexer) Remove(path string) {
 	if v.e == nil {
 		return
 	}
@@ -229,7 +229,7 @@ func (v *Filler) Remove(path string) {
 }
 
 // Kick starts the worker on what is pending, which makes generation gen complete once done.
-func (v *Filler) Kick(gen uint64) {
+func (v *Indexer) Kick(gen uint64) {
 	if v.e == nil {
 		return
 	}
@@ -241,7 +241,7 @@ func (v *Filler) Kick(gen uint64) {
 
 // Nudge starts the worker on what is pending without completing a generation: a long build embeds
 // as it goes instead of holding every chunk until its end.
-func (v *Filler) Nudge() {
+func (v *Indexer) Nudge() {
 	if v.e == nil {
 		return
 	}
@@ -251,7 +251,7 @@ func (v *Filler) Nudge() {
 	}
 }
 
-func (v *Filler) run() {
+func (v *Indexer) run() {
 	defer close(v.done)
 	for range v.wake {
 		for {
@@ -285,7 +285,7 @@ func (v *Filler) run() {
 	}
 }
 
-func (v *Filler) write(puts map[string][]Doc, dels map[string]bool) {
+func (v *Indexer) write(puts map[string][]Doc, dels map[string]bool) {
 	ctx := v.ctx
 	store := v.Loaded()
 	if store == nil {
@@ -338,7 +338,7 @@ func (v *Filler) write(puts map[string][]Doc, dels map[string]bool) {
 // are removed. What is still valid is kept, so an interrupted start with a remote model goes on where
 // it stopped. A build running meanwhile read some files after the snapshot was made: what it queued
 // for them stands.
-func (v *Filler) queueAll() {
+func (v *Indexer) queueAll() {
 	store := v.Loaded()
 	if store == nil {
 		return
@@ -364,7 +364,7 @@ func (v *Filler) queueAll() {
 }
 
 // Refill embeds every file again, in the background.
-func (v *Filler) Refill() {
+func (v *Indexer) Refill() {
 	v.mu.Lock()
 	v.refillAll = true
 	v.mu.Unlock()
@@ -372,14 +372,14 @@ func (v *Filler) Refill() {
 }
 
 // queued tells whether a put or a removal of path is pending.
-func (v *Filler) queued(path string) bool {
+func (v *Indexer) queued(path string) bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	_, put := v.puts[path]
 	return put || v.dels[path]
 }
 
-func (v *Filler) putUnlessQueued(path string, docs []Doc) {
+func (v *Indexer) putUnlessQueued(path string, docs []Doc) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if _, put := v.puts[path]; !put && !v.dels[path] {
@@ -388,7 +388,7 @@ func (v *Filler) putUnlessQueued(path string, docs []Doc) {
 	}
 }
 
-func (v *Filler) isClosed() bool {
+func (v *Indexer) isClosed() bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return v.closed
@@ -400,7 +400,7 @@ const queryEmbedTimeout = 5 * time.Second
 
 // Search returns the chunks nearest to text, or nothing when there are no vectors or the query cannot
 // be embedded (the other signals answer).
-func (v *Filler) Search(ctx context.Context, text string, k int) []Hit {
+func (v *Indexer) Search(ctx context.Context, text string, k int) []Hit {
 	if v.e == nil || k <= 0 {
 		return nil
 	}
@@ -441,14 +441,14 @@ func (v *Filler) Search(ctx context.Context, text string, k int) []Hit {
 	return hits
 }
 
-// Progress counts the chunks embedded and the chunks queued for embedding since the filler started.
-func (v *Filler) Progress() (done, total int) {
+// Progress counts the chunks embedded and the chunks queued for embedding since the indexer started.
+func (v *Indexer) Progress() (done, total int) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return min(v.embeddedN, v.queuedN), v.queuedN
 }
 
-func (v *Filler) searchStore(ctx context.Context, store *Store, text string, k int) ([]Hit, error) {
+func (v *Indexer) searchStore(ctx context.Context, store *Store, text string, k int) ([]Hit, error) {
 	sctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
 	defer cancel()
 	return store.Search(sctx, text, k)
@@ -456,7 +456,7 @@ func (v *Filler) searchStore(ctx context.Context, store *Store, text string, k i
 
 // repaired tells whether a query may use the store: not while a damaged one is made again, unless
 // complete answers were asked for, which wait for it (as long as ctx allows).
-func (v *Filler) repaired(ctx context.Context) bool {
+func (v *Indexer) repaired(ctx context.Context) bool {
 	v.mu.Lock()
 	repairing, complete := v.repairing, v.complete
 	v.mu.Unlock()
@@ -472,14 +472,14 @@ func (v *Filler) repaired(ctx context.Context) bool {
 
 // Wait blocks until everything queued so far is embedded; from then on, queries wait for a damaged
 // store to be made again rather than answer without it.
-func (v *Filler) Wait() {
+func (v *Indexer) Wait() {
 	v.mu.Lock()
 	v.complete = true
 	v.mu.Unlock()
 	v.waitCtx(context.Background())
 }
 
-func (v *Filler) waitCtx(ctx context.Context) {
+func (v *Indexer) waitCtx(ctx context.Context) {
 	for {
 		v.mu.Lock()
 		// idle once the worker has seen nothing left: then the generation counts as complete
@@ -503,7 +503,7 @@ const drainTimeout = 10 * time.Second
 
 // Close waits a while for what is pending, stops the worker and saves the store; the generation file
 // then says whether the saved vectors are complete.
-func (v *Filler) Close() {
+func (v *Indexer) Close() {
 	if v.e == nil {
 		return
 	}

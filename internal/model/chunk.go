@@ -1,10 +1,9 @@
-package index
+package model
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/ctxmap/ctxmap/internal/lexical"
 	"github.com/ctxmap/ctxmap/internal/mapping"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/words"
@@ -20,6 +19,7 @@ const (
 )
 
 // Chunk is one searchable piece of a file: a definition with its (capped) body, or the file's header.
+// The lexical store indexes it, the vector store embeds it, and the record keeps its ChunkRef.
 type Chunk struct {
 	ID        string // path#n
 	Path      string
@@ -30,13 +30,13 @@ type Chunk struct {
 	Name      string // words the chunk is named by (symbol and parent)
 	Doc       string
 	Code      string
-	Target    string         // a mapping's source: path or path::Symbol, which a hit on it ranks
-	Terms     lexical.Fields // normalised text for the lexical store (set by loadOne, dropped once stored)
+	Target    string // a mapping's source: path or path::Symbol, which a hit on it ranks
 }
 
-// chunks cuts a parsed file into chunks. Only definitions that own a body worth searching get a chunk of
-// their own (fields and variables live in their parent's chunk), so the count stays near one per function.
-func chunks(path string, f *parse.File, src []byte, mappings []string) []Chunk {
+// Chunks cuts a parsed file into chunks (mappings: the folders of mapping files). Only definitions that
+// own a body worth searching get a chunk of their own (fields and variables live in their parent's
+// chunk), so the count stays near one per function.
+func Chunks(path string, f *parse.File, src []byte, mappings []string) []Chunk {
 	lines := parse.SplitLines(src)
 	out := []Chunk{header(path, f, lines)}
 	if mapping.IsMappingFile(path, mappings) {
@@ -44,7 +44,7 @@ func chunks(path string, f *parse.File, src []byte, mappings []string) []Chunk {
 		return append(out, mappingChunks(path, len(out), entries)...)
 	}
 	for i, d := range f.Definitions {
-		if !chunked(d) {
+		if !Chunked(d) {
 			continue
 		}
 		end := d.EndLine
@@ -111,7 +111,8 @@ func mappingChunks(path string, first int, entries []mapping.Entry) []Chunk {
 	return out
 }
 
-func chunked(d parse.Definition) bool {
+// Chunked tells the definitions that get a chunk of their own: those that own a body worth searching.
+func Chunked(d parse.Definition) bool {
 	switch d.Kind {
 	case "field", "variable", "constant":
 		return false
@@ -123,7 +124,7 @@ func chunked(d parse.Definition) bool {
 func holdsOther(defs []parse.Definition, i int) bool {
 	d := defs[i]
 	for j, e := range defs {
-		if j != i && chunked(e) && e.StartLine >= d.StartLine && e.EndLine <= d.EndLine &&
+		if j != i && Chunked(e) && e.StartLine >= d.StartLine && e.EndLine <= d.EndLine &&
 			(e.StartLine != d.StartLine || e.EndLine != d.EndLine) {
 			return true
 		}
@@ -163,4 +164,9 @@ func header(path string, f *parse.File, lines [][]byte) Chunk {
 		Doc:       words.Clip(doc.String(), headerMaxBytes),
 		Code:      words.Clip(parse.JoinLines(lines, 1, end), headerMaxBytes),
 	}
+}
+
+// Ref is the chunk without its text, with the number of terms in each of its search fields.
+func (c Chunk) Ref(terms Lengths) ChunkRef {
+	return ChunkRef{ID: c.ID, Symbol: c.Symbol, Kind: c.Kind, StartLine: c.StartLine, EndLine: c.EndLine, Target: c.Target, Terms: terms}
 }
