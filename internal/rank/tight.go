@@ -37,16 +37,18 @@ func (r *ranker) learned(files []RankedFile, m *Model) []RankedFile {
 }
 
 // A tight pack: the files whose probability clears the model's threshold (the best one always), at
-// most tightFiles; in each, its likeliest definitions; every item allowed tokens in proportion to
-// the probability that the fix changes it. The next likely files are named below the items.
+// most tightFiles; in each, its likeliest definitions, or the whole file when it is small enough. An
+// item may spend tokens in proportion to the probability that the fix changes it: it is shown whole
+// while it brings at least 1/tokensPerProb expected changes a token, and cut around its evidence
+// past that. The next likely files, and the files that changed with the shown ones, are outlined.
 const (
 	tightFiles    = 5      // a sixth file was not the fix's in any of the 23 dev-set packs that had one
 	tightDefs     = 8      // a file's likeliest definitions, down to defMinProb
 	defMinProb    = 0.08   // a definition past a file's best is shown when at least this likely
-	tokensPerProb = 2500.0 // what an item that is certain to change may spend
+	tokensPerProb = 5000.0 // what an item that is certain to change may spend
 	minCap        = 250    // and one that is not: a body this size costs less than a wrong guess
 	moreMinCap    = 90     // the least a definition past a file's best may take: its opening lines
-	alsoFiles     = 12     // files outlined where the pack stops
+	alsoFiles     = 20     // files outlined where the pack stops
 	alsoMinProb   = 0.01   // and how likely each must be
 	outlineDefs   = 1      // signatures an outline shows: its likeliest
 	outlineCap    = 70     // tokens an outline may take
@@ -87,47 +89,31 @@ type tightFile struct {
 
 // tightFiles are the files a tight pack shows (the likeliest, then every file whose probability clears
 // the model's threshold, at most tightFiles) and those it outlines where it stops, likeliest first.
-// The files that changed together with the shown ones in the workspace's history raise their
-// probability (noisy-or with the shown file's probability times the pair's confidence), and come in
-// when no signal found them.
+// The files that changed together with the shown ones in the workspace's history are outlined with
+// the probability that gives them (noisy-or with the shown file's probability times the pair's
+// confidence), whether a signal found them or not; shown, they added wrong files for few lines.
 func (r *ranker) tightFiles(files []RankedFile, m *Model) (show, rest []tightFile) {
-	var all []tightFile
 	for k, f := range files {
 		rec := r.s.Record(f.Path)
 		if rec == nil || rec.File == nil {
 			continue
 		}
-		all = append(all, tightFile{f: f, k: k})
-	}
-	if len(all) == 0 {
-		return nil, nil
-	}
-	for _, t := range all {
-		if len(show) > 0 && (t.f.Prob < m.FileThreshold || len(show) >= tightFiles) {
+		t := tightFile{f: f, k: k}
+		if len(show) > 0 && (f.Prob < m.FileThreshold || len(show) >= tightFiles) {
 			rest = append(rest, t)
 			continue
 		}
 		show = append(show, t)
 	}
 	rest = r.withCompanions(show, rest, len(files))
-	// a companion likely enough joins the shown files while there is room
-	var keep []tightFile
-	for _, t := range rest {
-		if t.with != "" && t.f.Prob >= m.FileThreshold && len(show) < tightFiles+companionsShown {
-			show = append(show, t)
-			continue
-		}
-		keep = append(keep, t)
-	}
-	rest = slices.DeleteFunc(keep, func(t tightFile) bool { return t.f.Prob < alsoMinProb || r.hasPins(t.f.Path) })
+	rest = slices.DeleteFunc(rest, func(t tightFile) bool { return t.f.Prob < alsoMinProb || r.hasPins(t.f.Path) })
 	return show, rest
 }
 
 // Companions: the files the history says change with a shown one.
 const (
-	companionsPer   = 8 // companions of each shown file
-	companionMin    = 2 // commits a pair must share
-	companionsShown = 2 // shown files a pack may add for its companions
+	companionsPer = 8 // companions of each shown file
+	companionMin  = 2 // commits a pair must share
 )
 
 // withCompanions raises the probability of the files that changed with the shown ones and adds
@@ -185,14 +171,14 @@ func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]pr
 	rec := r.s.Record(f.Path)
 	src := r.source(f.Path)
 	why := append([]string{fmt.Sprintf("file #%d, p=%.2f", k+1, f.Prob)}, r.fileWhy(f)...)
-	if t.with != "" {
-		why = append(why, t.with)
-	}
 	defs := rec.File.Definitions
+	scored := m.Defs(r.defFeatures(f, f.fusedRank, f.fusedTop, qw))
 	if c, ok := r.wholeFile(rec, src, f, why); ok {
+		if len(scored) > 0 && len(*prims) < 3 && !model.IsTest(f.Path) { // its callers and tests are its best definition's
+			*prims = append(*prims, primary{path: f.Path, def: defs[scored[0].Index]})
+		}
 		return []pack.Candidate{c}
 	}
-	scored := m.Defs(r.defFeatures(f, f.fusedRank, f.fusedTop, qw))
 	if len(scored) == 0 {
 		c := outlineCandidate(rec, src, f, why)
 		c.Probability, c.Cap = f.Prob, capFor(f.Prob)
@@ -380,8 +366,8 @@ func parentOf(defs []parse.Definition, d parse.Definition) int {
 	})
 }
 
-// wholeFile is a likely file small enough to be shown whole: the expected lines of all its
-// definitions for the tokens of one.
+// wholeFile is a likely file small enough to be shown whole within its item's room: the lines between
+// and around its definitions (imports, a module's constants, where a new function goes) come with it.
 func (r *ranker) wholeFile(rec *model.Record, src []byte, f RankedFile, why []string) (pack.Candidate, bool) {
 	cap := capFor(f.Prob)
 	if f.Prob < wholeFileProb || r.hasPins(f.Path) || rec.Lines > maxBodyLines || int(rec.Size)/bytesPerToken > cap {
@@ -395,6 +381,6 @@ func (r *ranker) wholeFile(rec *model.Record, src []byte, f RankedFile, why []st
 
 // A file this likely is shown whole when its tokens (bytes over bytesPerToken) fit its room.
 const (
-	wholeFileProb = 0.2
+	wholeFileProb = 0.1
 	bytesPerToken = 4
 )
