@@ -330,3 +330,31 @@ func rankOf(fs []RankedFile, p string) int {
 	}
 	return len(fs) + 1
 }
+
+// showsDefinition tells whether a pack shows a definition's code: an item of that name, or an item
+// (a whole file, a larger definition) whose shown lines hold the definition's first line.
+func showsDefinition(ix *Index, p *pack.Pack, path, name string) bool {
+	rec := ix.Snapshot().Record(path)
+	for _, it := range p.Items {
+		if it.Path != path || len(it.Shown) == 0 {
+			continue
+		}
+		if it.Symbol == name {
+			return true
+		}
+		if rec == nil || rec.File == nil {
+			continue
+		}
+		for _, d := range rec.File.Definitions {
+			if d.Qualified() != name {
+				continue
+			}
+			for _, r := range it.Shown {
+				if r[0] <= d.StartLine && d.StartLine <= r[1] {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

@@ -20,7 +20,6 @@ import (
 
 	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/internal/lexical"
-	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/query"
 	"github.com/ctxmap/ctxmap/internal/rank"
 )
@@ -648,11 +647,7 @@ func TestMappingRanksItsSource(t *testing.T) {
 	if res.Files[0].Path != "billing/ledger.go" || !strings.Contains(strings.Join(res.Files[0].Why, " "), "matched via ") || !strings.Contains(strings.Join(res.Files[0].Why, " "), " at mappings/ledger.yaml:") {
 		t.Fatalf("top = %s %v", res.Files[0].Path, res.Files[0].Why)
 	}
-	found := false
-	for _, it := range res.Pack.Items {
-		found = found || it.Path == "billing/ledger.go" && it.Symbol == "Post"
-	}
-	if !found {
+	if !showsDefinition(ix, res.Pack, "billing/ledger.go", "Post") {
 		t.Errorf("the pack lacks the mapped definition: %+v", res.Pack.Items)
 	}
 }
@@ -852,7 +847,7 @@ func TestLongFunctionIsSearchableToItsEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if top := res.Files[0]; top.Path != "main.go" || !slices.ContainsFunc(res.Pack.Items, func(it pack.Item) bool { return it.Path == "main.go" && it.Symbol == "main" }) {
+	if top := res.Files[0]; top.Path != "main.go" || !showsDefinition(ix, res.Pack, "main.go", "main") {
 		t.Errorf("top = %s %v; want main.go with its main", top.Path, top.Why)
 	}
 }
