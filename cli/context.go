@@ -65,8 +65,9 @@ itself.`)
 }
 
 func (e *env) runContext(dir string, req index.Request, o packOutput, noDaemon bool) error {
-	// resolved once, against the workspace's file: as the index opened below reads it, and as a running
-	// process is asked (not with its editor's settings); a broken file is reported by opening the index
+	// checked here against the workspace's file, as the index opened below reads it, so that a mistake
+	// is said before anyone is asked; a running process is sent the request as typed and resolves it
+	// with its own configuration; a broken file is reported by opening the index
 	cfg, cfgErr := index.LoadConfig(dir)
 	if cfgErr != nil {
 		cfg = index.Config{}
@@ -76,7 +77,7 @@ func (e *env) runContext(dir string, req index.Request, o packOutput, noDaemon b
 		return usagef("%v", err)
 	}
 	if cfgErr == nil {
-		if done, err := e.askRunning(dir, resolved.Request(), o, daemonAllowed(dir, noDaemon)); done || err != nil {
+		if done, err := e.askRunning(dir, req, resolved.Request().Format, o, daemonAllowed(dir, noDaemon)); done || err != nil {
 			return err
 		}
 	}
@@ -104,9 +105,10 @@ func (e *env) runContext(dir string, req index.Request, o packOutput, noDaemon b
 	})
 }
 
-// askRunning hands the resolved request to the ctxmap process serving dir, if one runs (started in the
-// background first when start is true), and prints its pack; done is false when none answered.
-func (e *env) askRunning(dir string, req index.Request, o packOutput, start bool) (done bool, err error) {
+// askRunning hands the request to the ctxmap process serving dir, if one runs (started in the
+// background first when start is true), and prints its pack in format; done is false when none
+// answered.
+func (e *env) askRunning(dir string, req index.Request, format string, o packOutput, start bool) (done bool, err error) {
 	return e.handOff(dir, start, func(ctx context.Context) error {
 		raw, err := session.Ask(ctx, dir, req)
 		if err != nil {
@@ -117,7 +119,7 @@ func (e *env) askRunning(dir string, req index.Request, o packOutput, start bool
 			return err
 		}
 		body := []byte(p.Text)
-		if req.Format == "json" {
+		if format == "json" {
 			var b bytes.Buffer
 			if err := json.Indent(&b, raw, "", "  "); err != nil {
 				return err

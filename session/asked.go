@@ -35,6 +35,13 @@ func (s *Session) serveAsked(ctx context.Context, req askRequest) (json.RawMessa
 	if req.Op == "" || req.Op == opContext {
 		return s.oneShot(ctx, req.Request)
 	}
+	// as the command line checks them: a bad count is the request's fault
+	if err := index.CheckLimit("top", req.Top); err != nil {
+		return nil, err
+	}
+	if err := index.CheckLimit("limit", req.Limit); err != nil {
+		return nil, err
+	}
 	// a background process started for this question has no quick pack to make before it builds
 	s.quickOnce.Do(func() { close(s.firstQuick) })
 	if err := s.WaitReady(ctx); err != nil {

@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -46,8 +47,8 @@ const maxConns = 16
 var errTooLong = fmt.Errorf("the request is longer than %d bytes", MaxRequest)
 
 // protocolVersion changes whenever the request or the answer changes: a process of another
-// version is not asked.
-const protocolVersion = 2
+// version is not asked. 3: a context request is the user's, as typed (wireContext).
+const protocolVersion = 3
 
 // The operations a request names; "" is a context pack.
 const (
@@ -62,11 +63,35 @@ const (
 type askRequest struct {
 	Version int                  `json:"version"`
 	Op      string               `json:"op,omitempty"`
-	Request index.Request        `json:"request,omitzero"` // context
+	Request wireContext          `json:"request,omitzero"` // context
 	Top     int                  `json:"top,omitempty"`    // entities, picture
 	Name    string               `json:"name,omitempty"`   // explore, picture (the entity)
 	Limit   int                  `json:"limit,omitempty"`  // explore
 	Outline index.OutlineRequest `json:"outline,omitzero"`
+}
+
+// wireContext is a context request as the user types it (the CLI's flags), all the socket carries of
+// one: the session resolves it with its own configuration, and nothing of the engine's own (a model)
+// can be sent, since a request decodes strictly.
+type wireContext struct {
+	Text      string   `json:"text"`
+	Budget    int      `json:"budget,omitempty"`
+	Format    string   `json:"format,omitempty"`
+	Intent    string   `json:"intent,omitempty"`
+	Tokenizer string   `json:"tokenizer,omitempty"`
+	Ranker    string   `json:"ranker,omitempty"`
+	Fill      bool     `json:"fill,omitempty"`
+	Without   []string `json:"without,omitempty"`
+}
+
+func typedContext(r index.Request) wireContext {
+	return wireContext{Text: r.Text, Budget: r.Budget, Format: r.Format, Intent: r.Intent, Tokenizer: r.Tokenizer,
+		Ranker: r.Ranker, Fill: r.Fill, Without: r.Without}
+}
+
+func (w wireContext) request() index.Request {
+	return index.Request{Text: w.Text, Budget: w.Budget, Format: w.Format, Intent: w.Intent, Tokenizer: w.Tokenizer,
+		Ranker: w.Ranker, Fill: w.Fill, Without: w.Without}
 }
 
 type askAnswer struct {
@@ -206,26 +231,48 @@ func (s *Session) answer(c net.Conn) {
 		}
 		return
 	}
-	var req askRequest
-	if err := json.Unmarshal(line, &req); err != nil {
-		s.opts.Logf("query socket: %v", err)
-		return
-	}
-	var ans askAnswer
-	// a stop is understood across versions: a newer command replaces an older background process
-	if req.Version != protocolVersion && req.Op != opStop {
-		ans.Error = fmt.Sprintf("protocol version %d, want %d", req.Version, protocolVersion)
-	} else if res, err := s.serveAsked(s.ctx, req); err != nil {
-		ans.Error, ans.Invalid = err.Error(), errors.Is(err, index.ErrInvalid)
-		var fe finalError
-		ans.Final = errors.As(err, &fe)
-	} else {
-		ans.Result = res
-	}
+	ans := s.answerLine(line)
 	c.SetWriteDeadline(time.Now().Add(answerTimeout))
 	if err := json.NewEncoder(c).Encode(ans); err != nil {
 		s.opts.Logf("query socket: %v", err)
 	}
+}
+
+// answerLine is the answer to one request's line. A line that is not a request of this version is
+// refused (a stop is understood across versions: a newer command replaces an older background
+// process); a panic while answering is an error answer, and the session keeps serving.
+func (s *Session) answerLine(line []byte) (ans askAnswer) {
+	var head struct {
+		Version int    `json:"version"`
+		Op      string `json:"op"`
+	}
+	if err := json.Unmarshal(line, &head); err != nil {
+		return askAnswer{Error: fmt.Sprintf("not a request: %v", err), Invalid: true}
+	}
+	if head.Version != protocolVersion && head.Op != opStop {
+		return askAnswer{Error: fmt.Sprintf("protocol version %d, want %d", head.Version, protocolVersion)}
+	}
+	var req askRequest
+	if head.Op != opStop {
+		d := json.NewDecoder(bytes.NewReader(line))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&req); err != nil {
+			return askAnswer{Error: fmt.Sprintf("not a request: %v", err), Invalid: true}
+		}
+	}
+	req.Op = head.Op
+	defer func() {
+		if r := recover(); r != nil {
+			s.opts.Logf("query socket: panic answering %q: %v\n%s", req.Op, r, debug.Stack())
+			ans = askAnswer{Error: fmt.Sprintf("internal error answering %q: %v (the process logged it and keeps serving)", req.Op, r), Final: true}
+		}
+	}()
+	res, err := s.serveAsked(s.ctx, req)
+	if err != nil {
+		var fe finalError
+		return askAnswer{Error: err.Error(), Invalid: errors.Is(err, index.ErrInvalid), Final: errors.As(err, &fe)}
+	}
+	return askAnswer{Result: res}
 }
 
 // readRequest reads one line of at most limit bytes, its newline included; errTooLong as soon as it
@@ -256,8 +303,8 @@ func readRequest(r *bufio.Reader, limit int) ([]byte, error) {
 }
 
 // oneShot answers as a one-shot process would: once the queued changes and the embeddings are in.
-func (s *Session) oneShot(ctx context.Context, req index.Request) (json.RawMessage, error) {
-	resolved, err := req.Normalize(s.Config())
+func (s *Session) oneShot(ctx context.Context, req wireContext) (json.RawMessage, error) {
+	resolved, err := req.request().Normalize(s.Config())
 	if err != nil {
 		return nil, err
 	}
@@ -309,11 +356,11 @@ func (e remoteError) Unwrap() error {
 	return nil
 }
 
-// Ask hands a context request to the running session of root and returns the pack's JSON;
-// ErrNoSession when none answers. It never starts one.
+// Ask hands a context request, as the user typed it, to the running session of root, which resolves
+// it with its configuration and its own model, and returns the pack's JSON; ErrNoSession when none
+// answers. It never starts one.
 func Ask(ctx context.Context, root string, req index.Request) (json.RawMessage, error) {
-	req.Model = nil // the running process's own model
-	return ask(ctx, root, askRequest{Op: opContext, Request: req})
+	return ask(ctx, root, askRequest{Op: opContext, Request: typedContext(req)})
 }
 
 // ask sends one request to the session of root and returns its result; ErrNoSession when none
