@@ -4,10 +4,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -47,11 +51,16 @@ func askRaw(t *testing.T, path, line string) map[string]any {
 	if _, err := io.WriteString(c, line+"\n"); err != nil {
 		t.Fatal(err)
 	}
-	var ans map[string]any
-	if err := json.NewDecoder(bufio.NewReader(c)).Decode(&ans); err != nil {
-		t.Fatalf("no answer to %q: %v", line, err)
+	dec := json.NewDecoder(bufio.NewReader(c))
+	for {
+		var ans map[string]any
+		if err := dec.Decode(&ans); err != nil {
+			t.Fatalf("no answer to %q: %v", line, err)
+		}
+		if ans["progress"] == nil {
+			return ans
+		}
 	}
-	return ans
 }
 
 // refusesCrafted sends every crafted request to the process serving root, wants each refused with an
@@ -162,6 +171,137 @@ func TestCraftedSocketRequestsAreRefused(t *testing.T) {
 		if _, err := conn.Call(ctx, "workspace/executeCommand", map[string]any{"command": "ctxmap.context",
 			"arguments": []any{map[string]any{"text": "stock reservation", "budget": 600}}}, &pack); err != nil || pack["text"] == nil {
 			t.Fatalf("ctxmap.context after the crafted requests: %v %v", err, pack)
+		}
+	})
+}
+
+// timedRun runs bin with env and returns its output, its exit code and how long it took.
+func timedRun(t *testing.T, bin string, env []string, args ...string) (stdout, stderr string, code int, took time.Duration) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err := cmd.Run()
+	took = time.Since(start)
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("ctxmap %s: %v", strings.Join(args, " "), err)
+	}
+	return out.String(), errb.String(), code, took
+}
+
+// A background process that stops (kill -STOP) costs a command at most session.AnswerWait, after
+// which the command answers in its own process and says why; one whose socket file is removed makes it
+// again, and the next command waits for it less than a second; one whose cache folder is removed
+// leaves, and the next command starts another.
+func TestStoppedOrLostBackgroundProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and starts processes")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("finds the processes in /proc")
+	}
+	bin := buildBinary(t)
+	t.Cleanup(func() { stopBackground(t, bin) })
+	root := shopRepository(t)
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache) // where SocketPath looks
+	env := daemonEnv(cache, time.Minute)
+	question := []string{"context", "-C", root, "--budget", "600", "checkout fails when the cart is empty"}
+	want, _, _, own := timedRun(t, bin, daemonEnv(t.TempDir(), time.Minute), append(question, "--no-daemon")...)
+	t.Logf("answered in its own process in %s", own.Round(time.Millisecond))
+	runWith(t, bin, env, question...)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if out, _ := runWith(t, bin, env, question...); out == want {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the background process's answer differs from the command's own:\n%s\n---\n%s", out, want)
+		}
+	}
+	pids := backgroundProcesses(t, bin)
+	if len(pids) != 1 {
+		t.Fatalf("background processes %v; want one", pids)
+	}
+	daemon := pids[0]
+	sock, err := session.SocketPath(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("stopped", func(t *testing.T) {
+		syscall.Kill(daemon, syscall.SIGSTOP)
+		defer syscall.Kill(daemon, syscall.SIGCONT)
+		out, said, code, took := timedRun(t, bin, env, question...)
+		t.Logf("a command beside a stopped background process took %s", took.Round(time.Millisecond))
+		if code != 0 || out != want {
+			t.Errorf("exit %d, pack:\n%s\nwant:\n%s\nit said: %s", code, out, want, said)
+		}
+		if !strings.Contains(said, "sent nothing for "+session.AnswerWait.String()) || !strings.Contains(said, "answering in this process") {
+			t.Errorf("it said %q; want why it answered in its own process", said)
+		}
+		// its own answer is in memory beside the held cache, a little slower than own
+		if limit := session.AnswerWait + 2*own + 5*time.Second; took > limit {
+			t.Errorf("took %s, more than %s", took, limit)
+		}
+	})
+
+	t.Run("stopped, socket removed", func(t *testing.T) {
+		syscall.Kill(daemon, syscall.SIGSTOP)
+		defer syscall.Kill(daemon, syscall.SIGCONT)
+		if err := os.Remove(sock); err != nil {
+			t.Fatal(err)
+		}
+		out, said, code, took := timedRun(t, bin, env, question...)
+		t.Logf("a command beside a stopped background process without a socket took %s", took.Round(time.Millisecond))
+		if code != 0 || out != want || !strings.Contains(said, "has not listened for 1s") {
+			t.Errorf("exit %d, said %q, pack:\n%s\nwant:\n%s", code, said, out, want)
+		}
+		if limit := time.Second + 2*own + 5*time.Second; took > limit {
+			t.Errorf("took %s, more than %s", took, limit)
+		}
+	})
+
+	t.Run("socket removed", func(t *testing.T) {
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(sock); err == nil {
+				break
+			} else if time.Now().After(deadline) {
+				t.Fatalf("the background process did not make its socket again: %v", err)
+			}
+		}
+		if err := os.Remove(sock); err != nil {
+			t.Fatal(err)
+		}
+		out, said, code, took := timedRun(t, bin, env, question...)
+		t.Logf("a command after the socket was removed took %s", took.Round(time.Millisecond))
+		if code != 0 || out != want || said != "" {
+			t.Errorf("exit %d, said %q, pack:\n%s\nwant:\n%s", code, said, out, want)
+		}
+		if took > time.Second+own {
+			t.Errorf("took %s after the socket was removed; want at most a second more than %s", took, own)
+		}
+		if got := backgroundProcesses(t, bin); !slices.Equal(got, []int{daemon}) {
+			t.Errorf("background processes %v; want the same one, %d", got, daemon)
+		}
+	})
+
+	t.Run("cache folder removed", func(t *testing.T) {
+		if err := os.RemoveAll(filepath.Dir(sock)); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(10 * time.Second); slices.Contains(backgroundProcesses(t, bin), daemon); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the background process stayed after its cache folder was removed")
+			}
+		}
+		out, said, code, _ := timedRun(t, bin, env, question...)
+		if code != 0 || !strings.Contains(said, "a background process serves") {
+			t.Errorf("exit %d, said %q, pack:\n%s", code, said, out)
 		}
 	})
 }

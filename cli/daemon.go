@@ -92,8 +92,11 @@ func daemonAllowed(dir string, noDaemon bool) bool {
 func (e *env) handOff(dir string, start bool, ask func(ctx context.Context) error) (done bool, err error) {
 	ctx, cancel := interruptible()
 	defer cancel()
+	note, clear := e.runningProgress()
+	defer clear()
+	ctx = session.WithProgress(ctx, note)
 	err = ask(ctx)
-	if errors.Is(err, session.ErrNoSession) && start && !errors.Is(err, session.ErrTooLarge) {
+	if errors.Is(err, session.ErrNoSession) && start && !errors.Is(err, session.ErrTooLarge) && !errors.Is(err, session.ErrSilent) {
 		if serr := e.startBackground(ctx, dir); serr != nil {
 			fmt.Fprintf(e.stderr, "ctxmap: no background process: %v\n", serr)
 			return false, nil
@@ -109,6 +112,11 @@ func (e *env) handOff(dir string, start bool, ask func(ctx context.Context) erro
 		}
 	}
 	switch {
+	case errors.Is(err, session.ErrSilent):
+		// stopped or hung: not asked again, nor stopped (it may come back), and said
+		clear()
+		fmt.Fprintf(e.stderr, "ctxmap: %v (see %s): answering in this process\n", err, logPath(dir))
+		return false, nil
 	case errors.Is(err, session.ErrNoSession):
 		return false, nil
 	case errors.Is(err, index.ErrInvalid):
@@ -138,13 +146,42 @@ func (e *env) startBackground(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := session.StartBackground(ctx, root, []string{exe, "daemon", "-C", root}); err != nil {
+	started, err := session.StartBackground(ctx, root, []string{exe, "daemon", "-C", root})
+	if err != nil {
 		return err
 	}
-	if !e.quiet {
-		sock, _ := session.SocketPath(root)
+	if started && !e.quiet {
 		fmt.Fprintf(e.stderr, "ctxmap: a background process serves %s from now on (ctxmap daemon --stop ends it; its log: %s)\n",
-			root, filepath.Join(filepath.Dir(sock), session.BackgroundLog))
+			root, logPath(root))
 	}
 	return nil
+}
+
+// logPath is the background process's log for dir.
+func logPath(dir string) string {
+	sock, err := session.SocketPath(dir)
+	if err != nil {
+		return session.BackgroundLog
+	}
+	return filepath.Join(filepath.Dir(sock), session.BackgroundLog)
+}
+
+// runningProgress shows, on a terminal, how the running process's answer goes while it is made (a
+// first build's share) on one line, which clear removes.
+func (e *env) runningProgress() (note func(string), clear func()) {
+	p := e.progress()
+	last := ""
+	note = func(n string) {
+		if !p.tty || p.quiet || n == last {
+			return
+		}
+		last = n
+		fmt.Fprintf(e.stderr, "\r\x1b[Kctxmap: the running process: %s", n)
+	}
+	clear = func() {
+		if last != "" {
+			fmt.Fprint(e.stderr, "\r\x1b[K")
+		}
+	}
+	return note, clear
 }

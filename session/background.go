@@ -34,6 +34,11 @@ const DefaultQuiet = 10 * time.Minute
 // starter to finish.
 const startWait = 30 * time.Second
 
+// lostWait bounds how long a starter waits for a background process that runs (it holds its lock) but
+// does not listen: one whose socket was removed makes it again within socketCheck; one that does not
+// (stopped, hung) is left alone, and the command answers in its own process.
+const lostWait = time.Second
+
 // cacheFolder is the cache folder of root, made if missing (for the owner only).
 func cacheFolder(root string) (string, error) {
 	sock, err := SocketPath(root)
@@ -98,44 +103,53 @@ func RunBackground(ctx context.Context, root string, quiet time.Duration, logf f
 }
 
 // StartBackground starts command (the ctxmap binary and its arguments, which run RunBackground for
-// root) as a background process unless one answers for root already, and waits until it listens.
-// Two starters at once start one process: the second waits for the first and finds it answering.
-func StartBackground(ctx context.Context, root string, command []string) error {
+// root) as a background process unless one answers for root already, and waits until it listens;
+// started says whether it started one. Two starters at once start one process: the second waits for
+// the first and finds it answering.
+func StartBackground(ctx context.Context, root string, command []string) (started bool, err error) {
 	dir, err := cacheFolder(root)
 	if err != nil {
-		return err
+		return false, err
 	}
 	sock := filepath.Join(dir, socketName)
 	release, err := takeLockWaiting(ctx, dir, startLock)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer release()
 	deadline := time.Now().Add(startWait)
 	var exited chan error
+	var heldSince time.Time
 	for !answers(sock) {
-		// none listens: start one, unless one holds its lock (starting, or leaving: then it is
-		// waited for)
+		// none listens: start one, unless one holds its lock (starting, leaving, or its socket lost:
+		// then it is waited for, a little)
 		if exited == nil {
-			if running, err := store.TakeNamedLock(dir, backgroundLock); err == nil {
+			running, err := store.TakeNamedLock(dir, backgroundLock)
+			switch {
+			case err == nil:
 				running.Release()
 				if exited, err = spawn(dir, command); err != nil {
-					return err
+					return false, err
 				}
+			case heldSince.IsZero():
+				heldSince = time.Now()
+			case time.Since(heldSince) > lostWait:
+				return false, fmt.Errorf("a background process holds %s but has not listened for %s: see %s",
+					filepath.Join(dir, backgroundLock), lostWait, filepath.Join(dir, BackgroundLog))
 			}
 		}
 		select {
 		case err := <-exited:
-			return fmt.Errorf("the background process left before it listened (%v): see %s", err, filepath.Join(dir, BackgroundLog))
+			return true, fmt.Errorf("the background process left before it listened (%v): see %s", err, filepath.Join(dir, BackgroundLog))
 		case <-ctx.Done():
-			return ctx.Err()
+			return exited != nil, ctx.Err()
 		case <-time.After(10 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the background process did not listen within %s: see %s", startWait, filepath.Join(dir, BackgroundLog))
+			return exited != nil, fmt.Errorf("the background process did not listen within %s: see %s", startWait, filepath.Join(dir, BackgroundLog))
 		}
 	}
-	return nil
+	return exited != nil, nil
 }
 
 // spawn starts command in the background, its output in the log (rewritten), and reports its end.

@@ -29,10 +29,15 @@ const socketName = "query.sock"
 const dialTimeout = 200 * time.Millisecond
 
 // requestTimeout bounds the reading of a request, not the answer; answerTimeout the writing of the
-// answer, for a client that stops reading.
+// answer, for a client that stops reading. While an answer is made, a line saying how it goes is
+// sent every progressEvery; a client that hears nothing for AnswerWait (a stopped or hung process)
+// gives up and answers in its own process.
 const (
 	requestTimeout = 5 * time.Second
 	answerTimeout  = 5 * time.Second
+	progressEvery  = time.Second
+	// AnswerWait is the longest an asking command waits for the next line of an answer.
+	AnswerWait = 5 * time.Second
 )
 
 // MaxRequest bounds one request's line: a client must not make the server hold more than this for
@@ -100,15 +105,26 @@ type askAnswer struct {
 	Invalid bool            `json:"invalid,omitempty"` // Error is the request's fault (index.ErrInvalid)
 	// Error is the answer (an unknown entity, say), not the process's failure to give one
 	Final bool `json:"final,omitempty"`
+	// Progress, alone in a line, says the answer is being made and how it goes; the answer follows
+	Progress string `json:"progress,omitempty"`
 }
 
 // listener serves the socket; nil when the session does not listen.
 type listener struct {
 	path  string
-	ln    net.Listener
 	conns sync.WaitGroup
 	slots chan struct{} // one token per connection being served
+	done  chan struct{} // closed when the session stops listening
+
+	mu     sync.Mutex
+	ln     net.Listener
+	file   os.FileInfo // the socket file this listener made
+	closed bool        // the session stopped listening: no socket is made again
 }
+
+// socketCheck is how often a listening session makes sure its socket file is still its own: a removed
+// one (or its cache folder) would leave every command waiting for a process it cannot reach.
+const socketCheck = 500 * time.Millisecond
 
 // SocketPath is where a session of root listens: in the folder the index caches root in.
 func SocketPath(root string) (string, error) {
@@ -134,54 +150,133 @@ func (s *Session) listen() {
 		s.opts.Logf("no query socket: %v", err)
 		return
 	}
-	if c, err := net.DialTimeout("unix", path, dialTimeout); err == nil {
-		c.Close()
-		s.opts.Logf("another ctxmap process answers on %s", path)
-		return
-	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		s.opts.Logf("no query socket: remove the stale %s: %v", path, err)
-		return
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	l := &listener{path: path, slots: make(chan struct{}, maxConns), done: make(chan struct{})}
+	if err := s.bind(l); err != nil {
 		s.opts.Logf("no query socket: %v", err)
 		return
 	}
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		s.opts.Logf("no query socket: %v", err)
-		return
-	}
-	// the folder is its owner's already; the socket too, whatever the umask
-	if err := os.Chmod(path, 0o600); err != nil {
-		ln.Close()
-		s.opts.Logf("no query socket: %v", err)
-		return
-	}
-	l := &listener{path: path, ln: ln, slots: make(chan struct{}, maxConns)}
 	s.listener = l
 	l.conns.Add(1)
 	go func() {
 		defer l.conns.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return // closed
-			}
-			select {
-			case l.slots <- struct{}{}:
-			default:
-				s.refuse(c, fmt.Sprintf("busy: %d connections are being served", maxConns))
-				continue
-			}
-			l.conns.Add(1)
-			go func() {
-				defer l.conns.Done()
-				defer func() { <-l.slots }()
-				s.answer(c)
-			}()
-		}
+		s.keepSocket(l)
 	}()
+}
+
+// bind makes l's socket file and serves it, unless another process answers on it.
+func (s *Session) bind(l *listener) error {
+	if c, err := net.DialTimeout("unix", l.path, dialTimeout); err == nil {
+		c.Close()
+		return fmt.Errorf("another ctxmap process answers on %s", l.path)
+	}
+	if err := os.Remove(l.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove the stale %s: %w", l.path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
+		return err
+	}
+	ln, err := net.Listen("unix", l.path)
+	if err != nil {
+		return err
+	}
+	// removed by this listener only while the file is its own (see unbind)
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	// the folder is its owner's already; the socket too, whatever the umask
+	fi, err := os.Stat(l.path)
+	if err == nil {
+		err = os.Chmod(l.path, 0o600)
+	}
+	if err != nil {
+		ln.Close()
+		os.Remove(l.path)
+		return err
+	}
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		ln.Close()
+		os.Remove(l.path)
+		return errors.New("the session stopped listening")
+	}
+	old := l.ln
+	l.ln, l.file = ln, fi
+	l.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	l.conns.Add(1)
+	go func() {
+		defer l.conns.Done()
+		s.accept(l, ln)
+	}()
+	return nil
+}
+
+// accept serves the connections of ln until it is closed.
+func (s *Session) accept(l *listener, ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return // closed
+		}
+		select {
+		case l.slots <- struct{}{}:
+		default:
+			s.refuse(c, fmt.Sprintf("busy: %d connections are being served", maxConns))
+			continue
+		}
+		l.conns.Add(1)
+		go func() {
+			defer l.conns.Done()
+			defer func() { <-l.slots }()
+			s.answer(c)
+		}()
+	}
+}
+
+// own says whether the socket file at l.path is still the one l made.
+func (l *listener) own() bool {
+	fi, err := os.Stat(l.path)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return err == nil && os.SameFile(fi, l.file)
+}
+
+// keepSocket checks every socketCheck that the socket file is still l's own. A removed one is made
+// again; one that another process now answers on, or a cache folder removed, makes a background
+// process leave (the next command starts another) and another session stop listening.
+func (s *Session) keepSocket(l *listener) {
+	tick := time.NewTicker(socketCheck)
+	defer tick.Stop()
+	for {
+		select {
+		case <-l.done:
+			return
+		case <-tick.C:
+		}
+		if l.own() {
+			continue
+		}
+		_, dirErr := os.Stat(filepath.Dir(l.path))
+		var err error
+		if dirErr == nil {
+			err = s.bind(l)
+		} else {
+			err = fmt.Errorf("the cache folder is gone: %w", dirErr)
+		}
+		if err == nil {
+			s.opts.Logf("query socket: %s was removed: made again", l.path)
+			continue
+		}
+		s.opts.Logf("query socket: %s is no longer this process's: %v", l.path, err)
+		l.mu.Lock()
+		l.ln.Close()
+		l.mu.Unlock()
+		if s.opts.Stop != nil {
+			s.opts.Stop()
+		}
+		return
+	}
 }
 
 // socketPath is where the session listens: in its cache folder.
@@ -203,7 +298,15 @@ func (s *Session) stopListening() {
 	if l == nil {
 		return
 	}
-	l.ln.Close() // removes the socket file too
+	close(l.done)
+	own := l.own()
+	l.mu.Lock()
+	l.closed = true
+	l.ln.Close()
+	l.mu.Unlock()
+	if own { // another process's socket is left alone
+		os.Remove(l.path)
+	}
 	l.conns.Wait()
 }
 
@@ -231,11 +334,38 @@ func (s *Session) answer(c net.Conn) {
 		}
 		return
 	}
-	ans := s.answerLine(line)
-	c.SetWriteDeadline(time.Now().Add(answerTimeout))
-	if err := json.NewEncoder(c).Encode(ans); err != nil {
-		s.opts.Logf("query socket: %v", err)
+	answered := make(chan askAnswer, 1)
+	go func() { answered <- s.answerLine(line) }()
+	enc := json.NewEncoder(c)
+	tick := time.NewTicker(progressEvery)
+	defer tick.Stop()
+	for {
+		ans := askAnswer{}
+		select {
+		case ans = <-answered:
+		case <-tick.C:
+			ans.Progress = s.progressNote()
+		}
+		c.SetWriteDeadline(time.Now().Add(answerTimeout))
+		if err := enc.Encode(ans); err != nil {
+			s.opts.Logf("query socket: %v", err) // the client left; the answer being made is dropped
+			return
+		}
+		if ans.Progress == "" {
+			return
+		}
 	}
+}
+
+// progressNote says how the answer being made goes: the first build's share, or the answer itself.
+func (s *Session) progressNote() string {
+	s.mu.Lock()
+	ready := s.ready
+	s.mu.Unlock()
+	if !ready {
+		return fmt.Sprintf("building the index: %.0f%%", 100*s.builtShare())
+	}
+	return "making the answer"
 }
 
 // answerLine is the answer to one request's line. A line that is not a request of this version is
@@ -338,6 +468,25 @@ func (s *Session) oneShot(ctx context.Context, req wireContext) (json.RawMessage
 // ErrNoSession says no running process answers for the workspace.
 var ErrNoSession = errors.New("no running ctxmap process for this workspace")
 
+// ErrSilent is a process that took the request but sent nothing for AnswerWait (stopped, or hung):
+// the asking process answers it itself.
+var ErrSilent error = silentError{}
+
+type silentError struct{}
+
+func (silentError) Error() string {
+	return fmt.Sprintf("the running process sent nothing for %s", AnswerWait)
+}
+
+func (silentError) Is(target error) bool { return target == ErrNoSession }
+
+type progressKey struct{}
+
+// WithProgress has the asks made with ctx call note with each progress line of their answer.
+func WithProgress(ctx context.Context, note func(string)) context.Context {
+	return context.WithValue(ctx, progressKey{}, note)
+}
+
 // ErrTooLarge is a request too large for the socket: the asking process answers it itself.
 var ErrTooLarge = fmt.Errorf("%w: the request is larger than %d bytes", ErrNoSession, MaxRequest)
 
@@ -388,15 +537,32 @@ func askAt(ctx context.Context, path string, req askRequest) (json.RawMessage, e
 	defer c.Close()
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
+	c.SetWriteDeadline(time.Now().Add(AnswerWait))
 	if _, err := c.Write(append(body, '\n')); err != nil {
 		return nil, ErrNoSession
 	}
+	note, _ := ctx.Value(progressKey{}).(func(string))
+	dec := json.NewDecoder(bufio.NewReader(c))
 	var ans askAnswer
-	if err := json.NewDecoder(bufio.NewReader(c)).Decode(&ans); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	for {
+		c.SetReadDeadline(time.Now().Add(AnswerWait))
+		ans = askAnswer{}
+		if err := dec.Decode(&ans); err != nil {
+			var ne net.Error
+			switch {
+			case ctx.Err() != nil:
+				return nil, ctx.Err()
+			case errors.As(err, &ne) && ne.Timeout():
+				return nil, ErrSilent
+			}
+			return nil, ErrNoSession // it went away: answer without it
 		}
-		return nil, ErrNoSession // it went away: answer without it
+		if ans.Progress == "" {
+			break
+		}
+		if note != nil {
+			note(ans.Progress)
+		}
 	}
 	switch {
 	case ans.Invalid || ans.Final:

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -140,5 +141,45 @@ func TestOversizedRequestIsRefused(t *testing.T) {
 		t.Errorf("heap %d KiB after the refused requests, %d KiB before", after>>10, before>>10)
 	} else {
 		t.Logf("heap %d KiB before, %d KiB after", before>>10, after>>10)
+	}
+}
+
+// A socket file removed under a listening session is made again within a second, and one that
+// another listener took is left to it: the session stops listening instead of removing it.
+func TestRemovedSocketIsMadeAgain(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "shop/cart.go", "package shop\n\n// AddToCart puts an item in the cart.\nfunc AddToCart() {}\n")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	s := open(t, Options{Root: root, Listen: true})
+	ctx := context.Background()
+	path := s.listener.path
+	if _, err := Ask(ctx, root, index.Request{Text: "add to cart"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for {
+		if _, err := Ask(ctx, root, index.Request{Text: "add to cart"}); err == nil {
+			break
+		} else if time.Since(start) > time.Second {
+			t.Fatalf("no answer %s after the socket was removed: %v", time.Since(start), err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("answered again %s after the socket was removed", time.Since(start).Round(time.Millisecond))
+
+	// another listener replaces the file: the session leaves it alone
+	os.Remove(path)
+	other, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	time.Sleep(3 * socketCheck)
+	s.Close()
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("the other listener's socket after the session closed: %v", err)
 	}
 }
