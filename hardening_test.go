@@ -305,3 +305,159 @@ func TestStoppedOrLostBackgroundProcess(t *testing.T) {
 		}
 	})
 }
+
+// shortTemp is a temporary folder with a short path: a socket's path must fit in 108 bytes, and a
+// subtest's own temporary folder is named after it.
+func shortTemp(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "ctxmap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// lastLine is the last line of a command's stderr: its message, after what it said on the way.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+// A command gives the same answer, exit code and message whether a background process answers it or
+// it answers in its own process: an empty folder, a missing one (nothing written for it), a binary text,
+// an empty one and an oversized one (cut, with a warning). ctxmap index beside a background process
+// refreshes the index that process shares, and --verify has it leave the cache to the check.
+func TestOneAnswerWithOrWithoutTheBackgroundProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and starts processes")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("finds the processes in /proc")
+	}
+	bin := buildBinary(t)
+	t.Cleanup(func() { stopBackground(t, bin) })
+	root := shopRepository(t)
+	empty := t.TempDir()
+	missing := filepath.Join(t.TempDir(), "nowhere")
+	binary, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("checkout fails when the cart is empty; ", 300<<10/39)
+	cases := []struct {
+		name  string
+		args  []string
+		stdin string
+		code  int
+		said  string
+		asked bool // the background process is started and asked; else the command refuses first
+	}{
+		{"empty folder", []string{"context", "-C", empty, "foo bar"}, "", 1, "nothing to read: " + empty + " is empty", true},
+		{"empty folder, entities", []string{"entities", "-C", empty}, "", 1, "nothing to read", true},
+		{"missing folder", []string{"context", "-C", missing, "foo"}, "", 2, "-C " + missing + ": no such folder", false},
+		{"missing folder, map", []string{"map", "-C", missing, "--format", "text"}, "", 2, "no such folder", false},
+		{"binary text", []string{"context", "-C", root, "-"}, string(binary[:1<<20]), 2, "the text is binary", false},
+		{"binary text piped", []string{"context", "-C", root}, string(binary[:1<<20]), 2, "the text is binary", false},
+		{"empty stdin", []string{"context", "-C", root, "-"}, "", 2, "the text is empty", false},
+		{"oversized text", []string{"context", "-C", root, "--budget", "600", "-"}, long, 0, "only its first 256 KiB are read", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var outs []string
+			for _, daemon := range []bool{false, true} {
+				cache := shortTemp(t)
+				env := daemonEnv(cache, time.Minute)
+				args := c.args
+				if !daemon {
+					args = append(slices.Clone(args), "--no-daemon")
+				}
+				var out, said strings.Builder
+				code := 0
+				for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+					cmd := exec.Command(bin, args...)
+					cmd.Env, cmd.Stdin = env, strings.NewReader(c.stdin)
+					out.Reset()
+					cmd.Stdout, cmd.Stderr = &out, &said // what every run said
+					err := cmd.Run()
+					var ee *exec.ExitError
+					if errors.As(err, &ee) {
+						code = ee.ExitCode()
+					} else if err != nil {
+						t.Fatal(err)
+					}
+					// the first answers of a background process may come before its build is in
+					if !strings.Contains(out.String(), "- partial: from ") || time.Now().After(deadline) {
+						break
+					}
+				}
+				if started := strings.Contains(said.String(), "a background process serves"); daemon && started != c.asked {
+					logs, _ := filepath.Glob(filepath.Join(cache, "ctxmap", "*", session.BackgroundLog))
+					var log []byte
+					if len(logs) > 0 {
+						log, _ = os.ReadFile(logs[0])
+					}
+					t.Errorf("a background process started: %v, want %v (%q); its log:\n%s", started, c.asked, said.String(), log)
+				}
+				if code != c.code || !strings.Contains(said.String(), c.said) {
+					t.Errorf("daemon %v: exit %d, said %q; want exit %d and %q", daemon, code, said.String(), c.code, c.said)
+				}
+				if c.code != 0 {
+					outs = append(outs, lastLine(said.String()))
+				} else {
+					outs = append(outs, out.String())
+				}
+				if c.name == "missing folder" {
+					if entries, _ := os.ReadDir(cache); len(entries) > 0 {
+						t.Errorf("daemon %v: the cache holds %v for a missing folder", daemon, entries)
+					}
+					if _, err := os.Stat(missing); err == nil {
+						t.Errorf("daemon %v: the missing folder was made", daemon)
+					}
+				}
+			}
+			if outs[0] != outs[1] {
+				t.Errorf("in its own process:\n%s\nwith a background process:\n%s", outs[0], outs[1])
+			}
+		})
+	}
+
+	t.Run("index", func(t *testing.T) {
+		cache := t.TempDir()
+		t.Setenv("XDG_CACHE_HOME", cache)
+		env := daemonEnv(cache, time.Minute)
+		runWith(t, bin, env, "entities", "-C", root, "--top", "3") // starts the background process
+		pids := backgroundProcesses(t, bin)
+		if len(pids) != 1 {
+			t.Fatalf("background processes %v; want one", pids)
+		}
+		var before index.Stats
+		out, _ := runWith(t, bin, env, "index", "-C", root, "--json")
+		if err := json.Unmarshal([]byte(out), &before); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "shop", "refund.py"), []byte("def refund(order):\n    return order.total\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, said := runWith(t, bin, env, "index", "-C", root, "--json")
+		var after index.Stats
+		if err := json.Unmarshal([]byte(out), &after); err != nil {
+			t.Fatal(err)
+		}
+		sock, _ := session.SocketPath(root)
+		if after.Files != before.Files+1 || after.Cache != filepath.Dir(sock) || strings.Contains(said, "in memory") {
+			t.Errorf("index beside a background process: %d files (before %d), cache %q, said %q; want one more file in %s",
+				after.Files, before.Files, after.Cache, said, filepath.Dir(sock))
+		}
+		if got := backgroundProcesses(t, bin); !slices.Equal(got, pids) {
+			t.Errorf("background processes %v after index; want %v", got, pids)
+		}
+		// the background process answers with the new file
+		if out, _ := runWith(t, bin, env, "context", "-C", root, "--format", "json", "refund of an order total"); !strings.Contains(out, "shop/refund.py") {
+			t.Errorf("the pack after index does not hold the new file:\n%.400s", out)
+		}
+		_, said = runWith(t, bin, env, "index", "-C", root, "--verify")
+		if !strings.Contains(said, "left the cache to the check") || !strings.Contains(said, "every file of the cache is sound") {
+			t.Errorf("index --verify beside a background process said %q", said)
+		}
+	})
+}

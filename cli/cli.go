@@ -86,6 +86,13 @@ server) and agents (ctxmap mcp).`,
 			return usagef("give a command")
 		},
 	}
+	// a missing or wrong -C is said before anything is asked, opened or written (no cache folder for it)
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if f := cmd.Flags().Lookup("dir"); f != nil && f.Shorthand == "C" { // man's --dir is where it writes
+			return checkDir(f.Value.String())
+		}
+		return nil
+	}
 	root.PersistentFlags().BoolVarP(&e.quiet, "quiet", "q", false, "no progress bars or summary line on stderr")
 	root.SetVersionTemplate("ctxmap {{.Version}}\n")
 	// a flag's mistake is a usage error, as an argument's is
@@ -134,6 +141,20 @@ func noArgs(_ *cobra.Command, args []string) error {
 // newCommand makes a subcommand with its help, taking no arguments: one that takes some sets Args again.
 func newCommand(use, short, long string) *cobra.Command {
 	return &cobra.Command{Use: use, Short: short, Long: long, Args: noArgs}
+}
+
+// checkDir says what is wrong with a workspace root: missing, or not a folder.
+func checkDir(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return usagef("-C %s: no such folder", dir)
+	case err != nil:
+		return usagef("-C %s: %v", dir, err)
+	case !fi.IsDir():
+		return usagef("-C %s: not a folder", dir)
+	}
+	return nil
 }
 
 // dirFlag adds the workspace root flag, -C as in git and make.

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/session"
@@ -17,7 +19,7 @@ import (
 func (e *env) contextCommand() *cobra.Command {
 	cmd := newCommand("context [flags] (TEXT... | -)", "the context pack for an issue", `Print the context pack for the text of an issue: the definitions, snippets, tests and callers an
 LLM needs to act on it, within a token budget, each with why it is there. Give the text as arguments,
-or - to read it from stdin. When a ctxmap process (the language server, the MCP server or a background
+or pipe it (- reads stdin too); a text over 256 KiB is cut to its first 256 KiB, with a warning. When a ctxmap process (the language server, the MCP server or a background
 process) has the workspace open, it answers; otherwise the command starts a background process
 (ctxmap daemon) that answers this command and the next ones, or with --no-daemon opens the index
 itself.`)
@@ -42,16 +44,9 @@ itself.`)
 		if cmd.Flags().Changed("budget") && *budget < index.MinBudget {
 			return usagef("--budget %d is below the minimum of %d tokens", *budget, index.MinBudget)
 		}
-		text := strings.Join(args, " ")
-		if len(args) == 1 && args[0] == "-" {
-			b, err := io.ReadAll(e.stdin)
-			if err != nil {
-				return fmt.Errorf("read stdin: %w", err)
-			}
-			text = string(b)
-		}
-		if strings.TrimSpace(text) == "" {
-			return usagef("give the issue text as arguments, or - to read it from stdin")
+		text, err := e.issueText(args)
+		if err != nil {
+			return err
 		}
 		req := index.Request{Text: text, Budget: *budget, Format: *format, Intent: *intent, Tokenizer: *tokenizer,
 			Ranker: *ranker, Fill: *fill, Without: *without}
@@ -62,6 +57,36 @@ itself.`)
 		return e.runContext(*dir, req, o, *noDaemon)
 	}
 	return cmd
+}
+
+// issueText is the text of the issue: the arguments, else stdin when they are "-" or when none are
+// given and stdin is not a terminal (a pipe, a file). A text longer than index.MaxText is cut to it,
+// and said; stdin is not read past it.
+func (e *env) issueText(args []string) (string, error) {
+	text := strings.Join(args, " ")
+	if (len(args) == 1 && args[0] == "-") || (len(args) == 0 && e.stdinPiped()) {
+		b, err := io.ReadAll(io.LimitReader(e.stdin, index.MaxText+1))
+		if err != nil {
+			return "", fmt.Errorf("read stdin: %w", err)
+		}
+		text = string(b)
+	} else if len(args) == 0 {
+		return "", usagef("give the issue text as arguments, or pipe it (- reads it from stdin)")
+	}
+	text, cut := index.CutText(text)
+	if cut && !e.quiet {
+		fmt.Fprintf(e.stderr, "ctxmap: the text is longer than %d KiB: only its first %d KiB are read\n", index.MaxText>>10, index.MaxText>>10)
+	}
+	return text, nil
+}
+
+// stdinPiped says whether stdin holds something to read: a pipe or a file, not a terminal.
+func (e *env) stdinPiped() bool {
+	if e.stdin == nil {
+		return false
+	}
+	f, ok := e.stdin.(*os.File)
+	return !ok || !term.IsTerminal(int(f.Fd()))
 }
 
 func (e *env) runContext(dir string, req index.Request, o packOutput, noDaemon bool) error {

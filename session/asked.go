@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/ctxmap/ctxmap/index"
@@ -47,6 +48,12 @@ func (s *Session) serveAsked(ctx context.Context, req askRequest) (json.RawMessa
 	if err := s.WaitReady(ctx); err != nil {
 		return nil, err
 	}
+	if req.Op == opRefresh {
+		return s.refresh(ctx)
+	}
+	if err := s.empty(); err != nil {
+		return nil, err
+	}
 	var res any
 	err := s.Read(ctx, func(ix *index.Index) (err error) {
 		switch req.Op {
@@ -73,6 +80,48 @@ func (s *Session) serveAsked(ctx context.Context, req askRequest) (json.RawMessa
 		return nil, err
 	}
 	return json.Marshal(res)
+}
+
+// refresh brings the index up to date with the disk, as ctxmap index does in its own process, and
+// returns its stats.
+func (s *Session) refresh(ctx context.Context) (json.RawMessage, error) {
+	start := time.Now()
+	if !s.WaitApplied(ctx, s.Rescan()) {
+		return nil, ctx.Err()
+	}
+	var st index.Stats
+	err := s.Read(ctx, func(ix *index.Index) error {
+		ix.WaitVectors()
+		st = ix.Snapshot().Stats()
+		st.Vectors = ix.VectorStatus()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if s.listener != nil {
+		st.Cache = filepath.Dir(s.listener.path)
+	}
+	st.Seconds = time.Since(start).Seconds()
+	return json.Marshal(st)
+}
+
+// empty is the answer for a workspace with nothing to read, as a command in its own process says it
+// (which folder, and why each file was skipped); nil when there is something.
+func (s *Session) empty() error {
+	ix, done := s.acquire()
+	defer done()
+	if ix == nil {
+		return nil
+	}
+	snap := ix.Snapshot()
+	if len(snap.Paths) > 0 {
+		return nil
+	}
+	if err := snap.Stats().Empty(); err != nil {
+		return finalError{err}
+	}
+	return nil
 }
 
 // asking counts the requests being answered, and when the last one ended.
@@ -105,6 +154,12 @@ func askFor[T any](ctx context.Context, root string, req askRequest) (T, error) 
 		return v, fmt.Errorf("the running process's answer: %w", err)
 	}
 	return v, nil
+}
+
+// AskRefresh has the running session of root bring its index up to date with the disk and returns
+// the index's stats; ErrNoSession when none answers.
+func AskRefresh(ctx context.Context, root string) (index.Stats, error) {
+	return askFor[index.Stats](ctx, root, askRequest{Op: opRefresh})
 }
 
 // AskEntities is the workspace's top entities from the running session of root; ErrNoSession when

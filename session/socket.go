@@ -62,7 +62,8 @@ const (
 	opExplore  = "explore"
 	opOutline  = "outline"
 	opPicture  = "picture"
-	opStop     = "stop" // a background process exits; another process refuses
+	opRefresh  = "refresh" // the index brought up to date with the disk, and its stats
+	opStop     = "stop"    // a background process exits; another process refuses
 )
 
 type askRequest struct {
@@ -442,6 +443,9 @@ func (s *Session) oneShot(ctx context.Context, req wireContext) (json.RawMessage
 		return json.Marshal(res.Pack)
 	}
 	if err := s.WaitReady(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.empty(); err != nil {
 		return nil, err
 	}
 	var res *index.Result
