@@ -59,7 +59,8 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 			"report, a stack trace, a code comment): the domain entities it is about, the definitions, code, " +
 			"tests and callers that matter, each with its path:line and why it was chosen. Start here for any task " +
 			"on this repository; the pack never exceeds the budget.",
-	}, recovered("get_context", func(ctx context.Context, _ *sdk.CallToolRequest, in ContextInput) (*sdk.CallToolResult, any, error) {
+		Annotations: readOnly("Context pack for a text"),
+	}, recovered("get_context", func(ctx context.Context, _ *sdk.CallToolRequest, in ContextInput) (*sdk.CallToolResult, *index.Pack, error) {
 		if strings.TrimSpace(in.Text) == "" {
 			return nil, nil, errors.New("text is empty: give the issue or comment to find code for")
 		}
@@ -74,11 +75,11 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 		if res.Pack == nil {
 			return nil, nil, errors.New("no pack was made")
 		}
+		// the whole pack (items with places, reasons and tokens) as structuredContent, whatever the format,
+		// as the other tools answer; the content is the rendered pack, or the JSON for format json
 		if !strings.EqualFold(strings.TrimSpace(in.Format), "json") {
-			return text(res.Pack.Text), nil, nil
+			return text(res.Pack.Text), res.Pack, nil
 		}
-		// the whole pack (items with places, reasons and tokens) as structuredContent, as the other tools
-		// answer, and as JSON text for clients that read only the content
 		return nil, res.Pack, nil
 	}))
 	sdk.AddTool(s, &sdk.Tool{
@@ -86,6 +87,7 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 		Description: "Returns the chunks of code about one domain entity of the project (its definitions, the code " +
 			"that mentions it most, most recently changed first among equals), each with path:line, signature " +
 			"and the other entities of its file: follow them to explore the domain.",
+		Annotations: readOnly("Explore a domain entity"),
 	}, recovered("explore_entity", func(ctx context.Context, _ *sdk.CallToolRequest, in ExploreInput) (*sdk.CallToolResult, *index.Exploration, error) {
 		if strings.TrimSpace(in.Name) == "" {
 			return nil, nil, errors.New("name is empty: give an entity such as the ones get_context lists")
@@ -106,6 +108,7 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 		Name: "find_symbol",
 		Description: "Finds the definitions of a symbol (function, method, class, type...) by name: signature, doc " +
 			"comment and path:line of each. Exact names first, then case-insensitive, then fuzzy matches.",
+		Annotations: readOnly("Find a symbol's definitions"),
 	}, recovered("find_symbol", func(ctx context.Context, _ *sdk.CallToolRequest, in SymbolInput) (*sdk.CallToolResult, *Symbols, error) {
 		if strings.TrimSpace(in.Name) == "" {
 			return nil, nil, errors.New("name is empty: give a symbol name such as RuleIndex or search")
@@ -120,6 +123,13 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 		return nil, &Symbols{Definitions: defs}, nil
 	}))
 	return s
+}
+
+// readOnly is what every tool declares: it reads the workspace's index and changes nothing, and the
+// same call gives the same answer while the code does not change; it reaches nothing outside.
+func readOnly(title string) *sdk.ToolAnnotations {
+	closed := false
+	return &sdk.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closed}
 }
 
 // recovered turns a panic in a tool into the tool's error and a log line with the stack: the SDK

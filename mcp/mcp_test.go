@@ -130,10 +130,44 @@ func TestToolsListed(t *testing.T) {
 		if tool.Description == "" || !strings.Contains(string(schema), `"required":["`+req+`"]`) {
 			t.Errorf("%s: description %q, schema %s", tool.Name, tool.Description, schema)
 		}
+		if a := tool.Annotations; a == nil || !a.ReadOnlyHint || !a.IdempotentHint {
+			t.Errorf("%s: annotations %+v, want read-only and idempotent", tool.Name, a)
+		}
+		// the output schema follows the Go type of the answer: a new field of a pack is in it
+		out, _ := json.Marshal(tool.OutputSchema)
+		if tool.OutputSchema == nil || (tool.Name == "get_context" && !schemaHasFields(t, out, index.Pack{})) {
+			t.Errorf("%s: output schema %s", tool.Name, out)
+		}
 	}
 	if len(want) > 0 {
 		t.Errorf("tools missing: %v", want)
 	}
+}
+
+// schemaHasFields says whether a JSON schema names every JSON field of v's type as a property.
+func schemaHasFields(t *testing.T, schema []byte, v any) bool {
+	t.Helper()
+	var s struct {
+		Properties map[string]any `json:"properties"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		t.Fatal(err)
+	}
+	typ := reflect.TypeOf(v)
+	for i := range typ.NumField() {
+		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		if name == "-" || !typ.Field(i).IsExported() {
+			continue
+		}
+		if name == "" {
+			name = typ.Field(i).Name
+		}
+		if _, ok := s.Properties[name]; !ok {
+			t.Logf("the schema has no %q", name)
+			return false
+		}
+	}
+	return true
 }
 
 func TestGetContext(t *testing.T) {
@@ -167,8 +201,12 @@ func TestGetContext(t *testing.T) {
 		!reflect.DeepEqual(same, fromText) {
 		t.Errorf("format json: structuredContent %s, text %s", structured, js)
 	}
-	if res, _ := call(t, cs, "get_context", map[string]any{"text": "gist files are lost when saving", "budget": 800}); res.StructuredContent != nil {
-		t.Errorf("a markdown pack comes with structuredContent %v", res.StructuredContent)
+	// markdown: the rendered pack as the content, the same pack as structuredContent
+	res, md := call(t, cs, "get_context", map[string]any{"text": "gist files are lost when saving", "budget": 800})
+	structured, _ = json.Marshal(res.StructuredContent)
+	var fromMarkdown map[string]any
+	if json.Unmarshal(structured, &fromMarkdown) != nil || fromMarkdown["text"] != md || !strings.HasPrefix(md, "# Context") {
+		t.Errorf("a markdown pack: content %.200q, structuredContent %.300s", md, structured)
 	}
 }
 
