@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -302,6 +303,28 @@ func TestStoppedOrLostBackgroundProcess(t *testing.T) {
 		out, said, code, _ := timedRun(t, bin, env, question...)
 		if code != 0 || !strings.Contains(said, "a background process serves") {
 			t.Errorf("exit %d, said %q, pack:\n%s", code, said, out)
+		}
+	})
+
+	t.Run("status and stop", func(t *testing.T) {
+		pids := backgroundProcesses(t, bin)
+		if len(pids) != 1 {
+			t.Fatalf("background processes %v; want one", pids)
+		}
+		listed, _ := runWith(t, bin, env, "daemon", "--status")
+		if want := fmt.Sprintf("%s  background pid %d  since ", root, pids[0]); !strings.Contains(listed, want) ||
+			!strings.Contains(listed, filepath.Join(filepath.Dir(sock), session.BackgroundLog)) || !strings.Contains(listed, "  index") {
+			t.Errorf("daemon --status:\n%s\nwant a line with %q, its log and its index", listed, want)
+		}
+		_, said := runWith(t, bin, env, "daemon", "--stop", "-C", root)
+		if want := fmt.Sprintf("stopped the background process of %s (pid %d, since ", root, pids[0]); !strings.Contains(said, want) {
+			t.Errorf("daemon --stop said %q, want %q", said, want)
+		}
+		if listed, _ := runWith(t, bin, env, "daemon", "--status"); !strings.Contains(listed, "no ctxmap process") {
+			t.Errorf("daemon --status after --stop:\n%s", listed)
+		}
+		if _, said := runWith(t, bin, env, "daemon", "--stop", "-C", root); !strings.Contains(said, "no background process serves") {
+			t.Errorf("daemon --stop with none running said %q", said)
 		}
 	})
 }

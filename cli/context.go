@@ -29,13 +29,13 @@ itself.`)
 	cmd.Args = cobra.ArbitraryArgs // the issue's text
 	dir := dirFlag(cmd)
 	f := cmd.Flags()
-	budget := f.Int("budget", 0, fmt.Sprintf("token budget (default %d, or the workspace's .ctxmap.yaml)", index.DefaultBudget))
+	budget := f.Int("budget", index.DefaultBudget, "token budget (unless given, the workspace's .ctxmap.yaml may set another)")
 	format := f.String("format", "", "markdown, xml or json (default markdown, or the workspace's .ctxmap.yaml)")
 	intent := f.String("intent", "", "override the detected intent: bug_fix, implementation, refactor, test_writing, definition_lookup, usage_exploration")
 	tokenizer := f.String("tokenizer", "", "o200k_base or cl100k_base")
 	ranker := f.String("ranker", "", "learned (default) or fusion")
 	fill := f.Bool("fill", false, "fill the budget instead of stopping when the evidence does")
-	out := f.StringP("output", "o", "", "write the pack to `FILE` instead of stdout")
+	out := f.StringP("output", "o", "", "write the pack to `FILE` instead of stdout (-: stdout)")
 	copyIt := f.Bool("copy", false, "copy the pack to the system clipboard instead of printing it")
 	noDaemon := noDaemonFlag(cmd)
 	without := f.StringSlice("without", nil, "signals to switch off, comma-separated: "+strings.Join(index.Signals, ","))
@@ -48,9 +48,15 @@ itself.`)
 		if err != nil {
 			return err
 		}
+		if !cmd.Flags().Changed("budget") {
+			*budget = 0 // the workspace's, else the default
+		}
 		req := index.Request{Text: text, Budget: *budget, Format: *format, Intent: *intent, Tokenizer: *tokenizer,
 			Ranker: *ranker, Fill: *fill, Without: *without}
 		o := packOutput{file: *out, copy: *copyIt}
+		if o.file == "-" { // as most tools read it: stdout
+			o.file = ""
+		}
 		if err := o.check(); err != nil {
 			return err
 		}
@@ -78,6 +84,12 @@ func (e *env) issueText(args []string) (string, error) {
 		fmt.Fprintf(e.stderr, "ctxmap: the text is longer than %d KiB: only its first %d KiB are read\n", index.MaxText>>10, index.MaxText>>10)
 	}
 	return text, nil
+}
+
+// stdoutTerminal says whether stdout is a terminal.
+func (e *env) stdoutTerminal() bool {
+	f, ok := e.stdout.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // stdinPiped says whether stdin holds something to read: a pipe or a file, not a terminal.

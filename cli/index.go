@@ -18,11 +18,17 @@ func (e *env) indexCommand() *cobra.Command {
 entities, languages and the files skipped, with why. The index is kept in a cache folder outside the
 workspace, so the next run reads only what changed.`)
 	dir := dirFlag(cmd)
-	asJSON := cmd.Flags().Bool("json", false, "print the stats as JSON")
+	jsonAsked := formatFlag(cmd, "the stats")
 	export := cmd.Flags().String("export", "", "write the index of this commit to `FILE`, for others to import")
 	imp := cmd.Flags().String("import", "", "start from the index exported to `FILE` (of the same commit), then refresh it")
 	verify := cmd.Flags().Bool("verify", false, "first read every file of the cache and check it: a damaged one is named, and rebuilt by this run")
-	cmd.RunE = func(*cobra.Command, []string) error { return e.runIndex(*dir, *asJSON, *export, *imp, *verify) }
+	cmd.RunE = func(*cobra.Command, []string) error {
+		asJSON, err := jsonAsked()
+		if err != nil {
+			return err
+		}
+		return e.runIndex(*dir, asJSON, *export, *imp, *verify)
+	}
 	return cmd
 }
 
@@ -39,7 +45,7 @@ func (e *env) runIndex(dir string, asJSON bool, export, imp string, verify bool)
 		if err != nil {
 			return err
 		}
-		if stopped && !e.quiet {
+		if stopped != nil && !e.quiet {
 			fmt.Fprintln(e.stderr, "ctxmap: the background process left the cache to the check")
 		}
 	}
@@ -127,9 +133,15 @@ func (e *env) entitiesCommand() *cobra.Command {
 	cmd := newCommand("entities", "the project's entities by importance", "")
 	dir := dirFlag(cmd)
 	top := cmd.Flags().Int("top", index.DefaultTop, "how many entities")
-	asJSON := cmd.Flags().Bool("json", false, "print JSON")
+	jsonAsked := formatFlag(cmd, "the entities")
 	noDaemon := noDaemonFlag(cmd)
-	cmd.RunE = func(*cobra.Command, []string) error { return e.runEntities(*dir, *top, *asJSON, *noDaemon) }
+	cmd.RunE = func(*cobra.Command, []string) error {
+		asJSON, err := jsonAsked()
+		if err != nil {
+			return err
+		}
+		return e.runEntities(*dir, *top, asJSON, *noDaemon)
+	}
 	return cmd
 }
 

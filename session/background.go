@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -170,31 +171,34 @@ func spawn(dir string, command []string) (exited chan error, err error) {
 	return exited, nil
 }
 
-// StopBackground asks the background process of root to leave and waits until it has; false when
-// none runs. A server that is not a background process (an editor's) refuses.
-func StopBackground(ctx context.Context, root string) (bool, error) {
+// StopBackground asks the background process of root to leave and waits until it has; nil when none
+// runs. A server that is not a background process (an editor's) refuses. The process is as it was
+// when asked (its pid is 0 when another version answered).
+func StopBackground(ctx context.Context, root string) (*Process, error) {
 	sock, err := SocketPath(root)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	return stopBackgroundAt(ctx, sock)
 }
 
 // stopBackgroundAt is StopBackground for the socket at sock, in a cache folder.
-func stopBackgroundAt(ctx context.Context, sock string) (bool, error) {
-	_, err := askAt(ctx, sock, askRequest{Op: opStop})
+func stopBackgroundAt(ctx context.Context, sock string) (*Process, error) {
+	raw, err := askAt(ctx, sock, askRequest{Op: opStop})
 	if errors.Is(err, ErrNoSession) {
-		return false, nil
+		return nil, nil
 	}
 	if err != nil {
-		return false, err
+		return nil, err
 	}
+	var p Process
+	_ = json.Unmarshal(raw, &p) // another version answers "stopping"
 	release, err := takeLockWaiting(ctx, filepath.Dir(sock), backgroundLock)
 	if err != nil {
-		return true, err
+		return &p, err
 	}
 	release()
-	return true, nil
+	return &p, nil
 }
 
 // answers says whether a process listens on the socket at path.
@@ -243,9 +247,9 @@ func stopBackgroundFor(ctx context.Context, opts Options) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startWait)
 	defer cancel()
 	switch stopped, err := stopBackgroundAt(ctx, sock); {
-	case stopped && err == nil:
+	case stopped != nil && err == nil:
 		opts.Logf("the background process of %s left for this one", opts.Root)
-	case stopped:
+	case stopped != nil:
 		opts.Logf("the background process of %s was asked to leave: %v", opts.Root, err)
 	}
 }

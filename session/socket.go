@@ -64,6 +64,7 @@ const (
 	opPicture  = "picture"
 	opRefresh  = "refresh" // the index brought up to date with the disk, and its stats
 	opStop     = "stop"    // a background process exits; another process refuses
+	opStatus   = "status"  // the process, as ctxmap daemon --status lists it
 )
 
 type askRequest struct {
