@@ -263,6 +263,7 @@ func TestBadArguments(t *testing.T) {
 		{"get_context", map[string]any{"text": ""}, "text is empty"},
 		{"get_context", map[string]any{"text": "release", "budget": 10}, "budget"},
 		{"get_context", map[string]any{"text": "release", "format": "pdf"}, "format"},
+		{"get_context", map[string]any{"text": "release\x00\x00\x7fELF"}, "the text is binary"},
 		{"explore_entity", map[string]any{"name": "NO_SUCH_THING"}, "unknown entity"},
 		{"explore_entity", map[string]any{"name": "gist", "limit": -1}, "limit"},
 		{"find_symbol", map[string]any{"name": "zzzqqq"}, "no definition"},
@@ -281,6 +282,15 @@ func TestBadArguments(t *testing.T) {
 	if _, text := call(t, cs, "find_symbol", map[string]any{"name": "Publish"}); !strings.Contains(text, "release.go") {
 		t.Errorf("the session did not survive the bad calls: %s", text)
 	}
+	// a text of 5 MB is read up to index.MaxText: the pack is made, and its query is the text cut
+	huge := strings.Repeat("publishing a release without a tag fails ", 5<<20/42)
+	start := time.Now()
+	res, text := call(t, cs, "get_context", map[string]any{"text": huge, "format": "json", "budget": 600})
+	var pack struct{ Query string }
+	if res.IsError || json.Unmarshal([]byte(text), &pack) != nil || len(pack.Query) > index.MaxText || !strings.Contains(text, "release/release.go") {
+		t.Errorf("a text of %d bytes: IsError=%v, query of %d bytes, %.300s", len(huge), res.IsError, len(pack.Query), text)
+	}
+	t.Logf("a text of %d MB answered in %s", len(huge)>>20, time.Since(start).Round(time.Millisecond))
 }
 
 // A file written after the start is found: the index follows the disk.
