@@ -183,3 +183,33 @@ func TestRemovedSocketIsMadeAgain(t *testing.T) {
 		t.Errorf("the other listener's socket after the session closed: %v", err)
 	}
 }
+
+// An answer that takes seconds is preceded by a progress line each second, which the asker hears, and
+// so is not given up on however long it takes.
+func TestSlowAnswerSaysHowItGoes(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "shop/cart.go", "package shop\n\n// AddToCart puts an item in the cart.\nfunc AddToCart() {}\n")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	s := open(t, Options{Root: root, Listen: true})
+	// the index held as a reopening holds it: every read waits
+	s.ixMu.Lock()
+	held := 2*progressEvery + progressEvery/2
+	time.AfterFunc(held, s.ixMu.Unlock)
+	var mu sync.Mutex
+	var notes []string
+	ctx := WithProgress(context.Background(), func(n string) {
+		mu.Lock()
+		notes = append(notes, n)
+		mu.Unlock()
+	})
+	start := time.Now()
+	es, err := AskEntities(ctx, root, 5)
+	if err != nil {
+		t.Fatalf("AskEntities while the index is held: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if time.Since(start) < held || len(notes) < 2 || notes[0] != "making the answer" {
+		t.Errorf("answered after %s with %d entities and the progress %q; want two lines or more before it", time.Since(start), len(es), notes)
+	}
+}
