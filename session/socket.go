@@ -181,7 +181,7 @@ func (s *Session) bind(l *listener) error {
 	if err != nil {
 		return err
 	}
-	// removed by this listener only while the file is its own (see unbind)
+	// removed by this listener only while the file is its own (see stopListening)
 	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	// the folder is its owner's already; the socket too, whatever the umask
 	fi, err := os.Stat(l.path)
