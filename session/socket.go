@@ -184,14 +184,14 @@ func (s *Session) bind(l *listener) error {
 	// removed by this listener only while the file is its own (see stopListening)
 	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	// the folder is its owner's already; the socket too, whatever the umask
-	fi, err := os.Stat(l.path)
-	if err == nil {
-		err = os.Chmod(l.path, 0o600)
-	}
-	if err != nil {
+	if err := os.Chmod(l.path, 0o600); err != nil {
 		ln.Close()
 		os.Remove(l.path)
 		return err
+	}
+	fi, err := os.Lstat(l.path)
+	if err != nil {
+		fi = nil // a file this system cannot describe is not checked (see own)
 	}
 	l.mu.Lock()
 	if l.closed {
@@ -236,12 +236,19 @@ func (s *Session) accept(l *listener, ln net.Listener) {
 	}
 }
 
-// own says whether the socket file at l.path is still the one l made.
+// own says whether the socket file at l.path is still the one l made: false when it is gone or
+// another; true when that cannot be told.
 func (l *listener) own() bool {
-	fi, err := os.Stat(l.path)
+	fi, err := os.Lstat(l.path)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return err == nil && os.SameFile(fi, l.file)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return false
+	case err != nil || l.file == nil:
+		return true
+	}
+	return os.SameFile(fi, l.file)
 }
 
 // keepSocket checks every socketCheck that the socket file is still l's own. A removed one is made
