@@ -176,6 +176,17 @@ func TestCraftedSocketRequestsAreRefused(t *testing.T) {
 	})
 }
 
+// settledProcesses is backgroundProcesses once it holds n of them, or after 5 s: a process the
+// background process forks to run git shows its command line until it execs.
+func settledProcesses(t *testing.T, bin string, n int) []int {
+	t.Helper()
+	pids := backgroundProcesses(t, bin)
+	for deadline := time.Now().Add(5 * time.Second); len(pids) != n && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		pids = backgroundProcesses(t, bin)
+	}
+	return pids
+}
+
 // timedRun runs bin with env and returns its output, its exit code and how long it took.
 func timedRun(t *testing.T, bin string, env []string, args ...string) (stdout, stderr string, code int, took time.Duration) {
 	t.Helper()
@@ -224,7 +235,7 @@ func TestStoppedOrLostBackgroundProcess(t *testing.T) {
 			t.Fatalf("the background process's answer differs from the command's own:\n%s\n---\n%s", out, want)
 		}
 	}
-	pids := backgroundProcesses(t, bin)
+	pids := settledProcesses(t, bin, 1)
 	if len(pids) != 1 {
 		t.Fatalf("background processes %v; want one", pids)
 	}
@@ -286,7 +297,7 @@ func TestStoppedOrLostBackgroundProcess(t *testing.T) {
 		if took > time.Second+own {
 			t.Errorf("took %s after the socket was removed; want at most a second more than %s", took, own)
 		}
-		if got := backgroundProcesses(t, bin); !slices.Equal(got, []int{daemon}) {
+		if got := settledProcesses(t, bin, 1); !slices.Equal(got, []int{daemon}) {
 			t.Errorf("background processes %v; want the same one, %d", got, daemon)
 		}
 	})
@@ -307,7 +318,7 @@ func TestStoppedOrLostBackgroundProcess(t *testing.T) {
 	})
 
 	t.Run("status and stop", func(t *testing.T) {
-		pids := backgroundProcesses(t, bin)
+		pids := settledProcesses(t, bin, 1)
 		if len(pids) != 1 {
 			t.Fatalf("background processes %v; want one", pids)
 		}
@@ -449,7 +460,7 @@ func TestOneAnswerWithOrWithoutTheBackgroundProcess(t *testing.T) {
 		t.Setenv("XDG_CACHE_HOME", cache)
 		env := daemonEnv(cache, time.Minute)
 		runWith(t, bin, env, "entities", "-C", root, "--top", "3") // starts the background process
-		pids := backgroundProcesses(t, bin)
+		pids := settledProcesses(t, bin, 1)
 		if len(pids) != 1 {
 			t.Fatalf("background processes %v; want one", pids)
 		}
@@ -471,7 +482,7 @@ func TestOneAnswerWithOrWithoutTheBackgroundProcess(t *testing.T) {
 			t.Errorf("index beside a background process: %d files (before %d), cache %q, said %q; want one more file in %s",
 				after.Files, before.Files, after.Cache, said, filepath.Dir(sock))
 		}
-		if got := backgroundProcesses(t, bin); !slices.Equal(got, pids) {
+		if got := settledProcesses(t, bin, 1); !slices.Equal(got, pids) {
 			t.Errorf("background processes %v after index; want %v", got, pids)
 		}
 		// the background process answers with the new file
