@@ -22,6 +22,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/internal/store"
 	"github.com/ctxmap/ctxmap/session"
 )
 
@@ -494,4 +495,47 @@ func TestOneAnswerWithOrWithoutTheBackgroundProcess(t *testing.T) {
 			t.Errorf("index --verify beside a background process said %q", said)
 		}
 	})
+}
+
+// A command that finds another holding the start lock without a background process to show for it (a
+// starter stopped before it started one) answers in its own process within a second, and says why.
+func TestStuckStarterIsNotWaitedFor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and starts processes")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("finds the processes in /proc")
+	}
+	bin := buildBinary(t)
+	t.Cleanup(func() { stopBackground(t, bin) })
+	root := shopRepository(t)
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	env := daemonEnv(cache, time.Minute)
+	question := []string{"context", "-C", root, "--budget", "600", "checkout fails when the cart is empty"}
+	want, _, _, own := timedRun(t, bin, daemonEnv(t.TempDir(), time.Minute), append(question, "--no-daemon")...)
+
+	sock, err := session.SocketPath(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	held, err := store.TakeNamedLock(filepath.Dir(sock), "start.lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	out, said, code, took := timedRun(t, bin, env, question...)
+	t.Logf("a command beside a stuck starter took %s (in its own process alone, %s)", took.Round(time.Millisecond), own.Round(time.Millisecond))
+	if code != 0 || out != want || !strings.Contains(said, "has started no background process for 1s") {
+		t.Errorf("exit %d, said %q, pack:\n%s\nwant:\n%s", code, said, out, want)
+	}
+	if limit := time.Second + 2*own + 3*time.Second; took > limit {
+		t.Errorf("took %s, more than %s", took, limit)
+	}
+	if pids := backgroundProcesses(t, bin); len(pids) != 0 {
+		t.Errorf("background processes %v started beside the stuck starter", pids)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -26,6 +27,8 @@ const (
 	// BackgroundLog is the background process's log (stdout and stderr), in the cache folder; each
 	// start rewrites it.
 	BackgroundLog = "background.log"
+	// startedPid is the pid of the process the holder of the start lock started last
+	startedPid = "started.pid"
 )
 
 // DefaultQuiet is how long a background process waits for another request before it leaves.
@@ -113,8 +116,8 @@ func StartBackground(ctx context.Context, root string, command []string) (starte
 		return false, err
 	}
 	sock := filepath.Join(dir, socketName)
-	release, err := takeLockWaiting(ctx, dir, startLock)
-	if err != nil {
+	release, err := takeStartLock(ctx, dir, sock)
+	if err != nil || release == nil {
 		return false, err
 	}
 	defer release()
@@ -153,6 +156,53 @@ func StartBackground(ctx context.Context, root string, command []string) (starte
 	return exited != nil, nil
 }
 
+// takeStartLock takes the start lock of the cache folder dir, waiting while another starter holds it;
+// nil when the socket at sock answers meanwhile (that starter's process listens). A starter that holds
+// the lock for lostWait without a running process to show for it (stopped or hung before it started
+// one) is not waited for: the command answers in its own process.
+func takeStartLock(ctx context.Context, dir, sock string) (release func(), err error) {
+	start := time.Now()
+	for {
+		l, err := store.TakeNamedLock(dir, startLock)
+		if err == nil {
+			return l.Release, nil
+		}
+		if !errors.Is(err, store.ErrBusy) {
+			return nil, err
+		}
+		if answers(sock) {
+			return nil, nil
+		}
+		waited := time.Since(start)
+		if waited > lostWait && !startedAlive(dir, start) {
+			return nil, fmt.Errorf("another command holds %s and has started no background process for %s", filepath.Join(dir, startLock), lostWait)
+		}
+		if waited > startWait {
+			return nil, fmt.Errorf("%s is still held after %s", filepath.Join(dir, startLock), startWait)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// startedAlive says whether the process the start lock's holder started since runs.
+func startedAlive(dir string, since time.Time) bool {
+	path := filepath.Join(dir, startedPid)
+	fi, err := os.Stat(path)
+	if err != nil || fi.ModTime().Before(since.Add(-startWait)) {
+		return false
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	pid, err := strconv.Atoi(string(b))
+	return err == nil && alive(pid)
+}
+
 // spawn starts command in the background, its output in the log (rewritten), and reports its end.
 func spawn(dir string, command []string) (exited chan error, err error) {
 	log, err := os.OpenFile(filepath.Join(dir, BackgroundLog), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
@@ -165,6 +215,12 @@ func spawn(dir string, command []string) (exited chan error, err error) {
 	detach(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start a background process: %w", err)
+	}
+	// what a command waiting for the start lock reads to know its holder is not stuck
+	if err := os.WriteFile(filepath.Join(dir, startedPid), []byte(strconv.Itoa(cmd.Process.Pid)), 0o600); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, err
 	}
 	exited = make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
