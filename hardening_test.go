@@ -188,6 +188,25 @@ func settledProcesses(t *testing.T, bin string, n int) []int {
 	return pids
 }
 
+// stopProcess stops pid (kill -STOP) and waits until it has stopped: the signal is delivered after
+// kill returns, and a process that runs on meanwhile may still do what the test is about to undo.
+func stopProcess(t *testing.T, pid int) {
+	t.Helper()
+	syscall.Kill(pid, syscall.SIGSTOP)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, after, _ := strings.Cut(string(stat), ") "); strings.HasPrefix(after, "T") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d did not stop: %s", pid, stat)
+		}
+	}
+}
+
 // timedRun runs bin with env and returns its output, its exit code and how long it took.
 func timedRun(t *testing.T, bin string, env []string, args ...string) (stdout, stderr string, code int, took time.Duration) {
 	t.Helper()
@@ -247,7 +266,7 @@ func TestStoppedOrLostBackgroundProcess(t *testing.T) {
 	}
 
 	t.Run("stopped", func(t *testing.T) {
-		syscall.Kill(daemon, syscall.SIGSTOP)
+		stopProcess(t, daemon)
 		defer syscall.Kill(daemon, syscall.SIGCONT)
 		out, said, code, took := timedRun(t, bin, env, question...)
 		t.Logf("a command beside a stopped background process took %s", took.Round(time.Millisecond))
@@ -264,7 +283,7 @@ func TestStoppedOrLostBackgroundProcess(t *testing.T) {
 	})
 
 	t.Run("stopped, socket removed", func(t *testing.T) {
-		syscall.Kill(daemon, syscall.SIGSTOP)
+		stopProcess(t, daemon)
 		defer syscall.Kill(daemon, syscall.SIGCONT)
 		if err := os.Remove(sock); err != nil {
 			t.Fatal(err)
