@@ -46,11 +46,15 @@ never indexed against the full index's (with --dataset, on its issues and their 
 	queries := f.Int("queries", 30, "context queries to time (speed mode)")
 	runs := f.Int("runs", 3, "cold, ctags and warm runs, each (speed mode)")
 	prefix := f.String("issues-prefix", "", "speed mode with --dataset: the folder of the tree the dataset's repository sits in (sphinx/)")
-	asJSON := f.Bool("json", false, "print one JSON document")
+	jsonAsked := formatFlag(cmd, "one document")
 	features := f.String("features", "", "write each instance's candidates and their features to this JSONL file, as mined pairs are")
 	cmd.RunE = func(*cobra.Command, []string) error {
 		if *budget < index.MinBudget {
 			return usagef("--budget %d is below the minimum of %d tokens", *budget, index.MinBudget)
+		}
+		asJSON, err := jsonAsked()
+		if err != nil {
+			return err
 		}
 		logf := e.logf("ctxmap bench: ")
 		ctx, cancel := interruptible()
@@ -69,7 +73,7 @@ never indexed against the full index's (with --dataset, on its issues and their 
 			if err != nil {
 				return err
 			}
-			if *asJSON {
+			if asJSON {
 				return writeJSON(e.stdout, rep)
 			}
 			return rep.WriteTable(e.stdout)
@@ -138,7 +142,7 @@ never indexed against the full index's (with --dataset, on its issues and their 
 				return werr
 			}
 		}
-		if *asJSON {
+		if asJSON {
 			if werr := writeJSON(e.stdout, rep); werr != nil {
 				return werr
 			}

@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -18,8 +20,49 @@ import (
 )
 
 // Version is the version the binary reports; a release sets it with
-// -ldflags "-X github.com/ctxmap/ctxmap/cli.Version=...".
-var Version = "0.1.0"
+// -ldflags "-X github.com/ctxmap/ctxmap/cli.Version=...", and Commit and Built (RFC 3339) beside it.
+// Without them, the commit and its time come from what go build stamps into the binary.
+var (
+	Version = "0.1.0"
+	Commit  = ""
+	Built   = ""
+)
+
+// versionLine is what --version prints: the version, the commit (marked when the tree had changes)
+// and when it was built.
+func versionLine() string {
+	commit, built := Commit, Built
+	if info, ok := debug.ReadBuildInfo(); ok && commit == "" {
+		dirty := false
+		for _, kv := range info.Settings {
+			switch kv.Key {
+			case "vcs.revision":
+				commit = kv.Value
+			case "vcs.time":
+				if built == "" {
+					built = kv.Value
+				}
+			case "vcs.modified":
+				dirty = kv.Value == "true"
+			}
+		}
+		if dirty && commit != "" {
+			commit += "-modified"
+		}
+	}
+	if len(commit) > 12 && !strings.HasSuffix(commit, "-modified") {
+		commit = commit[:12]
+	} else if len(commit) > 12 {
+		commit = commit[:12] + "-modified"
+	}
+	if commit == "" {
+		commit = "unknown"
+	}
+	if built == "" {
+		built = "unknown"
+	}
+	return fmt.Sprintf("ctxmap %s (commit %s, built %s)", Version, commit, built)
+}
 
 // usageError is a mistake in the command line: exit code 2.
 type usageError struct{ msg string }
@@ -86,8 +129,21 @@ server) and agents (ctxmap mcp).`,
 			return usagef("give a command")
 		},
 	}
+	// a missing or wrong -C is said before anything is asked, opened or written (no cache folder for it)
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		f := cmd.Flags().Lookup("dir")
+		if f == nil || f.Shorthand != "C" { // man's --dir is where it writes
+			return nil
+		}
+		if err := checkDir(f.Value.String()); err != nil {
+			return err
+		}
+		// a command here may start a background process, which takes its settings
+		_, err := quietPeriod()
+		return err
+	}
 	root.PersistentFlags().BoolVarP(&e.quiet, "quiet", "q", false, "no progress bars or summary line on stderr")
-	root.SetVersionTemplate("ctxmap {{.Version}}\n")
+	root.SetVersionTemplate(versionLine() + "\n")
 	// a flag's mistake is a usage error, as an argument's is
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
 	root.AddCommand(
@@ -117,7 +173,7 @@ server) and agents (ctxmap mcp).`,
 func (e *env) versionCommand() *cobra.Command {
 	cmd := newCommand("version", "print the version", "")
 	cmd.RunE = func(*cobra.Command, []string) error {
-		_, err := fmt.Fprintln(e.stdout, "ctxmap", Version)
+		_, err := fmt.Fprintln(e.stdout, versionLine())
 		return err
 	}
 	return cmd
@@ -134,6 +190,36 @@ func noArgs(_ *cobra.Command, args []string) error {
 // newCommand makes a subcommand with its help, taking no arguments: one that takes some sets Args again.
 func newCommand(use, short, long string) *cobra.Command {
 	return &cobra.Command{Use: use, Short: short, Long: long, Args: noArgs}
+}
+
+// formatFlag adds --format (text or json) and --json, its older spelling; the function returned says
+// whether JSON is asked, or what is wrong with --format.
+func formatFlag(cmd *cobra.Command, what string) func() (bool, error) {
+	format := cmd.Flags().String("format", "text", "text or json")
+	asJSON := cmd.Flags().Bool("json", false, "print "+what+" as JSON (as --format json)")
+	return func() (bool, error) {
+		switch strings.ToLower(*format) {
+		case "text":
+			return *asJSON, nil
+		case "json":
+			return true, nil
+		}
+		return false, usagef("--format %q is not one of text, json", *format)
+	}
+}
+
+// checkDir says what is wrong with a workspace root: missing, or not a folder.
+func checkDir(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return usagef("-C %s: no such folder", dir)
+	case err != nil:
+		return usagef("-C %s: %v", dir, err)
+	case !fi.IsDir():
+		return usagef("-C %s: not a folder", dir)
+	}
+	return nil
 }
 
 // dirFlag adds the workspace root flag, -C as in git and make.

@@ -20,7 +20,7 @@ func run(args ...string) (code int, stdout, stderr string) {
 
 func TestVersionWritesToTheGivenWriter(t *testing.T) {
 	for _, args := range [][]string{{"version"}, {"--version"}} {
-		if code, stdout, stderr := run(args...); code != 0 || stdout != "ctxmap "+Version+"\n" || stderr != "" {
+		if code, stdout, stderr := run(args...); code != 0 || stdout != versionLine()+"\n" || !strings.HasPrefix(stdout, "ctxmap "+Version+" (commit ") || stderr != "" {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
 		}
 	}

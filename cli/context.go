@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/session"
@@ -17,7 +19,7 @@ import (
 func (e *env) contextCommand() *cobra.Command {
 	cmd := newCommand("context [flags] (TEXT... | -)", "the context pack for an issue", `Print the context pack for the text of an issue: the definitions, snippets, tests and callers an
 LLM needs to act on it, within a token budget, each with why it is there. Give the text as arguments,
-or - to read it from stdin. When a ctxmap process (the language server, the MCP server or a background
+or pipe it (- reads stdin too); a text over 256 KiB is cut to its first 256 KiB, with a warning. When a ctxmap process (the language server, the MCP server or a background
 process) has the workspace open, it answers; otherwise the command starts a background process
 (ctxmap daemon) that answers this command and the next ones, or with --no-daemon opens the index
 itself.`)
@@ -27,13 +29,13 @@ itself.`)
 	cmd.Args = cobra.ArbitraryArgs // the issue's text
 	dir := dirFlag(cmd)
 	f := cmd.Flags()
-	budget := f.Int("budget", 0, fmt.Sprintf("token budget (default %d, or the workspace's .ctxmap.yaml)", index.DefaultBudget))
+	budget := f.Int("budget", index.DefaultBudget, "token budget (unless given, the workspace's .ctxmap.yaml may set another)")
 	format := f.String("format", "", "markdown, xml or json (default markdown, or the workspace's .ctxmap.yaml)")
 	intent := f.String("intent", "", "override the detected intent: bug_fix, implementation, refactor, test_writing, definition_lookup, usage_exploration")
 	tokenizer := f.String("tokenizer", "", "o200k_base or cl100k_base")
 	ranker := f.String("ranker", "", "learned (default) or fusion")
 	fill := f.Bool("fill", false, "fill the budget instead of stopping when the evidence does")
-	out := f.StringP("output", "o", "", "write the pack to `FILE` instead of stdout")
+	out := f.StringP("output", "o", "", "write the pack to `FILE` instead of stdout (-: stdout)")
 	copyIt := f.Bool("copy", false, "copy the pack to the system clipboard instead of printing it")
 	noDaemon := noDaemonFlag(cmd)
 	without := f.StringSlice("without", nil, "signals to switch off, comma-separated: "+strings.Join(index.Signals, ","))
@@ -42,20 +44,19 @@ itself.`)
 		if cmd.Flags().Changed("budget") && *budget < index.MinBudget {
 			return usagef("--budget %d is below the minimum of %d tokens", *budget, index.MinBudget)
 		}
-		text := strings.Join(args, " ")
-		if len(args) == 1 && args[0] == "-" {
-			b, err := io.ReadAll(e.stdin)
-			if err != nil {
-				return fmt.Errorf("read stdin: %w", err)
-			}
-			text = string(b)
+		text, err := e.issueText(args)
+		if err != nil {
+			return err
 		}
-		if strings.TrimSpace(text) == "" {
-			return usagef("give the issue text as arguments, or - to read it from stdin")
+		if !cmd.Flags().Changed("budget") {
+			*budget = 0 // the workspace's, else the default
 		}
 		req := index.Request{Text: text, Budget: *budget, Format: *format, Intent: *intent, Tokenizer: *tokenizer,
 			Ranker: *ranker, Fill: *fill, Without: *without}
 		o := packOutput{file: *out, copy: *copyIt}
+		if o.file == "-" { // as most tools read it: stdout
+			o.file = ""
+		}
 		if err := o.check(); err != nil {
 			return err
 		}
@@ -64,9 +65,46 @@ itself.`)
 	return cmd
 }
 
+// issueText is the text of the issue: the arguments, else stdin when they are "-" or when none are
+// given and stdin is not a terminal (a pipe, a file). A text longer than index.MaxText is cut to it,
+// and said; stdin is not read past it.
+func (e *env) issueText(args []string) (string, error) {
+	text := strings.Join(args, " ")
+	if (len(args) == 1 && args[0] == "-") || (len(args) == 0 && e.stdinPiped()) {
+		b, err := io.ReadAll(io.LimitReader(e.stdin, index.MaxText+1))
+		if err != nil {
+			return "", fmt.Errorf("read stdin: %w", err)
+		}
+		text = string(b)
+	} else if len(args) == 0 {
+		return "", usagef("give the issue text as arguments, or pipe it (- reads it from stdin)")
+	}
+	text, cut := index.CutText(text)
+	if cut && !e.quiet {
+		fmt.Fprintf(e.stderr, "ctxmap: the text is longer than %d KiB: only its first %d KiB are read\n", index.MaxText>>10, index.MaxText>>10)
+	}
+	return text, nil
+}
+
+// stdoutTerminal says whether stdout is a terminal.
+func (e *env) stdoutTerminal() bool {
+	f, ok := e.stdout.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// stdinPiped says whether stdin holds something to read: a pipe or a file, not a terminal.
+func (e *env) stdinPiped() bool {
+	if e.stdin == nil {
+		return false
+	}
+	f, ok := e.stdin.(*os.File)
+	return !ok || !term.IsTerminal(int(f.Fd()))
+}
+
 func (e *env) runContext(dir string, req index.Request, o packOutput, noDaemon bool) error {
-	// resolved once, against the workspace's file: as the index opened below reads it, and as a running
-	// process is asked (not with its editor's settings); a broken file is reported by opening the index
+	// checked here against the workspace's file, as the index opened below reads it, so that a mistake
+	// is said before anyone is asked; a running process is sent the request as typed and resolves it
+	// with its own configuration; a broken file is reported by opening the index
 	cfg, cfgErr := index.LoadConfig(dir)
 	if cfgErr != nil {
 		cfg = index.Config{}
@@ -76,7 +114,7 @@ func (e *env) runContext(dir string, req index.Request, o packOutput, noDaemon b
 		return usagef("%v", err)
 	}
 	if cfgErr == nil {
-		if done, err := e.askRunning(dir, resolved.Request(), o, daemonAllowed(dir, noDaemon)); done || err != nil {
+		if done, err := e.askRunning(dir, req, resolved.Request().Format, o, daemonAllowed(dir, noDaemon)); done || err != nil {
 			return err
 		}
 	}
@@ -104,9 +142,10 @@ func (e *env) runContext(dir string, req index.Request, o packOutput, noDaemon b
 	})
 }
 
-// askRunning hands the resolved request to the ctxmap process serving dir, if one runs (started in the
-// background first when start is true), and prints its pack; done is false when none answered.
-func (e *env) askRunning(dir string, req index.Request, o packOutput, start bool) (done bool, err error) {
+// askRunning hands the request to the ctxmap process serving dir, if one runs (started in the
+// background first when start is true), and prints its pack in format; done is false when none
+// answered.
+func (e *env) askRunning(dir string, req index.Request, format string, o packOutput, start bool) (done bool, err error) {
 	return e.handOff(dir, start, func(ctx context.Context) error {
 		raw, err := session.Ask(ctx, dir, req)
 		if err != nil {
@@ -117,7 +156,7 @@ func (e *env) askRunning(dir string, req index.Request, o packOutput, start bool
 			return err
 		}
 		body := []byte(p.Text)
-		if req.Format == "json" {
+		if format == "json" {
 			var b bytes.Buffer
 			if err := json.Indent(&b, raw, "", "  "); err != nil {
 				return err

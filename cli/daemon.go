@@ -31,19 +31,47 @@ for the quiet period. Those commands start it themselves when no ctxmap process 
 background.log in the cache folder. An editor's or an agent's server that opens the workspace asks it
 to leave, and takes the cache over.`)
 	cmd.Example = `  ctxmap daemon -C ~/src/project &
+  ctxmap daemon --status
   ctxmap daemon --stop -C ~/src/project`
 	dir := dirFlag(cmd)
-	quiet := cmd.Flags().Duration("quiet", quietPeriod(), "leave after this long without a request (default from "+QuietEnv+")")
-	stop := cmd.Flags().Bool("stop", false, "ask the running background process to leave, and wait until it has")
-	cmd.RunE = func(*cobra.Command, []string) error {
+	quiet := cmd.Flags().Duration("quiet", session.DefaultQuiet, "leave after this long without a request (or "+QuietEnv+")")
+	stop := cmd.Flags().Bool("stop", false, "ask the running background process to leave, wait until it has, and say which it was")
+	status := cmd.Flags().Bool("status", false, "list the ctxmap processes that serve workspaces: workspace, pid, since, index, log")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if *stop && *status {
+			return usagef("--stop and --status do not go together")
+		}
+		if *status {
+			ctx, cancel := interruptible()
+			defer cancel()
+			ps, err := session.Running(ctx)
+			if err != nil {
+				return err
+			}
+			return e.writeProcesses(ps)
+		}
 		if *stop {
 			ctx, cancel := interruptible()
 			defer cancel()
-			stopped, err := session.StopBackground(ctx, *dir)
-			if err == nil && !stopped && !e.quiet {
+			p, err := session.StopBackground(ctx, *dir)
+			switch {
+			case err != nil:
+				return err
+			case p == nil:
 				fmt.Fprintln(e.stderr, "ctxmap: no background process serves", *dir)
+			case p.Pid == 0:
+				fmt.Fprintf(e.stderr, "ctxmap: stopped the background process of %s (another version)\n", *dir)
+			default:
+				fmt.Fprintf(e.stderr, "ctxmap: stopped the background process of %s (pid %d, since %s)\n", p.Root, p.Pid, p.Since.Local().Format(time.DateTime))
 			}
-			return err
+			return nil
+		}
+		if !cmd.Flags().Changed("quiet") {
+			d, err := quietPeriod()
+			if err != nil {
+				return err
+			}
+			*quiet = d
 		}
 		if *quiet <= 0 {
 			return usagef("--quiet must be positive")
@@ -58,12 +86,50 @@ to leave, and takes the cache over.`)
 	return cmd
 }
 
-// quietPeriod is the background process's quiet period: QuietEnv's, else session.DefaultQuiet.
-func quietPeriod() time.Duration {
-	if d, err := time.ParseDuration(os.Getenv(QuietEnv)); err == nil && d > 0 {
-		return d
+// writeProcesses lists the running processes, a line each.
+func (e *env) writeProcesses(ps []session.Process) error {
+	if len(ps) == 0 {
+		_, err := fmt.Fprintln(e.stdout, "no ctxmap process serves a workspace")
+		return err
 	}
-	return session.DefaultQuiet
+	for _, p := range ps {
+		if p.Pid == 0 {
+			fmt.Fprintf(e.stdout, "?  %s  (log: %s)\n", p.Error, p.Log)
+			continue
+		}
+		kind, state := "server", fmt.Sprintf("index ready, %s", count(p.Files, "file"))
+		if p.Background {
+			kind = "background"
+		}
+		if !p.Ready {
+			state = fmt.Sprintf("indexing, %.0f%% done", 100*p.Built)
+		}
+		if p.Error != "" {
+			state += "; last error: " + p.Error
+		}
+		line := fmt.Sprintf("%s  %s pid %d  since %s  %s", p.Root, kind, p.Pid, p.Since.Local().Format(time.DateTime), state)
+		if p.Log != "" {
+			line += "  log: " + p.Log
+		}
+		if _, err := fmt.Fprintln(e.stdout, line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// quietPeriod is the background process's quiet period: QuietEnv's, else session.DefaultQuiet; a value
+// that is not a positive duration is a usage error naming the setting.
+func quietPeriod() (time.Duration, error) {
+	v := os.Getenv(QuietEnv)
+	if v == "" {
+		return session.DefaultQuiet, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, usagef("%s=%s: want a positive duration, such as 10m or 90s", QuietEnv, v)
+	}
+	return d, nil
 }
 
 // noDaemonFlag adds --no-daemon to a command that can be answered by a background process.
@@ -92,8 +158,11 @@ func daemonAllowed(dir string, noDaemon bool) bool {
 func (e *env) handOff(dir string, start bool, ask func(ctx context.Context) error) (done bool, err error) {
 	ctx, cancel := interruptible()
 	defer cancel()
+	note, clear := e.runningProgress()
+	defer clear()
+	ctx = session.WithProgress(ctx, note)
 	err = ask(ctx)
-	if errors.Is(err, session.ErrNoSession) && start && !errors.Is(err, session.ErrTooLarge) {
+	if errors.Is(err, session.ErrNoSession) && start && !errors.Is(err, session.ErrTooLarge) && !errors.Is(err, session.ErrSilent) {
 		if serr := e.startBackground(ctx, dir); serr != nil {
 			fmt.Fprintf(e.stderr, "ctxmap: no background process: %v\n", serr)
 			return false, nil
@@ -101,7 +170,7 @@ func (e *env) handOff(dir string, start bool, ask func(ctx context.Context) erro
 		err = ask(ctx)
 		if errors.Is(err, session.ErrNoSession) {
 			// one answers but cannot (another version's, one without an index): a new one replaces it
-			if stopped, serr := session.StopBackground(ctx, dir); serr == nil && stopped {
+			if stopped, serr := session.StopBackground(ctx, dir); serr == nil && stopped != nil {
 				if serr := e.startBackground(ctx, dir); serr == nil {
 					err = ask(ctx)
 				}
@@ -109,6 +178,11 @@ func (e *env) handOff(dir string, start bool, ask func(ctx context.Context) erro
 		}
 	}
 	switch {
+	case errors.Is(err, session.ErrSilent):
+		// stopped or hung: not asked again, nor stopped (it may come back), and said
+		clear()
+		fmt.Fprintf(e.stderr, "ctxmap: %v (see %s): answering in this process\n", err, logPath(dir))
+		return false, nil
 	case errors.Is(err, session.ErrNoSession):
 		return false, nil
 	case errors.Is(err, index.ErrInvalid):
@@ -138,13 +212,42 @@ func (e *env) startBackground(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := session.StartBackground(ctx, root, []string{exe, "daemon", "-C", root}); err != nil {
+	started, err := session.StartBackground(ctx, root, []string{exe, "daemon", "-C", root})
+	if err != nil {
 		return err
 	}
-	if !e.quiet {
-		sock, _ := session.SocketPath(root)
+	if started && !e.quiet {
 		fmt.Fprintf(e.stderr, "ctxmap: a background process serves %s from now on (ctxmap daemon --stop ends it; its log: %s)\n",
-			root, filepath.Join(filepath.Dir(sock), session.BackgroundLog))
+			root, logPath(root))
 	}
 	return nil
+}
+
+// logPath is the background process's log for dir.
+func logPath(dir string) string {
+	sock, err := session.SocketPath(dir)
+	if err != nil {
+		return session.BackgroundLog
+	}
+	return filepath.Join(filepath.Dir(sock), session.BackgroundLog)
+}
+
+// runningProgress shows, on a terminal, how the running process's answer goes while it is made (a
+// first build's share) on one line, which clear removes.
+func (e *env) runningProgress() (note func(string), clear func()) {
+	p := e.progress()
+	last := ""
+	note = func(n string) {
+		if !p.tty || p.quiet || n == last {
+			return
+		}
+		last = n
+		fmt.Fprintf(e.stderr, "\r\x1b[Kctxmap: the running process: %s", n)
+	}
+	clear = func() {
+		if last != "" {
+			fmt.Fprint(e.stderr, "\r\x1b[K")
+		}
+	}
+	return note, clear
 }

@@ -24,25 +24,29 @@ func (e *env) exploreCommand() *cobra.Command {
 	}
 	dir := dirFlag(cmd)
 	limit := cmd.Flags().Int("limit", index.DefaultExplore, "how many chunks")
-	asJSON := cmd.Flags().Bool("json", false, "print JSON")
+	jsonAsked := formatFlag(cmd, "the chunks")
 	noDaemon := noDaemonFlag(cmd)
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
 		if *limit < 1 {
 			return usagef("--limit must be at least 1")
+		}
+		asJSON, err := jsonAsked()
+		if err != nil {
+			return err
 		}
 		ask := func(ctx context.Context) error {
 			ex, err := session.AskExplore(ctx, *dir, args[0], *limit)
 			if err != nil {
 				return err
 			}
-			return e.write(*asJSON, ex, func(w io.Writer) error { return writeExploration(w, ex) })
+			return e.write(asJSON, ex, func(w io.Writer) error { return writeExploration(w, ex) })
 		}
 		return e.answer(*dir, daemonAllowed(*dir, *noDaemon), ask, indexUse{}, func(_ context.Context, ix *index.Index) error {
 			ex, err := ix.Explore(args[0], *limit)
 			if err != nil {
 				return err
 			}
-			return e.write(*asJSON, ex, func(w io.Writer) error { return writeExploration(w, ex) })
+			return e.write(asJSON, ex, func(w io.Writer) error { return writeExploration(w, ex) })
 		})
 	}
 	return cmd

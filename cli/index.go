@@ -18,17 +18,36 @@ func (e *env) indexCommand() *cobra.Command {
 entities, languages and the files skipped, with why. The index is kept in a cache folder outside the
 workspace, so the next run reads only what changed.`)
 	dir := dirFlag(cmd)
-	asJSON := cmd.Flags().Bool("json", false, "print the stats as JSON")
+	jsonAsked := formatFlag(cmd, "the stats")
 	export := cmd.Flags().String("export", "", "write the index of this commit to `FILE`, for others to import")
 	imp := cmd.Flags().String("import", "", "start from the index exported to `FILE` (of the same commit), then refresh it")
 	verify := cmd.Flags().Bool("verify", false, "first read every file of the cache and check it: a damaged one is named, and rebuilt by this run")
-	cmd.RunE = func(*cobra.Command, []string) error { return e.runIndex(*dir, *asJSON, *export, *imp, *verify) }
+	cmd.RunE = func(*cobra.Command, []string) error {
+		asJSON, err := jsonAsked()
+		if err != nil {
+			return err
+		}
+		return e.runIndex(*dir, asJSON, *export, *imp, *verify)
+	}
 	return cmd
 }
 
 func (e *env) runIndex(dir string, asJSON bool, export, imp string, verify bool) error {
 	if export != "" && imp != "" {
 		return usagef("--export and --import do not go together")
+	}
+	if verify {
+		// the check reads the cache's files as no other process writes them: a background process
+		// leaves it the cache (the next command starts another)
+		ctx, cancel := interruptible()
+		stopped, err := session.StopBackground(ctx, dir)
+		cancel()
+		if err != nil {
+			return err
+		}
+		if stopped != nil && !e.quiet {
+			fmt.Fprintln(e.stderr, "ctxmap: the background process left the cache to the check")
+		}
 	}
 	// what is exported is checked first; what is imported, after
 	if verify && imp == "" {
@@ -59,17 +78,39 @@ func (e *env) runIndex(dir string, asJSON bool, export, imp string, verify bool)
 			}
 		}
 	}
-	return e.withIndex(dir, indexUse{vectors: true, checked: true, emptyOK: true}, func(_ context.Context, ix *index.Index, st index.Stats) error {
-		return e.write(asJSON, st, func(w io.Writer) error {
-			fmt.Fprintf(w, "%s: %d files, %d definitions, %d references, %d entities, %d chunks in %.2fs (%d parsed)\n",
-				st.Root, st.Files, st.Definitions, st.References, st.Entities, st.Chunks, st.Seconds, st.Parsed)
-			fmt.Fprintf(w, "languages: %s\n", index.Counts(st.Languages, strconv.Itoa))
-			if len(st.Skipped) > 0 {
-				fmt.Fprintf(w, "skipped: %s\n", index.Counts(st.Skipped, strconv.Itoa))
+	if export == "" && imp == "" {
+		// a process that serves the workspace refreshes the index it shares, rather than this one
+		// indexing in memory beside it
+		done, err := e.handOff(dir, false, func(ctx context.Context) error {
+			st, err := session.AskRefresh(ctx, dir)
+			if err != nil {
+				return err
 			}
-			_, err := fmt.Fprintf(w, "history: %s (%d commits)\nvectors: %s\ncache: %s\n", st.History, st.Commits, st.Vectors, st.Cache)
-			return err
+			if err := st.Empty(); err != nil {
+				fmt.Fprintf(e.stderr, "ctxmap: %v\n", err)
+			}
+			return e.writeStats(asJSON, st)
 		})
+		if done {
+			return err
+		}
+	}
+	return e.withIndex(dir, indexUse{vectors: true, checked: true, emptyOK: true}, func(_ context.Context, ix *index.Index, st index.Stats) error {
+		return e.writeStats(asJSON, st)
+	})
+}
+
+// writeStats prints an index's stats, as JSON or as lines.
+func (e *env) writeStats(asJSON bool, st index.Stats) error {
+	return e.write(asJSON, st, func(w io.Writer) error {
+		fmt.Fprintf(w, "%s: %d files, %d definitions, %d references, %d entities, %d chunks in %.2fs (%d parsed)\n",
+			st.Root, st.Files, st.Definitions, st.References, st.Entities, st.Chunks, st.Seconds, st.Parsed)
+		fmt.Fprintf(w, "languages: %s\n", index.Counts(st.Languages, strconv.Itoa))
+		if len(st.Skipped) > 0 {
+			fmt.Fprintf(w, "skipped: %s\n", index.Counts(st.Skipped, strconv.Itoa))
+		}
+		_, err := fmt.Fprintf(w, "history: %s (%d commits)\nvectors: %s\ncache: %s\n", st.History, st.Commits, st.Vectors, st.Cache)
+		return err
 	})
 }
 
@@ -92,9 +133,15 @@ func (e *env) entitiesCommand() *cobra.Command {
 	cmd := newCommand("entities", "the project's entities by importance", "")
 	dir := dirFlag(cmd)
 	top := cmd.Flags().Int("top", index.DefaultTop, "how many entities")
-	asJSON := cmd.Flags().Bool("json", false, "print JSON")
+	jsonAsked := formatFlag(cmd, "the entities")
 	noDaemon := noDaemonFlag(cmd)
-	cmd.RunE = func(*cobra.Command, []string) error { return e.runEntities(*dir, *top, *asJSON, *noDaemon) }
+	cmd.RunE = func(*cobra.Command, []string) error {
+		asJSON, err := jsonAsked()
+		if err != nil {
+			return err
+		}
+		return e.runEntities(*dir, *top, asJSON, *noDaemon)
+	}
 	return cmd
 }
 

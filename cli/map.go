@@ -34,9 +34,12 @@ or on a TEXT when given, it starts from that entity's files or from the files a 
 	top := f.Int("top", index.DefaultTop, "how many entities (svg, html)")
 	budget := f.Int("budget", index.DefaultOutlineBudget, "token budget of the outline (text)")
 	tokenizer := f.String("tokenizer", "", "o200k_base or cl100k_base, to count the outline's tokens (text)")
-	out := f.StringP("output", "o", "", "the `FILE` to write (default: stdout)")
+	out := f.StringP("output", "o", "", "the `FILE` to write (default, or -: stdout)")
 	noDaemon := noDaemonFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if *out == "-" { // as most tools read it: stdout
+			*out = ""
+		}
 		form := strings.ToLower(*format)
 		ext := strings.ToLower(filepath.Ext(*out))
 		if form == "" {
@@ -66,6 +69,9 @@ or on a TEXT when given, it starts from that entity's files or from the files a 
 			}
 			if *out != "" && form == "svg" && ext != ".svg" || form == "html" && *out != "" && ext != ".html" && ext != ".htm" {
 				return usagef("-o %q does not end in .%s", *out, form)
+			}
+			if *out == "" && e.stdoutTerminal() {
+				return usagef("a %s picture is not for a terminal: write it to a file (-o map.%s), pipe it, or read the map as text (--format text)", strings.ToUpper(form), form)
 			}
 			return e.runMap(*dir, *name, *top, *out, form, daemonAllowed(*dir, *noDaemon))
 		default:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/query"
@@ -17,7 +18,47 @@ const (
 	DefaultTop     = 40                 // entities TopEntities lists
 	MaxListed      = 1000               // the most any list request may ask for
 	MaxSymbols     = 100                // definitions FindSymbols returns at most
+	// MaxText is the longest text a request reads, in bytes: an issue with its logs fits many times
+	// over; a longer one is cut to it (the front ends say so), as reading it all costs seconds and
+	// hundreds of megabytes for nothing a pack could show
+	MaxText = 256 << 10
 )
+
+// CutText is text cut to MaxText bytes at a character's boundary; cut says whether it was.
+func CutText(text string) (_ string, cut bool) {
+	if len(text) <= MaxText {
+		return text, false
+	}
+	end := MaxText
+	for end > MaxText-utf8.UTFMax && !utf8.RuneStart(text[end]) {
+		end--
+	}
+	return text[:end], true
+}
+
+// CheckText says what is wrong with a request's text, nil when nothing is: it is empty, or it is not
+// text (a NUL byte, or mostly bytes that are not UTF-8: a binary file given by mistake). The error
+// wraps ErrInvalid.
+func CheckText(text string) error {
+	if strings.TrimSpace(text) == "" {
+		return invalidf("the text is empty: give an issue, a bug report or a comment")
+	}
+	if strings.IndexByte(text, 0) >= 0 {
+		return invalidf("the text is binary (it holds NUL bytes): give an issue, a bug report or a comment")
+	}
+	bad := 0
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError && n == 1 {
+			bad++
+		}
+		i += n
+	}
+	if 2*bad > len(text) {
+		return invalidf("the text is binary (%d of its %d bytes are not UTF-8): give an issue, a bug report or a comment", bad, len(text))
+	}
+	return nil
+}
 
 // Resolved is a request with every unset field filled from a configuration, then from the defaults,
 // and every field checked. Only Normalize makes one, and it is the only request Index.Context
@@ -28,11 +69,12 @@ type Resolved struct{ req Request }
 func (r Resolved) Request() Request { return r.req }
 
 // Normalize resolves a request against cfg (the workspace's configuration, with the editor's settings
-// over it): unset fields take cfg's values, then the defaults, and every field is checked; the error
-// wraps ErrInvalid.
+// over it): unset fields take cfg's values, then the defaults, the text is cut to MaxText, and every
+// field is checked (CheckText for the text); the error wraps ErrInvalid.
 func (r Request) Normalize(cfg Config) (Resolved, error) {
-	if strings.TrimSpace(r.Text) == "" {
-		return Resolved{}, invalidf("the text is empty: give an issue, a bug report or a comment")
+	r.Text, _ = CutText(r.Text)
+	if err := CheckText(r.Text); err != nil {
+		return Resolved{}, err
 	}
 	if r.Budget == 0 {
 		r.Budget = cfg.Budget

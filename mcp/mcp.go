@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"runtime/debug"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -57,7 +59,8 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 			"report, a stack trace, a code comment): the domain entities it is about, the definitions, code, " +
 			"tests and callers that matter, each with its path:line and why it was chosen. Start here for any task " +
 			"on this repository; the pack never exceeds the budget.",
-	}, func(ctx context.Context, _ *sdk.CallToolRequest, in ContextInput) (*sdk.CallToolResult, any, error) {
+		Annotations: readOnly("Context pack for a text"),
+	}, recovered("get_context", func(ctx context.Context, _ *sdk.CallToolRequest, in ContextInput) (*sdk.CallToolResult, *index.Pack, error) {
 		if strings.TrimSpace(in.Text) == "" {
 			return nil, nil, errors.New("text is empty: give the issue or comment to find code for")
 		}
@@ -72,19 +75,20 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 		if res.Pack == nil {
 			return nil, nil, errors.New("no pack was made")
 		}
+		// the whole pack (items with places, reasons and tokens) as structuredContent, whatever the format,
+		// as the other tools answer; the content is the rendered pack, or the JSON for format json
 		if !strings.EqualFold(strings.TrimSpace(in.Format), "json") {
-			return text(res.Pack.Text), nil, nil
+			return text(res.Pack.Text), res.Pack, nil
 		}
-		// the whole pack (items with places, reasons and tokens) as structuredContent, as the other tools
-		// answer, and as JSON text for clients that read only the content
 		return nil, res.Pack, nil
-	})
+	}))
 	sdk.AddTool(s, &sdk.Tool{
 		Name: "explore_entity",
 		Description: "Returns the chunks of code about one domain entity of the project (its definitions, the code " +
 			"that mentions it most, most recently changed first among equals), each with path:line, signature " +
 			"and the other entities of its file: follow them to explore the domain.",
-	}, func(ctx context.Context, _ *sdk.CallToolRequest, in ExploreInput) (*sdk.CallToolResult, *index.Exploration, error) {
+		Annotations: readOnly("Explore a domain entity"),
+	}, recovered("explore_entity", func(ctx context.Context, _ *sdk.CallToolRequest, in ExploreInput) (*sdk.CallToolResult, *index.Exploration, error) {
 		if strings.TrimSpace(in.Name) == "" {
 			return nil, nil, errors.New("name is empty: give an entity such as the ones get_context lists")
 		}
@@ -99,12 +103,13 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 			return nil, nil, err
 		}
 		return nil, ex, nil
-	})
+	}))
 	sdk.AddTool(s, &sdk.Tool{
 		Name: "find_symbol",
 		Description: "Finds the definitions of a symbol (function, method, class, type...) by name: signature, doc " +
 			"comment and path:line of each. Exact names first, then case-insensitive, then fuzzy matches.",
-	}, func(ctx context.Context, _ *sdk.CallToolRequest, in SymbolInput) (*sdk.CallToolResult, *Symbols, error) {
+		Annotations: readOnly("Find a symbol's definitions"),
+	}, recovered("find_symbol", func(ctx context.Context, _ *sdk.CallToolRequest, in SymbolInput) (*sdk.CallToolResult, *Symbols, error) {
 		if strings.TrimSpace(in.Name) == "" {
 			return nil, nil, errors.New("name is empty: give a symbol name such as RuleIndex or search")
 		}
@@ -116,8 +121,30 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 			return nil, nil, fmt.Errorf("no definition named %q%s in this workspace", in.Name, kindNote(in.Kind))
 		}
 		return nil, &Symbols{Definitions: defs}, nil
-	})
+	}))
 	return s
+}
+
+// readOnly is what every tool declares: it reads the workspace's index and changes nothing, and the
+// same call gives the same answer while the code does not change; it reaches nothing outside.
+func readOnly(title string) *sdk.ToolAnnotations {
+	closed := false
+	return &sdk.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closed}
+}
+
+// recovered turns a panic in a tool into the tool's error and a log line with the stack: the SDK
+// recovers none, and one bad call must not end the server an agent relies on.
+func recovered[In, Out any](name string, tool sdk.ToolHandlerFor[In, Out]) sdk.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, req *sdk.CallToolRequest, in In) (res *sdk.CallToolResult, out Out, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				fmt.Fprintf(os.Stderr, "ctxmap mcp: panic in %s: %v\n%s", name, r, debug.Stack())
+				var zero Out
+				res, out, err = nil, zero, fmt.Errorf("internal error in %s: %v (the server logged it and keeps running)", name, r)
+			}
+		}()
+		return tool(ctx, req, in)
+	}
 }
 
 func text(s string) *sdk.CallToolResult {

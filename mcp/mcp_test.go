@@ -130,10 +130,44 @@ func TestToolsListed(t *testing.T) {
 		if tool.Description == "" || !strings.Contains(string(schema), `"required":["`+req+`"]`) {
 			t.Errorf("%s: description %q, schema %s", tool.Name, tool.Description, schema)
 		}
+		if a := tool.Annotations; a == nil || !a.ReadOnlyHint || !a.IdempotentHint {
+			t.Errorf("%s: annotations %+v, want read-only and idempotent", tool.Name, a)
+		}
+		// the output schema follows the Go type of the answer: a new field of a pack is in it
+		out, _ := json.Marshal(tool.OutputSchema)
+		if tool.OutputSchema == nil || (tool.Name == "get_context" && !schemaHasFields(t, out, index.Pack{})) {
+			t.Errorf("%s: output schema %s", tool.Name, out)
+		}
 	}
 	if len(want) > 0 {
 		t.Errorf("tools missing: %v", want)
 	}
+}
+
+// schemaHasFields says whether a JSON schema names every JSON field of v's type as a property.
+func schemaHasFields(t *testing.T, schema []byte, v any) bool {
+	t.Helper()
+	var s struct {
+		Properties map[string]any `json:"properties"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		t.Fatal(err)
+	}
+	typ := reflect.TypeOf(v)
+	for i := range typ.NumField() {
+		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		if name == "-" || !typ.Field(i).IsExported() {
+			continue
+		}
+		if name == "" {
+			name = typ.Field(i).Name
+		}
+		if _, ok := s.Properties[name]; !ok {
+			t.Logf("the schema has no %q", name)
+			return false
+		}
+	}
+	return true
 }
 
 func TestGetContext(t *testing.T) {
@@ -167,8 +201,12 @@ func TestGetContext(t *testing.T) {
 		!reflect.DeepEqual(same, fromText) {
 		t.Errorf("format json: structuredContent %s, text %s", structured, js)
 	}
-	if res, _ := call(t, cs, "get_context", map[string]any{"text": "gist files are lost when saving", "budget": 800}); res.StructuredContent != nil {
-		t.Errorf("a markdown pack comes with structuredContent %v", res.StructuredContent)
+	// markdown: the rendered pack as the content, the same pack as structuredContent
+	res, md := call(t, cs, "get_context", map[string]any{"text": "gist files are lost when saving", "budget": 800})
+	structured, _ = json.Marshal(res.StructuredContent)
+	var fromMarkdown map[string]any
+	if json.Unmarshal(structured, &fromMarkdown) != nil || fromMarkdown["text"] != md || !strings.HasPrefix(md, "# Context") {
+		t.Errorf("a markdown pack: content %.200q, structuredContent %.300s", md, structured)
 	}
 }
 
@@ -225,6 +263,7 @@ func TestBadArguments(t *testing.T) {
 		{"get_context", map[string]any{"text": ""}, "text is empty"},
 		{"get_context", map[string]any{"text": "release", "budget": 10}, "budget"},
 		{"get_context", map[string]any{"text": "release", "format": "pdf"}, "format"},
+		{"get_context", map[string]any{"text": "release\x00\x00\x7fELF"}, "the text is binary"},
 		{"explore_entity", map[string]any{"name": "NO_SUCH_THING"}, "unknown entity"},
 		{"explore_entity", map[string]any{"name": "gist", "limit": -1}, "limit"},
 		{"find_symbol", map[string]any{"name": "zzzqqq"}, "no definition"},
@@ -243,6 +282,15 @@ func TestBadArguments(t *testing.T) {
 	if _, text := call(t, cs, "find_symbol", map[string]any{"name": "Publish"}); !strings.Contains(text, "release.go") {
 		t.Errorf("the session did not survive the bad calls: %s", text)
 	}
+	// a text of 5 MB is read up to index.MaxText: the pack is made, and its query is the text cut
+	huge := strings.Repeat("publishing a release without a tag fails ", 5<<20/42)
+	start := time.Now()
+	res, text := call(t, cs, "get_context", map[string]any{"text": huge, "format": "json", "budget": 600})
+	var pack struct{ Query string }
+	if res.IsError || json.Unmarshal([]byte(text), &pack) != nil || len(pack.Query) > index.MaxText || !strings.Contains(text, "release/release.go") {
+		t.Errorf("a text of %d bytes: IsError=%v, query of %d bytes, %.300s", len(huge), res.IsError, len(pack.Query), text)
+	}
+	t.Logf("a text of %d MB answered in %s", len(huge)>>20, time.Since(start).Round(time.Millisecond))
 }
 
 // A file written after the start is found: the index follows the disk.

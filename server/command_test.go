@@ -105,6 +105,7 @@ func TestCommandArgumentsValidated(t *testing.T) {
 		{cmdContext, map[string]any{"text": "gist", "format": "pdf"}, `format "pdf"`},
 		{cmdContext, map[string]any{"text": "gist", "intent": "dance"}, "dance"},
 		{cmdContext, map[string]any{"text": "   "}, "empty"},
+		{cmdContext, map[string]any{"text": "gist\x00\x00\x7fELF"}, "the text is binary"},
 		{cmdContext, map[string]any{"text": "gist", "colour": "red"}, `unknown argument "colour"`},
 		{cmdContext, map[string]any{"uri": "file:///etc/passwd", "range": rangeOf(line(0), line(1))}, "outside the workspace"},
 		{cmdContext, map[string]any{"uri": c.uri("out/secret.go"), "range": rangeOf(line(0), line(3))}, "outside the workspace"},

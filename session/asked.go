@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/ctxmap/ctxmap/index"
@@ -23,6 +25,9 @@ func (e finalError) Unwrap() error { return e.error }
 
 // serveAsked answers one request of the socket.
 func (s *Session) serveAsked(ctx context.Context, req askRequest) (json.RawMessage, error) {
+	if req.Op == opStatus { // not a request that keeps a background process from leaving
+		return json.Marshal(s.process())
+	}
 	s.asking(+1)
 	defer s.asking(-1)
 	if req.Op == opStop {
@@ -30,14 +35,27 @@ func (s *Session) serveAsked(ctx context.Context, req askRequest) (json.RawMessa
 			return nil, errors.New("not a background process: it stops with its editor or agent")
 		}
 		s.opts.Stop()
-		return json.Marshal("stopping")
+		return json.Marshal(s.process())
 	}
 	if req.Op == "" || req.Op == opContext {
 		return s.oneShot(ctx, req.Request)
 	}
+	// as the command line checks them: a bad count is the request's fault
+	if err := index.CheckLimit("top", req.Top); err != nil {
+		return nil, err
+	}
+	if err := index.CheckLimit("limit", req.Limit); err != nil {
+		return nil, err
+	}
 	// a background process started for this question has no quick pack to make before it builds
 	s.quickOnce.Do(func() { close(s.firstQuick) })
 	if err := s.WaitReady(ctx); err != nil {
+		return nil, err
+	}
+	if req.Op == opRefresh {
+		return s.refresh(ctx)
+	}
+	if err := s.empty(); err != nil {
 		return nil, err
 	}
 	var res any
@@ -66,6 +84,113 @@ func (s *Session) serveAsked(ctx context.Context, req askRequest) (json.RawMessa
 		return nil, err
 	}
 	return json.Marshal(res)
+}
+
+// Process is a ctxmap process that serves a workspace on its socket, as ctxmap daemon --status lists it.
+type Process struct {
+	Root       string    `json:"root"`
+	Pid        int       `json:"pid"`
+	Since      time.Time `json:"since"`
+	Background bool      `json:"background"`    // a background process; else an editor's or an agent's server
+	Log        string    `json:"log,omitempty"` // a background process's log
+	Ready      bool      `json:"ready"`         // the first build is in
+	Built      float64   `json:"built"`         // the first build's share done, while it runs
+	Files      int       `json:"files"`
+	Error      string    `json:"error,omitempty"` // the last build's failure; or why the process does not answer
+}
+
+// process is this session as ctxmap daemon --status lists it.
+func (s *Session) process() Process {
+	s.mu.Lock()
+	p := Process{Root: s.root, Pid: os.Getpid(), Since: s.since, Background: s.opts.Stop != nil, Ready: s.ready}
+	if s.lastErr != nil {
+		p.Error = s.lastErr.Error()
+	}
+	s.mu.Unlock()
+	if !p.Ready {
+		p.Built = s.builtShare()
+	}
+	if p.Background && s.listener != nil {
+		p.Log = filepath.Join(filepath.Dir(s.listener.path), BackgroundLog)
+	}
+	ix, done := s.acquire()
+	if ix != nil {
+		p.Files = len(ix.Snapshot().Paths)
+	}
+	done()
+	return p
+}
+
+// Running lists the ctxmap processes that answer on a socket in the cache folders of this user, a
+// stopped or hung one with why (after AnswerWait).
+func Running(ctx context.Context) ([]Process, error) {
+	some, err := index.DefaultCacheDir(string(filepath.Separator))
+	if err != nil {
+		return nil, err
+	}
+	socks, err := filepath.Glob(filepath.Join(filepath.Dir(some), "*", socketName))
+	if err != nil {
+		return nil, err
+	}
+	var ps []Process
+	for _, sock := range socks {
+		raw, err := askAt(ctx, sock, askRequest{Op: opStatus})
+		var p Process
+		switch {
+		case errors.Is(err, ErrSilent):
+			p = Process{Error: err.Error(), Log: filepath.Join(filepath.Dir(sock), BackgroundLog)}
+		case err != nil:
+			continue // none listens there: a socket left by a process that died
+		default:
+			if err := json.Unmarshal(raw, &p); err != nil {
+				p = Process{Error: fmt.Sprintf("another version answers on %s", sock)}
+			}
+		}
+		ps = append(ps, p)
+	}
+	return ps, nil
+}
+
+// refresh brings the index up to date with the disk, as ctxmap index does in its own process, and
+// returns its stats.
+func (s *Session) refresh(ctx context.Context) (json.RawMessage, error) {
+	start := time.Now()
+	if !s.WaitApplied(ctx, s.Rescan()) {
+		return nil, ctx.Err()
+	}
+	var st index.Stats
+	err := s.Read(ctx, func(ix *index.Index) error {
+		ix.WaitVectors()
+		st = ix.Snapshot().Stats()
+		st.Vectors = ix.VectorStatus()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if s.listener != nil {
+		st.Cache = filepath.Dir(s.listener.path)
+	}
+	st.Seconds = time.Since(start).Seconds()
+	return json.Marshal(st)
+}
+
+// empty is the answer for a workspace with nothing to read, as a command in its own process says it
+// (which folder, and why each file was skipped); nil when there is something.
+func (s *Session) empty() error {
+	ix, done := s.acquire()
+	defer done()
+	if ix == nil {
+		return nil
+	}
+	snap := ix.Snapshot()
+	if len(snap.Paths) > 0 {
+		return nil
+	}
+	if err := snap.Stats().Empty(); err != nil {
+		return finalError{err}
+	}
+	return nil
 }
 
 // asking counts the requests being answered, and when the last one ended.
@@ -98,6 +223,12 @@ func askFor[T any](ctx context.Context, root string, req askRequest) (T, error) 
 		return v, fmt.Errorf("the running process's answer: %w", err)
 	}
 	return v, nil
+}
+
+// AskRefresh has the running session of root bring its index up to date with the disk and returns
+// the index's stats; ErrNoSession when none answers.
+func AskRefresh(ctx context.Context, root string) (index.Stats, error) {
+	return askFor[index.Stats](ctx, root, askRequest{Op: opRefresh})
 }
 
 // AskEntities is the workspace's top entities from the running session of root; ErrNoSession when

@@ -2,12 +2,14 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -25,6 +27,8 @@ const (
 	// BackgroundLog is the background process's log (stdout and stderr), in the cache folder; each
 	// start rewrites it.
 	BackgroundLog = "background.log"
+	// startedPid is the pid of the process the holder of the start lock started last
+	startedPid = "started.pid"
 )
 
 // DefaultQuiet is how long a background process waits for another request before it leaves.
@@ -33,6 +37,11 @@ const DefaultQuiet = 10 * time.Minute
 // startWait bounds how long a starter waits for the process it started to listen, and for another
 // starter to finish.
 const startWait = 30 * time.Second
+
+// lostWait bounds how long a starter waits for a background process that runs (it holds its lock) but
+// does not listen: one whose socket was removed makes it again within socketCheck; one that does not
+// (stopped, hung) is left alone, and the command answers in its own process.
+const lostWait = time.Second
 
 // cacheFolder is the cache folder of root, made if missing (for the owner only).
 func cacheFolder(root string) (string, error) {
@@ -98,44 +107,100 @@ func RunBackground(ctx context.Context, root string, quiet time.Duration, logf f
 }
 
 // StartBackground starts command (the ctxmap binary and its arguments, which run RunBackground for
-// root) as a background process unless one answers for root already, and waits until it listens.
-// Two starters at once start one process: the second waits for the first and finds it answering.
-func StartBackground(ctx context.Context, root string, command []string) error {
+// root) as a background process unless one answers for root already, and waits until it listens;
+// started says whether it started one. Two starters at once start one process: the second waits for
+// the first and finds it answering.
+func StartBackground(ctx context.Context, root string, command []string) (started bool, err error) {
 	dir, err := cacheFolder(root)
 	if err != nil {
-		return err
+		return false, err
 	}
 	sock := filepath.Join(dir, socketName)
-	release, err := takeLockWaiting(ctx, dir, startLock)
-	if err != nil {
-		return err
+	release, err := takeStartLock(ctx, dir, sock)
+	if err != nil || release == nil {
+		return false, err
 	}
 	defer release()
 	deadline := time.Now().Add(startWait)
 	var exited chan error
+	var heldSince time.Time
 	for !answers(sock) {
-		// none listens: start one, unless one holds its lock (starting, or leaving: then it is
-		// waited for)
+		// none listens: start one, unless one holds its lock (starting, leaving, or its socket lost:
+		// then it is waited for, a little)
 		if exited == nil {
-			if running, err := store.TakeNamedLock(dir, backgroundLock); err == nil {
+			running, err := store.TakeNamedLock(dir, backgroundLock)
+			switch {
+			case err == nil:
 				running.Release()
 				if exited, err = spawn(dir, command); err != nil {
-					return err
+					return false, err
 				}
+			case heldSince.IsZero():
+				heldSince = time.Now()
+			case time.Since(heldSince) > lostWait:
+				return false, fmt.Errorf("a background process holds %s but has not listened for %s: see %s",
+					filepath.Join(dir, backgroundLock), lostWait, filepath.Join(dir, BackgroundLog))
 			}
 		}
 		select {
 		case err := <-exited:
-			return fmt.Errorf("the background process left before it listened (%v): see %s", err, filepath.Join(dir, BackgroundLog))
+			return true, fmt.Errorf("the background process left before it listened (%v): see %s", err, filepath.Join(dir, BackgroundLog))
 		case <-ctx.Done():
-			return ctx.Err()
+			return exited != nil, ctx.Err()
 		case <-time.After(10 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the background process did not listen within %s: see %s", startWait, filepath.Join(dir, BackgroundLog))
+			return exited != nil, fmt.Errorf("the background process did not listen within %s: see %s", startWait, filepath.Join(dir, BackgroundLog))
 		}
 	}
-	return nil
+	return exited != nil, nil
+}
+
+// takeStartLock takes the start lock of the cache folder dir, waiting while another starter holds it;
+// nil when the socket at sock answers meanwhile (that starter's process listens). A starter that holds
+// the lock for lostWait without a running process to show for it (stopped or hung before it started
+// one) is not waited for: the command answers in its own process.
+func takeStartLock(ctx context.Context, dir, sock string) (release func(), err error) {
+	start := time.Now()
+	for {
+		l, err := store.TakeNamedLock(dir, startLock)
+		if err == nil {
+			return l.Release, nil
+		}
+		if !errors.Is(err, store.ErrBusy) {
+			return nil, err
+		}
+		if answers(sock) {
+			return nil, nil
+		}
+		waited := time.Since(start)
+		if waited > lostWait && !startedAlive(dir, start) {
+			return nil, fmt.Errorf("another command holds %s and has started no background process for %s", filepath.Join(dir, startLock), lostWait)
+		}
+		if waited > startWait {
+			return nil, fmt.Errorf("%s is still held after %s", filepath.Join(dir, startLock), startWait)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// startedAlive says whether the process the start lock's holder started since runs.
+func startedAlive(dir string, since time.Time) bool {
+	path := filepath.Join(dir, startedPid)
+	fi, err := os.Stat(path)
+	if err != nil || fi.ModTime().Before(since.Add(-startWait)) {
+		return false
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	pid, err := strconv.Atoi(string(b))
+	return err == nil && alive(pid)
 }
 
 // spawn starts command in the background, its output in the log (rewritten), and reports its end.
@@ -151,36 +216,45 @@ func spawn(dir string, command []string) (exited chan error, err error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start a background process: %w", err)
 	}
+	// what a command waiting for the start lock reads to know its holder is not stuck
+	if err := os.WriteFile(filepath.Join(dir, startedPid), []byte(strconv.Itoa(cmd.Process.Pid)), 0o600); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, err
+	}
 	exited = make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	return exited, nil
 }
 
-// StopBackground asks the background process of root to leave and waits until it has; false when
-// none runs. A server that is not a background process (an editor's) refuses.
-func StopBackground(ctx context.Context, root string) (bool, error) {
+// StopBackground asks the background process of root to leave and waits until it has; nil when none
+// runs. A server that is not a background process (an editor's) refuses. The process is as it was
+// when asked (its pid is 0 when another version answered).
+func StopBackground(ctx context.Context, root string) (*Process, error) {
 	sock, err := SocketPath(root)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	return stopBackgroundAt(ctx, sock)
 }
 
 // stopBackgroundAt is StopBackground for the socket at sock, in a cache folder.
-func stopBackgroundAt(ctx context.Context, sock string) (bool, error) {
-	_, err := askAt(ctx, sock, askRequest{Op: opStop})
+func stopBackgroundAt(ctx context.Context, sock string) (*Process, error) {
+	raw, err := askAt(ctx, sock, askRequest{Op: opStop})
 	if errors.Is(err, ErrNoSession) {
-		return false, nil
+		return nil, nil
 	}
 	if err != nil {
-		return false, err
+		return nil, err
 	}
+	var p Process
+	_ = json.Unmarshal(raw, &p) // another version answers "stopping"
 	release, err := takeLockWaiting(ctx, filepath.Dir(sock), backgroundLock)
 	if err != nil {
-		return true, err
+		return &p, err
 	}
 	release()
-	return true, nil
+	return &p, nil
 }
 
 // answers says whether a process listens on the socket at path.
@@ -229,9 +303,9 @@ func stopBackgroundFor(ctx context.Context, opts Options) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startWait)
 	defer cancel()
 	switch stopped, err := stopBackgroundAt(ctx, sock); {
-	case stopped && err == nil:
+	case stopped != nil && err == nil:
 		opts.Logf("the background process of %s left for this one", opts.Root)
-	case stopped:
+	case stopped != nil:
 		opts.Logf("the background process of %s was asked to leave: %v", opts.Root, err)
 	}
 }

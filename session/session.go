@@ -80,6 +80,7 @@ type Session struct {
 	lastErr  error
 	rereadAt int64 // the index's DamagedRecords when a rescan was last queued to read them again
 
+	since     time.Time // when the session started
 	inFlight  int       // socket requests being answered
 	lastAsked time.Time // when the last one ended, or the session started
 
@@ -158,6 +159,7 @@ func (s *Session) Start() {
 	}
 	s.started = true
 	s.lastAsked = time.Now()
+	s.since = s.lastAsked
 	s.mu.Unlock()
 	// the socket first: a watcher on a large tree takes seconds to set up, and the command that
 	// started a background process waits for the socket

@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -28,10 +29,15 @@ const socketName = "query.sock"
 const dialTimeout = 200 * time.Millisecond
 
 // requestTimeout bounds the reading of a request, not the answer; answerTimeout the writing of the
-// answer, for a client that stops reading.
+// answer, for a client that stops reading. While an answer is made, a line saying how it goes is
+// sent every progressEvery; a client that hears nothing for AnswerWait (a stopped or hung process)
+// gives up and answers in its own process.
 const (
 	requestTimeout = 5 * time.Second
 	answerTimeout  = 5 * time.Second
+	progressEvery  = time.Second
+	// AnswerWait is the longest an asking command waits for the next line of an answer.
+	AnswerWait = 5 * time.Second
 )
 
 // MaxRequest bounds one request's line: a client must not make the server hold more than this for
@@ -46,8 +52,8 @@ const maxConns = 16
 var errTooLong = fmt.Errorf("the request is longer than %d bytes", MaxRequest)
 
 // protocolVersion changes whenever the request or the answer changes: a process of another
-// version is not asked.
-const protocolVersion = 2
+// version is not asked. 3: a context request is the user's, as typed (wireContext).
+const protocolVersion = 3
 
 // The operations a request names; "" is a context pack.
 const (
@@ -56,17 +62,43 @@ const (
 	opExplore  = "explore"
 	opOutline  = "outline"
 	opPicture  = "picture"
-	opStop     = "stop" // a background process exits; another process refuses
+	opRefresh  = "refresh" // the index brought up to date with the disk, and its stats
+	opStop     = "stop"    // a background process exits; another process refuses
+	opStatus   = "status"  // the process, as ctxmap daemon --status lists it
 )
 
 type askRequest struct {
 	Version int                  `json:"version"`
 	Op      string               `json:"op,omitempty"`
-	Request index.Request        `json:"request,omitzero"` // context
+	Request wireContext          `json:"request,omitzero"` // context
 	Top     int                  `json:"top,omitempty"`    // entities, picture
 	Name    string               `json:"name,omitempty"`   // explore, picture (the entity)
 	Limit   int                  `json:"limit,omitempty"`  // explore
 	Outline index.OutlineRequest `json:"outline,omitzero"`
+}
+
+// wireContext is a context request as the user types it (the CLI's flags), all the socket carries of
+// one: the session resolves it with its own configuration, and nothing of the engine's own (a model)
+// can be sent, since a request decodes strictly.
+type wireContext struct {
+	Text      string   `json:"text"`
+	Budget    int      `json:"budget,omitempty"`
+	Format    string   `json:"format,omitempty"`
+	Intent    string   `json:"intent,omitempty"`
+	Tokenizer string   `json:"tokenizer,omitempty"`
+	Ranker    string   `json:"ranker,omitempty"`
+	Fill      bool     `json:"fill,omitempty"`
+	Without   []string `json:"without,omitempty"`
+}
+
+func typedContext(r index.Request) wireContext {
+	return wireContext{Text: r.Text, Budget: r.Budget, Format: r.Format, Intent: r.Intent, Tokenizer: r.Tokenizer,
+		Ranker: r.Ranker, Fill: r.Fill, Without: r.Without}
+}
+
+func (w wireContext) request() index.Request {
+	return index.Request{Text: w.Text, Budget: w.Budget, Format: w.Format, Intent: w.Intent, Tokenizer: w.Tokenizer,
+		Ranker: w.Ranker, Fill: w.Fill, Without: w.Without}
 }
 
 type askAnswer struct {
@@ -75,15 +107,26 @@ type askAnswer struct {
 	Invalid bool            `json:"invalid,omitempty"` // Error is the request's fault (index.ErrInvalid)
 	// Error is the answer (an unknown entity, say), not the process's failure to give one
 	Final bool `json:"final,omitempty"`
+	// Progress, alone in a line, says the answer is being made and how it goes; the answer follows
+	Progress string `json:"progress,omitempty"`
 }
 
 // listener serves the socket; nil when the session does not listen.
 type listener struct {
 	path  string
-	ln    net.Listener
 	conns sync.WaitGroup
 	slots chan struct{} // one token per connection being served
+	done  chan struct{} // closed when the session stops listening
+
+	mu     sync.Mutex
+	ln     net.Listener
+	file   os.FileInfo // the socket file this listener made
+	closed bool        // the session stopped listening: no socket is made again
 }
+
+// socketCheck is how often a listening session makes sure its socket file is still its own: a removed
+// one (or its cache folder) would leave every command waiting for a process it cannot reach.
+const socketCheck = 500 * time.Millisecond
 
 // SocketPath is where a session of root listens: in the folder the index caches root in.
 func SocketPath(root string) (string, error) {
@@ -109,54 +152,140 @@ func (s *Session) listen() {
 		s.opts.Logf("no query socket: %v", err)
 		return
 	}
-	if c, err := net.DialTimeout("unix", path, dialTimeout); err == nil {
-		c.Close()
-		s.opts.Logf("another ctxmap process answers on %s", path)
-		return
-	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		s.opts.Logf("no query socket: remove the stale %s: %v", path, err)
-		return
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	l := &listener{path: path, slots: make(chan struct{}, maxConns), done: make(chan struct{})}
+	if err := s.bind(l); err != nil {
 		s.opts.Logf("no query socket: %v", err)
 		return
 	}
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		s.opts.Logf("no query socket: %v", err)
-		return
-	}
-	// the folder is its owner's already; the socket too, whatever the umask
-	if err := os.Chmod(path, 0o600); err != nil {
-		ln.Close()
-		s.opts.Logf("no query socket: %v", err)
-		return
-	}
-	l := &listener{path: path, ln: ln, slots: make(chan struct{}, maxConns)}
 	s.listener = l
 	l.conns.Add(1)
 	go func() {
 		defer l.conns.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return // closed
-			}
-			select {
-			case l.slots <- struct{}{}:
-			default:
-				s.refuse(c, fmt.Sprintf("busy: %d connections are being served", maxConns))
-				continue
-			}
-			l.conns.Add(1)
-			go func() {
-				defer l.conns.Done()
-				defer func() { <-l.slots }()
-				s.answer(c)
-			}()
-		}
+		s.keepSocket(l)
 	}()
+}
+
+// bind makes l's socket file and serves it, unless another process answers on it.
+func (s *Session) bind(l *listener) error {
+	if c, err := net.DialTimeout("unix", l.path, dialTimeout); err == nil {
+		c.Close()
+		return fmt.Errorf("another ctxmap process answers on %s", l.path)
+	}
+	if err := os.Remove(l.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove the stale %s: %w", l.path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
+		return err
+	}
+	ln, err := net.Listen("unix", l.path)
+	if err != nil {
+		return err
+	}
+	// removed by this listener only while the file is its own (see stopListening)
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	// the folder is its owner's already; the socket too, whatever the umask
+	if err := os.Chmod(l.path, 0o600); err != nil {
+		ln.Close()
+		os.Remove(l.path)
+		return err
+	}
+	fi, err := os.Lstat(l.path)
+	if err != nil {
+		fi = nil // a file this system cannot describe is not checked (see own)
+	}
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		ln.Close()
+		os.Remove(l.path)
+		return errors.New("the session stopped listening")
+	}
+	old := l.ln
+	l.ln, l.file = ln, fi
+	l.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	l.conns.Add(1)
+	go func() {
+		defer l.conns.Done()
+		s.accept(l, ln)
+	}()
+	return nil
+}
+
+// accept serves the connections of ln until it is closed.
+func (s *Session) accept(l *listener, ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return // closed
+		}
+		select {
+		case l.slots <- struct{}{}:
+		default:
+			s.refuse(c, fmt.Sprintf("busy: %d connections are being served", maxConns))
+			continue
+		}
+		l.conns.Add(1)
+		go func() {
+			defer l.conns.Done()
+			defer func() { <-l.slots }()
+			s.answer(c)
+		}()
+	}
+}
+
+// own says whether the socket file at l.path is still the one l made: false when it is gone or
+// another; true when that cannot be told.
+func (l *listener) own() bool {
+	fi, err := os.Lstat(l.path)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return false
+	case err != nil || l.file == nil:
+		return true
+	}
+	return os.SameFile(fi, l.file)
+}
+
+// keepSocket checks every socketCheck that the socket file is still l's own. A removed one is made
+// again; one that another process now answers on, or a cache folder removed, makes a background
+// process leave (the next command starts another) and another session stop listening.
+func (s *Session) keepSocket(l *listener) {
+	tick := time.NewTicker(socketCheck)
+	defer tick.Stop()
+	for {
+		select {
+		case <-l.done:
+			return
+		case <-tick.C:
+		}
+		if l.own() {
+			continue
+		}
+		_, dirErr := os.Stat(filepath.Dir(l.path))
+		var err error
+		if dirErr == nil {
+			err = s.bind(l)
+		} else {
+			err = fmt.Errorf("the cache folder is gone: %w", dirErr)
+		}
+		if err == nil {
+			s.opts.Logf("query socket: %s was removed: made again", l.path)
+			continue
+		}
+		s.opts.Logf("query socket: %s is no longer this process's: %v", l.path, err)
+		l.mu.Lock()
+		l.ln.Close()
+		l.mu.Unlock()
+		if s.opts.Stop != nil {
+			s.opts.Stop()
+		}
+		return
+	}
 }
 
 // socketPath is where the session listens: in its cache folder.
@@ -178,7 +307,15 @@ func (s *Session) stopListening() {
 	if l == nil {
 		return
 	}
-	l.ln.Close() // removes the socket file too
+	close(l.done)
+	own := l.own()
+	l.mu.Lock()
+	l.closed = true
+	l.ln.Close()
+	l.mu.Unlock()
+	if own { // another process's socket is left alone
+		os.Remove(l.path)
+	}
 	l.conns.Wait()
 }
 
@@ -206,26 +343,75 @@ func (s *Session) answer(c net.Conn) {
 		}
 		return
 	}
+	answered := make(chan askAnswer, 1)
+	go func() { answered <- s.answerLine(line) }()
+	enc := json.NewEncoder(c)
+	tick := time.NewTicker(progressEvery)
+	defer tick.Stop()
+	for {
+		ans := askAnswer{}
+		select {
+		case ans = <-answered:
+		case <-tick.C:
+			ans.Progress = s.progressNote()
+		}
+		c.SetWriteDeadline(time.Now().Add(answerTimeout))
+		if err := enc.Encode(ans); err != nil {
+			s.opts.Logf("query socket: %v", err) // the client left; the answer being made is dropped
+			return
+		}
+		if ans.Progress == "" {
+			return
+		}
+	}
+}
+
+// progressNote says how the answer being made goes: the first build's share, or the answer itself.
+func (s *Session) progressNote() string {
+	s.mu.Lock()
+	ready := s.ready
+	s.mu.Unlock()
+	if !ready {
+		return fmt.Sprintf("building the index: %.0f%%", 100*s.builtShare())
+	}
+	return "making the answer"
+}
+
+// answerLine is the answer to one request's line. A line that is not a request of this version is
+// refused (a stop is understood across versions: a newer command replaces an older background
+// process); a panic while answering is an error answer, and the session keeps serving.
+func (s *Session) answerLine(line []byte) (ans askAnswer) {
+	var head struct {
+		Version int    `json:"version"`
+		Op      string `json:"op"`
+	}
+	if err := json.Unmarshal(line, &head); err != nil {
+		return askAnswer{Error: fmt.Sprintf("not a request: %v", err), Invalid: true}
+	}
+	if head.Version != protocolVersion && head.Op != opStop {
+		return askAnswer{Error: fmt.Sprintf("protocol version %d, want %d", head.Version, protocolVersion)}
+	}
 	var req askRequest
-	if err := json.Unmarshal(line, &req); err != nil {
-		s.opts.Logf("query socket: %v", err)
-		return
+	if head.Op != opStop {
+		d := json.NewDecoder(bytes.NewReader(line))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&req); err != nil {
+			return askAnswer{Error: fmt.Sprintf("not a request: %v", err), Invalid: true}
+		}
 	}
-	var ans askAnswer
-	// a stop is understood across versions: a newer command replaces an older background process
-	if req.Version != protocolVersion && req.Op != opStop {
-		ans.Error = fmt.Sprintf("protocol version %d, want %d", req.Version, protocolVersion)
-	} else if res, err := s.serveAsked(s.ctx, req); err != nil {
-		ans.Error, ans.Invalid = err.Error(), errors.Is(err, index.ErrInvalid)
+	req.Op = head.Op
+	defer func() {
+		if r := recover(); r != nil {
+			s.opts.Logf("query socket: panic answering %q: %v\n%s", req.Op, r, debug.Stack())
+			ans = askAnswer{Error: fmt.Sprintf("internal error answering %q: %v (the process logged it and keeps serving)", req.Op, r), Final: true}
+		}
+	}()
+	res, err := s.serveAsked(s.ctx, req)
+	if err != nil {
 		var fe finalError
-		ans.Final = errors.As(err, &fe)
-	} else {
-		ans.Result = res
+		return askAnswer{Error: err.Error(), Invalid: errors.Is(err, index.ErrInvalid), Final: errors.As(err, &fe)}
 	}
-	c.SetWriteDeadline(time.Now().Add(answerTimeout))
-	if err := json.NewEncoder(c).Encode(ans); err != nil {
-		s.opts.Logf("query socket: %v", err)
-	}
+	return askAnswer{Result: res}
 }
 
 // readRequest reads one line of at most limit bytes, its newline included; errTooLong as soon as it
@@ -256,8 +442,8 @@ func readRequest(r *bufio.Reader, limit int) ([]byte, error) {
 }
 
 // oneShot answers as a one-shot process would: once the queued changes and the embeddings are in.
-func (s *Session) oneShot(ctx context.Context, req index.Request) (json.RawMessage, error) {
-	resolved, err := req.Normalize(s.Config())
+func (s *Session) oneShot(ctx context.Context, req wireContext) (json.RawMessage, error) {
+	resolved, err := req.request().Normalize(s.Config())
 	if err != nil {
 		return nil, err
 	}
@@ -265,6 +451,9 @@ func (s *Session) oneShot(ctx context.Context, req index.Request) (json.RawMessa
 		return json.Marshal(res.Pack)
 	}
 	if err := s.WaitReady(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.empty(); err != nil {
 		return nil, err
 	}
 	var res *index.Result
@@ -291,6 +480,25 @@ func (s *Session) oneShot(ctx context.Context, req index.Request) (json.RawMessa
 // ErrNoSession says no running process answers for the workspace.
 var ErrNoSession = errors.New("no running ctxmap process for this workspace")
 
+// ErrSilent is a process that took the request but sent nothing for AnswerWait (stopped, or hung):
+// the asking process answers it itself.
+var ErrSilent error = silentError{}
+
+type silentError struct{}
+
+func (silentError) Error() string {
+	return fmt.Sprintf("the running process sent nothing for %s", AnswerWait)
+}
+
+func (silentError) Is(target error) bool { return target == ErrNoSession }
+
+type progressKey struct{}
+
+// WithProgress has the asks made with ctx call note with each progress line of their answer.
+func WithProgress(ctx context.Context, note func(string)) context.Context {
+	return context.WithValue(ctx, progressKey{}, note)
+}
+
 // ErrTooLarge is a request too large for the socket: the asking process answers it itself.
 var ErrTooLarge = fmt.Errorf("%w: the request is larger than %d bytes", ErrNoSession, MaxRequest)
 
@@ -309,11 +517,11 @@ func (e remoteError) Unwrap() error {
 	return nil
 }
 
-// Ask hands a context request to the running session of root and returns the pack's JSON;
-// ErrNoSession when none answers. It never starts one.
+// Ask hands a context request, as the user typed it, to the running session of root, which resolves
+// it with its configuration and its own model, and returns the pack's JSON; ErrNoSession when none
+// answers. It never starts one.
 func Ask(ctx context.Context, root string, req index.Request) (json.RawMessage, error) {
-	req.Model = nil // the running process's own model
-	return ask(ctx, root, askRequest{Op: opContext, Request: req})
+	return ask(ctx, root, askRequest{Op: opContext, Request: typedContext(req)})
 }
 
 // ask sends one request to the session of root and returns its result; ErrNoSession when none
@@ -341,15 +549,32 @@ func askAt(ctx context.Context, path string, req askRequest) (json.RawMessage, e
 	defer c.Close()
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
+	c.SetWriteDeadline(time.Now().Add(AnswerWait))
 	if _, err := c.Write(append(body, '\n')); err != nil {
 		return nil, ErrNoSession
 	}
+	note, _ := ctx.Value(progressKey{}).(func(string))
+	dec := json.NewDecoder(bufio.NewReader(c))
 	var ans askAnswer
-	if err := json.NewDecoder(bufio.NewReader(c)).Decode(&ans); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	for {
+		c.SetReadDeadline(time.Now().Add(AnswerWait))
+		ans = askAnswer{}
+		if err := dec.Decode(&ans); err != nil {
+			var ne net.Error
+			switch {
+			case ctx.Err() != nil:
+				return nil, ctx.Err()
+			case errors.As(err, &ne) && ne.Timeout():
+				return nil, ErrSilent
+			}
+			return nil, ErrNoSession // it went away: answer without it
 		}
-		return nil, ErrNoSession // it went away: answer without it
+		if ans.Progress == "" {
+			break
+		}
+		if note != nil {
+			note(ans.Progress)
+		}
 	}
 	switch {
 	case ans.Invalid || ans.Final:

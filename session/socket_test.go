@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -140,5 +141,75 @@ func TestOversizedRequestIsRefused(t *testing.T) {
 		t.Errorf("heap %d KiB after the refused requests, %d KiB before", after>>10, before>>10)
 	} else {
 		t.Logf("heap %d KiB before, %d KiB after", before>>10, after>>10)
+	}
+}
+
+// A socket file removed under a listening session is made again within a second, and one that
+// another listener took is left to it: the session stops listening instead of removing it.
+func TestRemovedSocketIsMadeAgain(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "shop/cart.go", "package shop\n\n// AddToCart puts an item in the cart.\nfunc AddToCart() {}\n")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	s := open(t, Options{Root: root, Listen: true})
+	ctx := context.Background()
+	path := s.listener.path
+	if _, err := Ask(ctx, root, index.Request{Text: "add to cart"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for {
+		if _, err := Ask(ctx, root, index.Request{Text: "add to cart"}); err == nil {
+			break
+		} else if time.Since(start) > time.Second {
+			t.Fatalf("no answer %s after the socket was removed: %v", time.Since(start), err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("answered again %s after the socket was removed", time.Since(start).Round(time.Millisecond))
+
+	// another listener replaces the file: the session leaves it alone
+	os.Remove(path)
+	other, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	time.Sleep(3 * socketCheck)
+	s.Close()
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("the other listener's socket after the session closed: %v", err)
+	}
+}
+
+// An answer that takes seconds is preceded by a progress line each second, which the asker hears, and
+// so is not given up on however long it takes.
+func TestSlowAnswerSaysHowItGoes(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "shop/cart.go", "package shop\n\n// AddToCart puts an item in the cart.\nfunc AddToCart() {}\n")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	s := open(t, Options{Root: root, Listen: true})
+	// the index held as a reopening holds it: every read waits
+	s.ixMu.Lock()
+	held := 2*progressEvery + progressEvery/2
+	time.AfterFunc(held, s.ixMu.Unlock)
+	var mu sync.Mutex
+	var notes []string
+	ctx := WithProgress(context.Background(), func(n string) {
+		mu.Lock()
+		notes = append(notes, n)
+		mu.Unlock()
+	})
+	start := time.Now()
+	es, err := AskEntities(ctx, root, 5)
+	if err != nil {
+		t.Fatalf("AskEntities while the index is held: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if time.Since(start) < held || len(notes) < 2 || notes[0] != "making the answer" {
+		t.Errorf("answered after %s with %d entities and the progress %q; want two lines or more before it", time.Since(start), len(es), notes)
 	}
 }
