@@ -19,7 +19,8 @@ import (
 // structure a pack for the same request keeps while the code it shows changes.
 func packShape(pack string) []string {
 	var (
-		heading = regexp.MustCompile(`^### [^ :]+:\d+-\d+ · \S`)
+		heading = regexp.MustCompile(`^### [^ :]+:\d+(-\d+)?( · \S| \([a-z, ]+\)$)`)
+		outline = regexp.MustCompile(`^### \S+ \(outline(, p=\d\.\d\d)?\)$`)
 		footer  = regexp.MustCompile(`^_\d+ more candidates? did not fit the budget\._$`)
 		entity  = regexp.MustCompile(`^  - [A-Z0-9_]+ \(\d\.\d\d\): `)
 		budget  = regexp.MustCompile(`^- pack: \d+ of (\d+ tokens \(\w+\))`)
@@ -49,6 +50,8 @@ func packShape(pack string) []string {
 			add("entity")
 		case heading.MatchString(line):
 			add("heading")
+		case outline.MatchString(line):
+			add("outline")
 		case strings.HasPrefix(line, "why: "):
 			add("why")
 		case footer.MatchString(line):
