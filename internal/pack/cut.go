@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -22,7 +23,7 @@ func cutOrder(full []string, sig, start int, focus []int) []int {
 	}
 	var at []int // focus lines as indexes of full, past the signature
 	for _, l := range focus {
-		if i := l - start; i >= sig && i < len(full) && !containsInt(at, i) {
+		if i := l - start; i >= sig && i < len(full) && !slices.Contains(at, i) {
 			at = append(at, i)
 		}
 	}
@@ -100,15 +101,6 @@ func indentWidth(s string) int {
 		}
 	}
 	return w
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // cutAround renders the first keep lines of c's cut order in the body's own order, each run of

@@ -2,6 +2,7 @@ package rank
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -14,12 +15,12 @@ import (
 // literal), then the lines that carry the names the text states and its words, the words rarer in the
 // body weighing more, as code search ranks the lines of a hit.
 
-// Weights of what a line may carry.
+// Weights of the names a line may carry (the evidence's lines come first whatever they carry), and
+// how many lines a body keeps in focus.
 const (
-	focusEvidence = 10.0 // a frame's line or a quoted message's literal
-	focusName     = 3.0  // a name the text states (backticks, CamelCase, snake_case, a call)
-	focusCodeName = 1.5  // a name in the reporter's code block
-	maxFocus      = 8    // focus lines a body keeps at most
+	focusName     = 3.0 // a name the text states (backticks, CamelCase, snake_case, a call)
+	focusCodeName = 1.5 // a name in the reporter's code block
+	maxFocus      = 8
 )
 
 // focus gives each candidate that shows a body the lines of it the evidence and the text point at.
@@ -151,7 +152,7 @@ func (ff *focusFile) lines(from, to int, evidence []int, names, terms map[string
 		if len(out) == maxFocus {
 			break
 		}
-		if !containsLine(out, s.line) {
+		if !slices.Contains(out, s.line) {
 			out = append(out, s.line)
 		}
 	}
@@ -176,13 +177,4 @@ func hasName(line, name string) bool {
 
 func identByte(b byte) bool {
 	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
-}
-
-func containsLine(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
