@@ -42,6 +42,9 @@ func (r *ranker) focus(cands []pack.Candidate, files []RankedFile) {
 		if c.Full == "" || c.StartLine <= 0 || c.Kind == "outline" || c.Kind == "import" {
 			continue
 		}
+		if c.Cap > 0 && len(c.Full) < c.Cap*bytesPerToken/2 {
+			continue // surely shown whole within its room: no cut to guide
+		}
 		ff, ok := byPath[c.Path]
 		if !ok {
 			ff = r.focusFile(c.Path)
