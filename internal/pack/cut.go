@@ -156,3 +156,56 @@ func elision(lang, first string, n int) string {
 	}
 	return indent + prefix + "... " + strconv.Itoa(n) + " lines ..."
 }
+
+// cut keeps as many leading lines of c's body as fit in allowed tokens, never fewer than the
+// signature and a few lines after it, nor fewer than minKeep.
+func (a *assembly) cut(c *cand, allowed int, why []string, minKeep int) *piece {
+	lo := c.sig + minBodyLines
+	if c.Standard != "" {
+		lo = max(lo, (len(c.full)+1)/2) // a short cut says less than the outline
+	}
+	lo = max(lo, minKeep)
+	hi := len(c.full) - 1
+	if lo > hi {
+		return nil
+	}
+	base := a.count(a.build(c, sizeTruncated, 0, why))
+	est, k := base, 0
+	for k < hi {
+		i := k
+		if c.order != nil {
+			i = c.order[k]
+		}
+		n := a.lineTokens(c, i)
+		if est+n > allowed {
+			break
+		}
+		est += n
+		k++
+	}
+	for k >= lo {
+		p := a.build(c, sizeTruncated, k, why)
+		n := a.count(p)
+		if n <= allowed {
+			return p
+		}
+		// Lines counted one by one rarely undercount; when they do, step back by the excess.
+		step := 1
+		if avg := (n - base) / k; avg > 0 {
+			step = max(1, (n-allowed+avg-1)/avg)
+		}
+		k -= step
+	}
+	return nil
+}
+
+// lineTokens is the tokens of body line i counted alone, plus one for its newline: an estimate for
+// choosing where to cut. Lines are counted as far as a cut reaches.
+func (a *assembly) lineTokens(c *cand, i int) int {
+	t := a.lineToks[c]
+	for len(t) <= i {
+		t = append(t, a.tok.Count(c.full[len(t)])+1)
+	}
+	a.lineToks[c] = t
+	return t[i]
+}
