@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -115,11 +116,11 @@ func (ff *focusFile) lines(from, to int, evidence []int, names, terms map[string
 			ids[id] = wt
 		}
 	}
-	lines := 0
+	lines := to - from + 1
 	count := map[int32]int{}
+	seen := map[int32]bool{} // a word counts once a line
 	for _, ws := range bw.lines[from-1 : to] {
-		lines++
-		seen := map[int32]bool{}
+		clear(seen)
 		for _, id := range ws {
 			if _, ok := ids[id]; ok && !seen[id] {
 				seen[id] = true
@@ -127,6 +128,7 @@ func (ff *focusFile) lines(from, to int, evidence []int, names, terms map[string
 			}
 		}
 	}
+	order := slices.Sorted(maps.Keys(names)) // summed in one order: the same scores every time
 	type scored struct {
 		line  int
 		score float64
@@ -134,16 +136,16 @@ func (ff *focusFile) lines(from, to int, evidence []int, names, terms map[string
 	var ss []scored
 	for k, ws := range bw.lines[from-1 : to] {
 		s := 0.0
-		seen := map[int32]bool{}
+		clear(seen)
 		for _, id := range ws {
 			if wt, ok := ids[id]; ok && !seen[id] {
 				seen[id] = true
 				s += wt * math.Log(1+float64(lines)/float64(count[id]))
 			}
 		}
-		for name, wt := range names {
+		for _, name := range order {
 			if from-1+k < len(raw) && hasName(string(raw[from-1+k]), name) {
-				s += wt * math.Log(1+float64(lines))
+				s += names[name] * math.Log(1+float64(lines))
 			}
 		}
 		if s > 0 {

@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -152,15 +153,7 @@ func (r *ranker) withCompanions(show, rest []tightFile, n int) []tightFile {
 			}
 		}
 	}
-	slices.SortStableFunc(rest, func(a, b tightFile) int {
-		switch {
-		case a.f.Prob > b.f.Prob:
-			return -1
-		case a.f.Prob < b.f.Prob:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(rest, func(a, b tightFile) int { return cmp.Compare(b.f.Prob, a.f.Prob) })
 	return rest
 }
 
