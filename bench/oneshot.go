@@ -23,7 +23,7 @@ type OneShot struct {
 	// not counted): the whole command, as a shell sees it
 	HandedOff Timing `json:"handed_off"`
 	// `ctxmap context` on an empty cache: it starts the background process, which answers before its
-	// build is done with a quick pack (FirstPartial of them said so)
+	// build is done with a partial pack (FirstPartial of them said so)
 	First        Timing `json:"first"`
 	FirstPartial int    `json:"first_partial"`
 	// another text asked of that process a few seconds later, while it builds (SecondPartial packs

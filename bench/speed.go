@@ -29,7 +29,7 @@ type SpeedOptions struct {
 	Runs    int    // cold and warm runs, each; 0: 3
 	Budget  int    // tokens per query; 0: 8000
 	Binary  string // the ctxmap binary whose one-shot processes are timed; "": none
-	// Issues is a dataset (JSONL, as for the quality run) whose issues the quick pack is measured on,
+	// Issues is a dataset (JSONL, as for the quality run) whose issues the partial pack is measured on,
 	// with their gold files, each under IssuesPrefix in the tree; "": texts made from the tree
 	Issues       string
 	IssuesPrefix string
@@ -38,25 +38,25 @@ type SpeedOptions struct {
 
 // SpeedReport holds the speed figures of one tree.
 type SpeedReport struct {
-	Root        string       `json:"root"`
-	Files       int          `json:"files"`
-	Definitions int          `json:"definitions"`
-	Cold        Timing       `json:"cold"`         // Open + Build on a fresh cache: queryable
-	ColdVectors Timing       `json:"cold_vectors"` // until the background embeddings are done too
-	Ctags       *CtagsTiming `json:"ctags,omitempty"`
-	Warm        Timing       `json:"warm"` // Open + Build with nothing changed
-	WarmRatio   float64      `json:"warm_ratio"`
-	Update      Latency      `json:"update"` // from the write to Update returning
-	UpdateFound int          `json:"update_found"`
-	Lookup      Latency      `json:"lookup"` // the new symbol looked up in the new snapshot
-	Query       Latency      `json:"query"`
-	Hover       Latency      `json:"hover"` // a word's entity and definitions as Markdown, as textDocument/hover answers
-	QueryBudget int          `json:"query_budget"`
-	OneShot     *OneShot     `json:"one_shot,omitempty"`
-	Quick       *QuickReport `json:"quick,omitempty"` // packs before the index is whole, against the full index's
-	PeakRSS     uint64       `json:"peak_rss_bytes"`  // VmHWM of the process
-	PeakHeap    uint64       `json:"peak_heap_bytes"` // live Go heap objects, sampled
-	Notes       []string     `json:"notes,omitempty"`
+	Root        string         `json:"root"`
+	Files       int            `json:"files"`
+	Definitions int            `json:"definitions"`
+	Cold        Timing         `json:"cold"`         // Open + Build on a fresh cache: queryable
+	ColdVectors Timing         `json:"cold_vectors"` // until the background embeddings are done too
+	Ctags       *CtagsTiming   `json:"ctags,omitempty"`
+	Warm        Timing         `json:"warm"` // Open + Build with nothing changed
+	WarmRatio   float64        `json:"warm_ratio"`
+	Update      Latency        `json:"update"` // from the write to Update returning
+	UpdateFound int            `json:"update_found"`
+	Lookup      Latency        `json:"lookup"` // the new symbol looked up in the new snapshot
+	Query       Latency        `json:"query"`
+	Hover       Latency        `json:"hover"` // a word's entity and definitions as Markdown, as textDocument/hover answers
+	QueryBudget int            `json:"query_budget"`
+	OneShot     *OneShot       `json:"one_shot,omitempty"`
+	Partial     *PartialReport `json:"partial,omitempty"` // packs before the index is whole, against the full index's
+	PeakRSS     uint64         `json:"peak_rss_bytes"`    // VmHWM of the process
+	PeakHeap    uint64         `json:"peak_heap_bytes"`   // live Go heap objects, sampled
+	Notes       []string       `json:"notes,omitempty"`
 }
 
 // Timing is a few runs of one thing, in seconds.
@@ -218,21 +218,21 @@ func Speed(ctx context.Context, opts SpeedOptions) (*SpeedReport, error) {
 		rep.Query = latencyOf(qs)
 		logf("queries: p50 %.1fms p95 %.1fms", rep.Query.P50, rep.Query.P95)
 	}
-	var issues []quickIssue
+	var issues []partialIssue
 	if opts.Issues != "" {
 		if issues, err = issuesOf(opts.Issues, root, opts.IssuesPrefix, opts.Queries); err != nil {
 			return nil, err
 		}
 	} else {
 		for _, t := range texts[:min(len(texts), 10)] {
-			issues = append(issues, quickIssue{text: t})
+			issues = append(issues, partialIssue{text: t})
 		}
 	}
 	if len(issues) > 0 {
-		if rep.Quick, err = quickRun(ctx, root, ix, issues, opts.Budget); err != nil {
+		if rep.Partial, err = partialRun(ctx, root, ix, issues, opts.Budget); err != nil {
 			return nil, err
 		}
-		logf("quick packs: p50 %.0fms, first file equal %d/%d, gold %d/%d (full %d)", rep.Quick.Latency.P50, rep.Quick.FirstEqual, rep.Quick.Texts, rep.Quick.GoldQuick, rep.Quick.Gold, rep.Quick.GoldFull)
+		logf("partial packs: p50 %.0fms, first file equal %d/%d, gold %d/%d (full %d)", rep.Partial.Latency.P50, rep.Partial.FirstEqual, rep.Partial.Texts, rep.Partial.GoldPartial, rep.Partial.Gold, rep.Partial.GoldFull)
 	}
 	rep.Hover = hoverLatency(ix.Snapshot(), hoverWords)
 	targets := editTargets(ix.Snapshot(), opts.Edits)
@@ -596,14 +596,14 @@ func (r *SpeedReport) WriteTable(w io.Writer) error {
 		line("one-shot context peak RSS", fmt.Sprintf("%.0f MiB", float64(o.PeakRSS)/(1<<20)), "the largest of the context processes")
 		line("handed-off context (median)", fmt.Sprintf("%.3f s", o.HandedOff.Median), runs(o.HandedOff)+": a ctxmap context process the background process answers")
 	}
-	if q := r.Quick; q != nil {
-		line("quick pack p50, never indexed", fmt.Sprintf("%.0f ms", q.Latency.P50), fmt.Sprintf("%d texts, max %.0f ms: index.QuickContext in this process", q.Texts, q.Latency.Max))
-		line("quick pack: first file as the full's", fmt.Sprintf("%d/%d", q.FirstEqual, q.Texts), "")
+	if q := r.Partial; q != nil {
+		line("partial pack p50, never indexed", fmt.Sprintf("%.0f ms", q.Latency.P50), fmt.Sprintf("%d texts, max %.0f ms: index.PartialContext in this process", q.Texts, q.Latency.Max))
+		line("partial pack: first file as the full's", fmt.Sprintf("%d/%d", q.FirstEqual, q.Texts), "")
 		if q.Again.N > 0 {
-			line("quick pack after another, p50", fmt.Sprintf("%.0f ms", q.Again.P50), fmt.Sprintf("max %.0f ms: the texts asked in turn of one index.Quick; first file as the full's %d/%d", q.Again.Max, q.AgainFirstEqual, q.Again.N))
+			line("partial pack after another, p50", fmt.Sprintf("%.0f ms", q.Again.P50), fmt.Sprintf("max %.0f ms: the texts asked in turn of one index.Partial; first file as the full's %d/%d", q.Again.Max, q.AgainFirstEqual, q.Again.N))
 		}
 		if q.Gold > 0 {
-			line("gold files in the pack, quick / full", fmt.Sprintf("%d / %d", q.GoldQuick, q.GoldFull), fmt.Sprintf("of %d", q.Gold))
+			line("gold files in the pack, partial / full", fmt.Sprintf("%d / %d", q.GoldPartial, q.GoldFull), fmt.Sprintf("of %d", q.Gold))
 		}
 	}
 	if o := r.OneShot; o != nil && len(o.First.Runs) > 0 {

@@ -17,13 +17,13 @@ func (e *env) benchCommand() *cobra.Command {
 	cmd := newCommand("bench", "quality and speed figures", `Measure ctxmap. Quality mode (--dataset, --worktrees): for each instance, an issue and the files its
 fix changed, the pack's file recall within the budget, hit@k, symbol recall and more, beside the
 baselines. Speed mode (--speed -C DIR): cold and warm index times against ctags, one-file updates,
-queries and peak memory; the command handed off to the background process; the quick pack on a tree
+queries and peak memory; the command handed off to the background process; the partial pack on a tree
 never indexed against the full index's (with --dataset, on its issues and their gold files, under
 --issues-prefix in the tree); the first ctxmap context on an empty cache. docs/benchmarks.md tells how to fetch the instances and remake the figures.`)
 	cmd.Example = `  ctxmap bench --speed -C ~/src/cli
   ctxmap bench --dataset instances.jsonl --worktrees trees/ --json`
 	f := cmd.Flags()
-	dataset := f.String("dataset", "", "instances, one JSON object a line (quality mode; in speed mode, the issues of the quick packs)")
+	dataset := f.String("dataset", "", "instances, one JSON object a line (quality mode; in speed mode, the issues of the partial packs)")
 	changed := f.String("lines", "", "the lines each fix changed, one JSON object a line (default: the dataset's -lines.jsonl beside it)")
 	worktrees := f.String("worktrees", "", "folder of the instances' work trees, <owner>+<name>@<sha12> (quality mode)")
 	budget := f.Int("budget", index.DefaultBudget, "token budget of every pack")

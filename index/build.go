@@ -21,11 +21,11 @@ func (ix *Index) Build(ctx context.Context, progress Progress) (Stats, error) {
 	res, same := &walk.Result{Files: ix.only}, true
 	walked := ix.walked
 	ix.walked = nil
-	defer func() { ix.reads = nil }() // what the quick packs parsed serves this build only
+	defer func() { ix.reads = nil }() // what the partial packs parsed serves this build only
 	if ix.only == nil {
 		listing := ix.listing
 		if listing == nil && walked != nil {
-			listing = walked.Listing // a quick pack's walk of moments before, rechecked as a saved one is
+			listing = walked.Listing // a partial pack's walk of moments before, rechecked as a saved one is
 		}
 		res, same = walk.Recheck(ctx, ix.root, ix.cfg.WalkOptions(), listing)
 		if same && listing != ix.listing {
@@ -76,7 +76,7 @@ func (ix *Index) Build(ctx context.Context, progress Progress) (Stats, error) {
 		ix.warn("%v", err)
 	}
 	if ix.lastTaken > 0 {
-		ix.logf("build: %d files parsed, %d taken as the quick packs parsed them", ix.lastParsed, ix.lastTaken)
+		ix.logf("build: %d files parsed, %d taken as the partial packs parsed them", ix.lastParsed, ix.lastTaken)
 	}
 	st = ix.Snapshot().Stats()
 	st.Parsed = ix.lastParsed
@@ -87,13 +87,13 @@ func (ix *Index) Build(ctx context.Context, progress Progress) (Stats, error) {
 	return st, nil
 }
 
-// UseQuick has the next Build take what q's quick packs found instead of finding it again. An index
+// UsePartial has the next Build take what q's partial packs found instead of finding it again. An index
 // that was never built takes its files from their walk of moments before: it rechecks the folders'
 // and files' times as it does a saved listing's, and walks only when one moved. It takes the files
-// they read and parsed as they parsed them, each whose size and time are still those the quick pack
+// they read and parsed as they parsed them, each whose size and time are still those the partial pack
 // saw (a file changed since, or open in an editor, is read again); what it leaves goes when it ends.
 // A nil q hands nothing over.
-func (ix *Index) UseQuick(q *Quick) {
+func (ix *Index) UsePartial(q *Partial) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.walked, ix.reads = nil, nil

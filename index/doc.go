@@ -8,6 +8,6 @@
 // stores), overlay.go (editors' unsaved buffers), root.go (the workspace's paths), history.go (git),
 // save.go (the state file written), state.go (the state file read back; Export, Import), verify.go.
 // What readers get: snapshot.go (an immutable Snapshot), stats.go (what it holds, counted), view.go
-// (what ranking reads of it), and the answers: context.go (packs), partial.go (quick packs while the
+// (what ranking reads of it), and the answers: context.go (packs), partial.go (partial packs while the
 // index is not whole), explore.go, symbols.go, describe.go, entities.go, outline.go.
 package index

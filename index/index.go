@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ctxmap/ctxmap/internal/lexical"
+	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/lexicon"
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/store"
@@ -36,19 +36,19 @@ type Index struct {
 	mu      sync.Mutex // the writer's lock
 	matcher *walk.Matcher
 	listing *walk.Listing // the last walk's, saved with the state
-	lex     *lexical.Store
+	lex     *bm25.Store
 	vectors *vector.Indexer
 	gen     uint64
 	dirty   bool
 	// lastParsed counts the files the last apply parsed (for the stats), lastTaken those it took as
-	// a quick pack parsed them
+	// a partial pack parsed them
 	lastParsed int
 	lastTaken  int
-	only       []walk.File   // a quick index's files, which Build reads instead of walking (see Quick)
-	walked     *walk.Result  // a quick pack's walk, which the next Build lists instead of walking (UseQuick)
-	reads      *quickReads   // what quick packs parsed, which the next Build takes instead of parsing (UseQuick)
-	keep       *quickReads   // a quick index's: where what it parses is kept for the full build
-	partial    *pack.Partial // a quick index's packs say so
+	only       []walk.File   // a partial index's files, which Build reads instead of walking (see Partial)
+	walked     *walk.Result  // a partial pack's walk, which the next Build lists instead of walking (UsePartial)
+	reads      *partialReads // what partial packs parsed, which the next Build takes instead of parsing (UsePartial)
+	keep       *partialReads // a partial index's: where what it parses is kept for the full build
+	partial    *pack.Partial // a partial index's packs say so
 	saver      *time.Timer
 
 	snap atomic.Pointer[Snapshot]

@@ -18,8 +18,8 @@ import (
 
 	"github.com/sahilm/fuzzy"
 
+	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/filetest"
-	"github.com/ctxmap/ctxmap/internal/lexical"
 	"github.com/ctxmap/ctxmap/internal/query"
 	"github.com/ctxmap/ctxmap/internal/rank"
 )
@@ -256,7 +256,7 @@ func snapshotState(t *testing.T, ix *Index, without ...string) string {
 	}
 	var ids []string
 	for _, term := range []string{"rule", "profile", "search", "export", "render", "func", "return", "variant"} {
-		hits, err := ix.lex.Search(context.Background(), []lexical.Term{{Word: term, Weight: 1}}, 10000, nil)
+		hits, err := ix.lex.Search(context.Background(), []bm25.Term{{Word: term, Weight: 1}}, 10000, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -974,7 +974,7 @@ func TestLetterFilterKeepsEveryFuzzyMatch(t *testing.T) {
 	}
 }
 
-// A build that reads some files first (those of a quick pack) answers as a build in path order does,
+// A build that reads some files first (those of a partial pack) answers as a build in path order does,
 // also where BM25's scores tie past the chunks a search keeps.
 func TestReadFirstBuildsTheSameIndex(t *testing.T) {
 	root := t.TempDir()

@@ -13,8 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/entity"
-	"github.com/ctxmap/ctxmap/internal/lexical"
 	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/walk"
@@ -24,10 +24,10 @@ type loaded struct {
 	path    string
 	rec     *Record
 	chunks  []model.Chunk
-	terms   []lexical.Fields // each chunk's normalised text for the lexical store
+	terms   []bm25.Fields // each chunk's normalised text for the lexical store
 	reused  bool
-	quick   bool   // parsed by a quick pack, taken from it (UseQuick)
-	warning string // said when the result is stored, again by a build that takes it from a quick pack
+	partial bool   // parsed by a partial pack, taken from it (UsePartial)
+	warning string // said when the result is stored, again by a build that takes it from a partial pack
 	err     error
 }
 
@@ -75,7 +75,7 @@ func (ix *Index) loadAhead(ctx context.Context, work []fileStat, old *Snapshot, 
 }
 
 // ReadFirst has the running build, or the next, read these files before the rest of what it has
-// left to read: the files a quick pack chose, which the questions meanwhile are about.
+// left to read: the files a partial pack chose, which the questions meanwhile are about.
 func (ix *Index) ReadFirst(paths []string) {
 	ix.firstMu.Lock()
 	defer ix.firstMu.Unlock()
@@ -148,8 +148,8 @@ func (ix *Index) loadOne(ctx context.Context, p *parse.Parser, f fileStat, old *
 	}()
 	var src []byte
 	var hash string
-	kept, quick := ix.takeQuick(f)
-	if quick {
+	kept, partial := ix.takePartial(f)
+	if partial {
 		hash = kept.rec.Hash
 	} else {
 		var err error
@@ -166,7 +166,7 @@ func (ix *Index) loadOne(ctx context.Context, p *parse.Parser, f fileStat, old *
 		res.rec, res.reused = &rec, true
 		return res
 	}
-	if quick {
+	if partial {
 		return kept // the same content, read and parsed the same way moments ago
 	}
 	rec := &Record{Path: f.path, Language: parse.LanguageOf(f.path), Hash: hash, Size: f.size, ModTime: f.mod}
@@ -202,19 +202,19 @@ func (ix *Index) loadOne(ctx context.Context, p *parse.Parser, f fileStat, old *
 	rec.File = pf
 	rec.Entity = entity.Contribute(f.path, pf)
 	res.chunks = model.Chunks(f.path, pf, src, ix.cfg.Mappings)
-	res.terms = make([]lexical.Fields, len(res.chunks))
+	res.terms = make([]bm25.Fields, len(res.chunks))
 	rec.Chunks = make([]model.ChunkRef, len(res.chunks))
 	for i, c := range res.chunks {
-		res.terms[i] = lexical.NewFields(c.Name, c.Path, c.Doc, c.Code)
+		res.terms[i] = bm25.NewFields(c.Name, c.Path, c.Doc, c.Code)
 		rec.Chunks[i] = c.Ref(res.terms[i].Lengths())
 	}
 	res.rec = rec
 	return res
 }
 
-// takeQuick is what a quick pack parsed of f, if it was handed over (UseQuick), the file's size and
-// time are still those the quick pack saw and no editor's buffer stands for it.
-func (ix *Index) takeQuick(f fileStat) (loaded, bool) {
+// takePartial is what a partial pack parsed of f, if it was handed over (UsePartial), the file's size and
+// time are still those the partial pack saw and no editor's buffer stands for it.
+func (ix *Index) takePartial(f fileStat) (loaded, bool) {
 	if ix.reads == nil || ix.fromBuffer(f.path) {
 		return loaded{}, false
 	}

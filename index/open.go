@@ -11,8 +11,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/embed"
-	"github.com/ctxmap/ctxmap/internal/lexical"
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/store"
 )
@@ -80,7 +80,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 // Anything broken is reported, thrown away and rebuilt: a cache is never trusted over the files.
 func (ix *Index) openStores(ctx context.Context) *store.State {
 	if ix.cache == "" {
-		ix.lex, _ = lexical.Open("")
+		ix.lex, _ = bm25.Open("")
 		ix.vectors = ix.newVectors(nil, "the index is kept in memory only")
 		return nil
 	}
@@ -99,8 +99,8 @@ func (ix *Index) openStores(ctx context.Context) *store.State {
 	ix.lock = lock
 	store.RemoveLeftovers(ix.cache, ix.logf)
 	lexDir := filepath.Join(ix.cache, "lexical.bleve")
-	lex, err := lexical.Open(lexDir)
-	if lexical.IsBusy(err) {
+	lex, err := bm25.Open(lexDir)
+	if bm25.IsBusy(err) {
 		// a ctxmap from before the owner lock holds the lexical index
 		ix.warn("the cache %s is in use by another ctxmap process; indexing in memory", ix.cache)
 		ix.lock.Release()
@@ -108,7 +108,7 @@ func (ix *Index) openStores(ctx context.Context) *store.State {
 		return ix.openStores(ctx)
 	}
 	rebuilt := err != nil // and said so
-	var damaged *lexical.DamagedError
+	var damaged *bm25.DamagedError
 	if errors.As(err, &damaged) {
 		ix.warn("cache file %s; %s, rebuilding", err, store.MoveAside(ix.cache, lexDir))
 	} else if err != nil {
@@ -116,9 +116,9 @@ func (ix *Index) openStores(ctx context.Context) *store.State {
 		os.RemoveAll(lexDir)
 	}
 	if err != nil {
-		if lex, err = lexical.Open(lexDir); err != nil {
+		if lex, err = bm25.Open(lexDir); err != nil {
 			ix.warn("lexical index cannot be created, indexing in memory: %v", err)
-			lex, _ = lexical.Open("")
+			lex, _ = bm25.Open("")
 		}
 	}
 	ix.lex = lex
@@ -145,9 +145,9 @@ func (ix *Index) openStores(ctx context.Context) *store.State {
 		// start the lexical index from nothing so that no chunk of an unknown file survives
 		lex.Close()
 		os.RemoveAll(lexDir)
-		if ix.lex, err = lexical.Open(lexDir); err != nil {
+		if ix.lex, err = bm25.Open(lexDir); err != nil {
 			ix.warn("lexical index cannot be created, indexing in memory: %v", err)
-			ix.lex, _ = lexical.Open("")
+			ix.lex, _ = bm25.Open("")
 		}
 	}
 	var e embed.Embedder

@@ -15,9 +15,9 @@ import (
 	"github.com/ctxmap/ctxmap/internal/shoptest"
 )
 
-// A quick pack is made by the same route as the full index's, from the files the query matches: it
+// A partial pack is made by the same route as the full index's, from the files the query matches: it
 // says it is partial, holds only files it read, and leads with the full index's first file.
-func TestQuickContext(t *testing.T) {
+func TestPartialContext(t *testing.T) {
 	root := shoptest.Write(t, shoptest.Files(t))
 	ctx := context.Background()
 	full, err := Open(ctx, Options{Root: root, InMemory: true, Config: &Config{}})
@@ -38,7 +38,7 @@ func TestQuickContext(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, got, err := QuickContext(ctx, Options{Root: root, Config: &Config{}}, req, 0.35)
+		res, got, err := PartialContext(ctx, Options{Root: root, Config: &Config{}}, req, 0.35)
 		if err != nil {
 			t.Fatalf("%s: %v", text, err)
 		}
@@ -51,7 +51,7 @@ func TestQuickContext(t *testing.T) {
 			t.Errorf("%s: the header does not say the pack is partial:\n%s", text, p.Text)
 		}
 		if len(p.Items) == 0 {
-			t.Fatalf("%s: an empty quick pack", text)
+			t.Fatalf("%s: an empty partial pack", text)
 		}
 		for _, it := range p.Items {
 			if !slices.Contains(read, it.Path) {
@@ -65,33 +65,33 @@ func TestQuickContext(t *testing.T) {
 		if want.Pack.Partial != nil {
 			t.Errorf("%s: the full index's pack says it is partial", text)
 		}
-		// the sieve reads the full index's first file; a name the text quotes leads both packs
+		// the scan reads the full index's first file; a name the text quotes leads both packs
 		first := want.Pack.Items[0].Path
 		if !slices.Contains(read, first) {
 			t.Errorf("%s: the full index's first file %s was not read: %v", text, first, read)
 		}
 		if strings.Contains(text, "`") && p.Items[0].Path != first {
-			t.Errorf("%s: the quick pack leads with %s, the full index's with %s", text, p.Items[0].Path, first)
+			t.Errorf("%s: the partial pack leads with %s, the full index's with %s", text, p.Items[0].Path, first)
 		}
 	}
 }
 
-// A text no file matches gets no quick pack: the full index is waited for instead.
-func TestQuickContextWithNothingToMatch(t *testing.T) {
+// A text no file matches gets no partial pack: the full index is waited for instead.
+func TestPartialContextWithNothingToMatch(t *testing.T) {
 	root := shoptest.Write(t, shoptest.Files(t))
 	req, err := Request{Text: "zyxwvut qqqqq"}.Normalize(Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res, _, err := QuickContext(context.Background(), Options{Root: root, Config: &Config{}}, req, 0); !errors.Is(err, ErrNothingMatches) {
+	if res, _, err := PartialContext(context.Background(), Options{Root: root, Config: &Config{}}, req, 0); !errors.Is(err, ErrNothingMatches) {
 		t.Errorf("a text nothing matches: %v, %+v", err, res)
 	}
 }
 
-// A question after the first looks its words up in what the first sieve learned, reads for its
-// message only the files that hold the message's words, and adds to the quick index only the best
-// files it lacks, at most QuickMore of them.
-func TestQuickFollowUp(t *testing.T) {
+// A question after the first looks its words up in what the first scan learned, reads for its
+// message only the files that hold the message's words, and adds to the partial index only the best
+// files it lacks, at most PartialMore of them.
+func TestPartialFollowUp(t *testing.T) {
 	root := t.TempDir()
 	files := map[string]string{"mail/bounce.go": "package mail\n\n// Bounce handles a bounced mail.\nfunc Bounce() {}\n"}
 	for i := range 30 {
@@ -100,9 +100,9 @@ func TestQuickFollowUp(t *testing.T) {
 	}
 	filetest.Write(t, root, files)
 	ctx := context.Background()
-	q := NewQuick(Options{Root: root, Config: &Config{}})
+	q := NewPartial(Options{Root: root, Config: &Config{}})
 	defer q.Close()
-	ask := func(text string) (*Result, QuickRead) {
+	ask := func(text string) (*Result, PartialRead) {
 		t.Helper()
 		req, err := Request{Text: text, Budget: 2000}.Normalize(Config{})
 		if err != nil {
@@ -113,17 +113,17 @@ func TestQuickFollowUp(t *testing.T) {
 			t.Fatalf("%s: %v", text, err)
 		}
 		if p := res.Pack.Partial; p == nil || p.Files != q.Files() || p.Total != len(files) {
-			t.Errorf("%s: partial %+v, the quick index holds %d files", text, p, q.Files())
+			t.Errorf("%s: partial %+v, the partial index holds %d files", text, p, q.Files())
 		}
 		return res, read
 	}
-	if _, read := ask("a ledger entry is posted twice"); read.Sieved != len(files) || len(read.Parsed) != 30 || q.Files() != 30 {
-		t.Fatalf("the first question: %d files sieved, %d parsed, %d in the quick index", read.Sieved, len(read.Parsed), q.Files())
+	if _, read := ask("a ledger entry is posted twice"); read.Scanned != len(files) || len(read.Parsed) != 30 || q.Files() != 30 {
+		t.Fatalf("the first question: %d files scanned, %d parsed, %d in the partial index", read.Scanned, len(read.Parsed), q.Files())
 	}
 	res, read := ask("`Send07` fails.\n\nError: mailbox is full\n")
-	if read.Sieved != 30 || len(read.Parsed) != QuickMore || q.Files() != 30+QuickMore {
-		t.Errorf("the next question: %d files sieved (30 hold the message's words), %d parsed, %d in the quick index",
-			read.Sieved, len(read.Parsed), q.Files())
+	if read.Scanned != 30 || len(read.Parsed) != PartialMore || q.Files() != 30+PartialMore {
+		t.Errorf("the next question: %d files scanned (30 hold the message's words), %d parsed, %d in the partial index",
+			read.Scanned, len(read.Parsed), q.Files())
 	}
 	for _, p := range read.Parsed {
 		if !strings.HasPrefix(p, "mail/") {
@@ -135,13 +135,13 @@ func TestQuickFollowUp(t *testing.T) {
 	}
 }
 
-// quickThenBuild makes a quick pack of root for text, then lets change alter the tree and the index
-// (the files are as the quick pack saw them, the index opened on disk and handed the quick packs'
-// work), and builds. It returns the quick pack's files, the build's stats and the index.
-func quickThenBuild(t *testing.T, root, text string, change func(ix *Index, parsed []string)) ([]string, Stats, *Index) {
+// partialThenBuild makes a partial pack of root for text, then lets change alter the tree and the index
+// (the files are as the partial pack saw them, the index opened on disk and handed the partial packs'
+// work), and builds. It returns the partial pack's files, the build's stats and the index.
+func partialThenBuild(t *testing.T, root, text string, change func(ix *Index, parsed []string)) ([]string, Stats, *Index) {
 	t.Helper()
 	ctx := context.Background()
-	q := NewQuick(Options{Root: root, Config: &Config{}})
+	q := NewPartial(Options{Root: root, Config: &Config{}})
 	defer q.Close()
 	req, err := Request{Text: text}.Normalize(Config{})
 	if err != nil {
@@ -154,7 +154,7 @@ func quickThenBuild(t *testing.T, root, text string, change func(ix *Index, pars
 	ix := mustOpen(t, Options{Root: root, CacheDir: t.TempDir()}) // on disk: an in-memory index has no vectors
 	t.Cleanup(func() { ix.Close() })
 	change(ix, read.Parsed)
-	ix.UseQuick(q)
+	ix.UsePartial(q)
 	return read.Parsed, mustBuild(t, ix), ix
 }
 
@@ -169,33 +169,33 @@ func coldBuild(t *testing.T, root string, buffers map[string]string) (Stats, *In
 	return mustBuild(t, ix), ix
 }
 
-// The first build after a quick pack takes the files the quick pack parsed as it parsed them and
+// The first build after a partial pack takes the files the partial pack parsed as it parsed them and
 // parses only the others, and holds what a build from nothing holds: the same records, chunks,
 // entities, search hits and pack.
-func TestBuildTakesWhatTheQuickPackParsed(t *testing.T) {
+func TestBuildTakesWhatThePartialPackParsed(t *testing.T) {
 	root := sampleRepo(t)
-	parsed, st, ix := quickThenBuild(t, root, "`QualityProfile` cannot activate a rule", func(*Index, []string) {})
+	parsed, st, ix := partialThenBuild(t, root, "`QualityProfile` cannot activate a rule", func(*Index, []string) {})
 	cold, want := coldBuild(t, root, nil)
 	if len(parsed) == 0 || len(parsed) >= cold.Parsed {
-		t.Fatalf("the quick pack parsed %v of %d files: the test needs some files it did not parse", parsed, cold.Parsed)
+		t.Fatalf("the partial pack parsed %v of %d files: the test needs some files it did not parse", parsed, cold.Parsed)
 	}
 	if st.Parsed != cold.Parsed-len(parsed) || ix.lastTaken != len(parsed) {
-		t.Errorf("the build after the quick pack parsed %d files and took %d; want %d and %d (the quick pack parsed %v)",
+		t.Errorf("the build after the partial pack parsed %d files and took %d; want %d and %d (the partial pack parsed %v)",
 			st.Parsed, ix.lastTaken, cold.Parsed-len(parsed), len(parsed), parsed)
 	}
 	if got, want := snapshotState(t, ix), snapshotState(t, want); got != want {
-		t.Errorf("the build after the quick pack differs from a build from nothing:\n%s", firstDiff(got, want))
+		t.Errorf("the build after the partial pack differs from a build from nothing:\n%s", firstDiff(got, want))
 	}
 }
 
-// A file the quick pack parsed that changed since (its time, its size) or is open in an editor is
+// A file the partial pack parsed that changed since (its time, its size) or is open in an editor is
 // read again by the build, which holds its new content, as a build from nothing does.
-func TestBuildReadsAgainWhatChangedAfterTheQuickPack(t *testing.T) {
+func TestBuildReadsAgainWhatChangedAfterThePartialPack(t *testing.T) {
 	const text = "`QualityProfile` cannot activate a rule"
-	// the quick pack's first file names QualityProfile: renamed, as long as before or longer
+	// the partial pack's first file names QualityProfile: renamed, as long as before or longer
 	rename := func(t *testing.T, body, to string) string {
 		if !strings.Contains(body, "QualityProfile") {
-			t.Fatalf("the quick pack's first file does not name QualityProfile:\n%s", body)
+			t.Fatalf("the partial pack's first file does not name QualityProfile:\n%s", body)
 		}
 		return strings.Replace(body, "QualityProfile", to, 1)
 	}
@@ -204,7 +204,7 @@ func TestBuildReadsAgainWhatChangedAfterTheQuickPack(t *testing.T) {
 			root := sampleRepo(t)
 			var changed string
 			var buffers map[string]string
-			parsed, st, ix := quickThenBuild(t, root, text, func(ix *Index, parsed []string) {
+			parsed, st, ix := partialThenBuild(t, root, text, func(ix *Index, parsed []string) {
 				changed = parsed[0]
 				abs := filepath.Join(root, filepath.FromSlash(changed))
 				fi, err := os.Stat(abs)
@@ -236,7 +236,7 @@ func TestBuildReadsAgainWhatChangedAfterTheQuickPack(t *testing.T) {
 			})
 			cold, want := coldBuild(t, root, buffers)
 			if st.Parsed != cold.Parsed-len(parsed)+1 {
-				t.Errorf("the build parsed %d files; want %d, the files the quick pack did not parse (%v) and %s", st.Parsed, cold.Parsed-len(parsed)+1, parsed, changed)
+				t.Errorf("the build parsed %d files; want %d, the files the partial pack did not parse (%v) and %s", st.Parsed, cold.Parsed-len(parsed)+1, parsed, changed)
 			}
 			if got, want := ix.Snapshot().Record(changed).Hash, want.Snapshot().Record(changed).Hash; got != want {
 				t.Errorf("%s: the index holds the content of hash %s, want %s", changed, got, want)

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/entity"
 	"github.com/ctxmap/ctxmap/internal/history"
-	"github.com/ctxmap/ctxmap/internal/lexical"
 	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/store"
@@ -35,7 +35,7 @@ type Snapshot struct {
 	litsOnce  sync.Once
 	lits      []model.Literal
 	statsOnce sync.Once
-	stats     *lexical.Stats
+	stats     *bm25.Stats
 	// read from the state file at first use, when the snapshot came from one (see snapshotOf)
 	savedLits  func() ([]model.Literal, error)
 	savedNames []string // the symbol names, sorted
@@ -48,12 +48,12 @@ func (s *Snapshot) Record(path string) *Record { return s.files.Get(path) }
 func (s *Snapshot) HasFile(path string) bool { return s.files.Has(path) }
 
 // lexicalStats are BM25's collection statistics, summed over the chunks of this snapshot's files.
-func (s *Snapshot) lexicalStats() *lexical.Stats {
+func (s *Snapshot) lexicalStats() *bm25.Stats {
 	s.statsOnce.Do(func() {
 		if s.stats != nil {
 			return
 		}
-		st := &lexical.Stats{}
+		st := &bm25.Stats{}
 		for _, r := range s.files.All() {
 			for _, c := range r.Chunks {
 				st.Add(c.Terms)

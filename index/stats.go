@@ -26,7 +26,7 @@ type Stats struct {
 	SkippedFiles []SkippedFile  `json:"skippedFiles,omitempty"` // every one, by path
 	History      string         `json:"history"`
 	Commits      int            `json:"commits"`
-	Parsed       int            `json:"parsed"` // files the build read and parsed (not those a quick pack parsed for it)
+	Parsed       int            `json:"parsed"` // files the build read and parsed (not those a partial pack parsed for it)
 	Seconds      float64        `json:"seconds"`
 	Cache        string         `json:"cache"`
 	Vectors      string         `json:"vectors"` // the embedding model, or "off: " and why

@@ -3,7 +3,7 @@ package index
 import (
 	"context"
 
-	"github.com/ctxmap/ctxmap/internal/lexical"
+	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/rank"
 	"github.com/ctxmap/ctxmap/internal/vector"
@@ -28,7 +28,7 @@ func (v source) NamesWithLetters(pattern string) []string { return v.namesWithLe
 func (v source) Literals() []model.Literal                { return v.literals() }
 func (v source) ReadFile(path string) ([]byte, error)     { return v.ix.ReadFile(path) }
 
-func (v source) SearchLexical(ctx context.Context, terms []lexical.Term, k int) []lexical.Hit {
+func (v source) SearchLexical(ctx context.Context, terms []bm25.Term, k int) []bm25.Hit {
 	hits, err := v.ix.lex.Search(ctx, terms, k, v.lexicalStats())
 	if err != nil && ctx.Err() == nil { // an error leaves BM25 out of this answer, and says so
 		v.ix.warn("BM25 left out of this answer: %v", err) // the store is checked in full at the next start

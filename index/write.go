@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/ctxmap/ctxmap/internal/lexical"
+	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/store"
 )
 
@@ -56,7 +56,7 @@ func (b *batchWriter) load(ctx context.Context, work []fileStat, progress Progre
 func (b *batchWriter) store(results []loaded) error {
 	ix := b.ix
 	var del []string
-	var docs []lexical.Doc
+	var docs []bm25.Doc
 	for _, res := range results {
 		switch {
 		case res.reused:
@@ -70,7 +70,7 @@ func (b *batchWriter) store(results []loaded) error {
 			}
 			delete(b.files, res.path)
 		default:
-			if res.quick {
+			if res.partial {
 				ix.lastTaken++
 			} else {
 				ix.lastParsed++
@@ -87,7 +87,7 @@ func (b *batchWriter) store(results []loaded) error {
 				b.skipped[res.path] = res.rec.Skip
 			}
 			for i, c := range res.chunks {
-				docs = append(docs, lexical.Doc{ID: c.ID, Fields: res.terms[i]})
+				docs = append(docs, bm25.Doc{ID: c.ID, Fields: res.terms[i]})
 			}
 			ix.putVectors(res.path, res.chunks)
 		}
@@ -107,7 +107,7 @@ func (b *batchWriter) store(results []loaded) error {
 }
 
 // write deletes and adds chunks in the lexical index, a lexical batch at a time.
-func (b *batchWriter) write(del []string, docs []lexical.Doc) error {
+func (b *batchWriter) write(del []string, docs []bm25.Doc) error {
 	if !b.wrote {
 		// until the generation is written again, the next start sees that the lexical index does not
 		// match the saved state and rebuilds it: a crash midway leaves no half-written index in use

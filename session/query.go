@@ -30,13 +30,13 @@ func (s *Session) Read(ctx context.Context, f func(ix *index.Index) error) error
 }
 
 // Context answers a request with the session's configuration as its defaults; while the first build
-// runs, with a quick pack (see Quick).
+// runs, with a partial pack (see Partial).
 func (s *Session) Context(ctx context.Context, req index.Request) (res *index.Result, err error) {
 	resolved, err := req.Normalize(s.Config())
 	if err != nil {
 		return nil, err
 	}
-	if res, ok := s.Quick(ctx, resolved); ok {
+	if res, ok := s.Partial(ctx, resolved); ok {
 		return res, nil
 	}
 	err = s.Read(ctx, func(ix *index.Index) error {

@@ -84,13 +84,13 @@ type Session struct {
 	inFlight  int       // socket requests being answered
 	lastAsked time.Time // when the last one ended, or the session started
 
-	yield sync.RWMutex // held by a quick answer; the build's workers wait on it (see Quick)
-	quick *index.Quick // the quick answers' state until the first build is done; under yield
-	cold  bool         // the cache held no index: the first build reads every file
-	// closed when the first quick answer is made (see loop)
-	firstQuick chan struct{}
-	quickOnce  sync.Once
-	built      atomic.Uint64 // the running build's share done, in thousandths
+	yield   sync.RWMutex   // held by a partial answer; the build's workers wait on it (see Partial)
+	partial *index.Partial // the partial answers' state until the first build is done; under yield
+	cold    bool           // the cache held no index: the first build reads every file
+	// closed when the first partial answer is made (see loop)
+	firstPartial chan struct{}
+	partialOnce  sync.Once
+	built        atomic.Uint64 // the running build's share done, in thousandths
 
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -131,7 +131,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	}
 	s := &Session{opts: opts, named: opts.Root, pending: map[string]*edit{}, buffers: map[string][]byte{},
 		advanced: make(chan struct{}), wake: make(chan struct{}, 1), loopDone: make(chan struct{}),
-		firstQuick: make(chan struct{})}
+		firstPartial: make(chan struct{})}
 	ix, err := index.Open(ctx, index.Options{Root: opts.Root, Config: opts.Config, InMemory: opts.InMemory, CacheDir: opts.CacheDir, Logf: opts.Logf, Packs: true})
 	if err != nil {
 		return nil, err
@@ -167,7 +167,7 @@ func (s *Session) Start() {
 		s.listen()
 	}
 	// on a cold cache the watcher waits for the first build (then a rescan reads what changed
-	// meanwhile): setting up the watch of a large tree takes seconds that the quick answers asked
+	// meanwhile): setting up the watch of a large tree takes seconds that the partial answers asked
 	// during the build need
 	if s.opts.Watch && !s.cold {
 		s.startWatcher()
@@ -307,12 +307,12 @@ func (s *Session) WaitApplied(ctx context.Context, seq uint64) bool {
 func (s *Session) loop() {
 	defer close(s.loopDone)
 	watchLater := s.cold && s.opts.Watch // see Start
-	// a background process on a cold cache was started by a question: the quick answer to it goes
+	// a background process on a cold cache was started by a question: the partial answer to it goes
 	// first
 	if s.cold && s.opts.Stop != nil {
 		select {
-		case <-s.firstQuick:
-		case <-time.After(firstQuickWait):
+		case <-s.firstPartial:
+		case <-time.After(firstPartialWait):
 		case <-s.ctx.Done():
 			return
 		}
@@ -338,9 +338,9 @@ func (s *Session) loop() {
 	}
 }
 
-// firstQuickWait bounds how long a background process's first build waits for the quick answer to
+// firstPartialWait bounds how long a background process's first build waits for the partial answer to
 // the question that started it.
-const firstQuickWait = 5 * time.Second
+const firstPartialWait = 5 * time.Second
 
 // step applies what is queued; false when nothing was.
 func (s *Session) step() bool {
@@ -375,10 +375,10 @@ func (s *Session) step() bool {
 		s.opts.Show(Error, fmt.Sprintf("ctxmap: %v", err))
 	}
 	if rescan {
-		// the index is whole: what the quick answers kept goes, and none is made meanwhile
+		// the index is whole: what the partial answers kept goes, and none is made meanwhile
 		s.yield.Lock()
 		defer s.yield.Unlock()
-		defer s.freeQuick()
+		defer s.freePartial()
 	}
 	s.mu.Lock()
 	s.applied = seq
@@ -421,7 +421,7 @@ func (s *Session) build(ix *index.Index) error {
 	}
 	s.built.Store(0)
 	s.yield.Lock()
-	ix.UseQuick(s.quick) // the tree as the first question's quick pack found it, the files the quick packs parsed
+	ix.UsePartial(s.partial) // the tree as the first question's partial pack found it, the files the partial packs parsed
 	s.yield.Unlock()
 	st, err := ix.Build(s.ctx, report)
 	s.built.Store(1000)
@@ -512,7 +512,7 @@ func (s *Session) Close() error {
 		s.stopListening()
 		s.stopWatcher()
 		s.yield.Lock()
-		s.freeQuick()
+		s.freePartial()
 		s.yield.Unlock()
 		s.ixMu.Lock()
 		if s.ix != nil {

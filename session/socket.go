@@ -447,7 +447,7 @@ func (s *Session) oneShot(ctx context.Context, req wireContext) (json.RawMessage
 	if err != nil {
 		return nil, err
 	}
-	if res, ok := s.Quick(ctx, resolved); ok {
+	if res, ok := s.Partial(ctx, resolved); ok {
 		return json.Marshal(res.Pack)
 	}
 	if err := s.WaitReady(ctx); err != nil {

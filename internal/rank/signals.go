@@ -16,8 +16,8 @@ import (
 
 	"github.com/sahilm/fuzzy"
 
+	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/entity"
-	"github.com/ctxmap/ctxmap/internal/lexical"
 	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/query"
 	"github.com/ctxmap/ctxmap/internal/vector"
@@ -130,7 +130,7 @@ func (s signal) offBy() string {
 // searchLexical starts BM25's search; the list is filled from its hits.
 func (r *ranker) searchLexical(ctx context.Context) func() {
 	terms := r.queryTerms()
-	hits := async(func() []lexical.Hit { return r.s.SearchLexical(ctx, terms, bm25Chunks) })
+	hits := async(func() []bm25.Hit { return r.s.SearchLexical(ctx, terms, bm25Chunks) })
 	return func() { r.bm25(hits()) }
 }
 
@@ -427,7 +427,7 @@ func (r *ranker) addSymbol(l *signalList, name string, w float64, why string) {
 
 // queryTerms are the weighted, normalised words for BM25: the text's terms (and the lexicon's
 // expansions unless switched off) plus the words of its identifiers.
-func (r *ranker) queryTerms() []lexical.Term {
+func (r *ranker) queryTerms() []bm25.Term {
 	weights := map[string]float64{}
 	for _, t := range r.a.Terms {
 		w := t.Weight
@@ -455,9 +455,9 @@ func (r *ranker) queryTerms() []lexical.Term {
 			}
 		}
 	}
-	terms := make([]lexical.Term, 0, len(weights))
+	terms := make([]bm25.Term, 0, len(weights))
 	for w, x := range weights {
-		terms = append(terms, lexical.Term{Word: w, Weight: x})
+		terms = append(terms, bm25.Term{Word: w, Weight: x})
 	}
 	sort.Slice(terms, func(i, j int) bool { return terms[i].Word < terms[j].Word })
 	return terms
@@ -469,7 +469,7 @@ const bm25Chunks = 300
 const expansionWeight = 0.35
 
 // bm25: chunks by BM25; a file scores by its best chunk plus a little for each other one.
-func (r *ranker) bm25(hits []lexical.Hit) {
+func (r *ranker) bm25(hits []bm25.Hit) {
 	if len(hits) == 0 {
 		return
 	}

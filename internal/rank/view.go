@@ -3,9 +3,9 @@ package rank
 import (
 	"context"
 
+	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/entity"
 	"github.com/ctxmap/ctxmap/internal/history"
-	"github.com/ctxmap/ctxmap/internal/lexical"
 	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/vector"
@@ -38,7 +38,7 @@ type Source interface {
 	// ReadFile reads a workspace file (an editor's buffer when it has one).
 	ReadFile(path string) ([]byte, error)
 	// SearchLexical is BM25's best k chunks for the terms; an error leaves BM25 out, so it gives none.
-	SearchLexical(ctx context.Context, terms []lexical.Term, k int) []lexical.Hit
+	SearchLexical(ctx context.Context, terms []bm25.Term, k int) []bm25.Hit
 	// SearchVectors is the k chunks nearest to the text; none when vectors are off or fail.
 	SearchVectors(ctx context.Context, text string, k int) []vector.Hit
 }

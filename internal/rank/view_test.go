@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxmap/ctxmap/internal/lexical"
+	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/vector"
@@ -25,8 +25,8 @@ func (s testSource) NamesWithLetters(string) []string  { return nil }
 func (s testSource) Literals() []model.Literal         { return nil }
 func (s testSource) ReadFile(p string) ([]byte, error) { return s.src[p], nil }
 
-func (testSource) SearchLexical(context.Context, []lexical.Term, int) []lexical.Hit { return nil }
-func (testSource) SearchVectors(context.Context, string, int) []vector.Hit          { return nil }
+func (testSource) SearchLexical(context.Context, []bm25.Term, int) []bm25.Hit { return nil }
+func (testSource) SearchVectors(context.Context, string, int) []vector.Hit    { return nil }
 
 // testView parses the files the index would and derives their symbols and reference graph.
 func testView(t *testing.T, files map[string]string) *View {

@@ -6,9 +6,9 @@ import (
 	"hash/crc32"
 	"io"
 
+	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/codec"
 	"github.com/ctxmap/ctxmap/internal/entity"
-	"github.com/ctxmap/ctxmap/internal/lexical"
 	"github.com/ctxmap/ctxmap/internal/model"
 )
 
@@ -20,7 +20,7 @@ type Derived struct {
 	Symbols  map[string][]model.SymbolRef // definitions by name
 	Names    []string                     // the symbols' names, sorted
 	Edges    [][]model.Edge               // the graph's edges of each node, by the node's place in Paths
-	Stats    lexical.Stats                // BM25's collection statistics
+	Stats    bm25.Stats                   // BM25's collection statistics
 	Entities *entity.Map
 	// Literals are read from the state file when first asked for (or, when saving, made then).
 	Literals func() ([]model.Literal, error)

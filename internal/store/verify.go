@@ -14,7 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ctxmap/ctxmap/internal/lexical"
+	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/vector"
 )
 
@@ -97,8 +97,8 @@ func VerifyCache(ctx context.Context, cache string) ([]string, error) {
 		return said, err
 	}
 	lexDir := filepath.Join(cache, "lexical.bleve")
-	if err := lexical.Verify(lexDir); err != nil {
-		var d *lexical.DamagedError
+	if err := bm25.Verify(lexDir); err != nil {
+		var d *bm25.DamagedError
 		if !errors.As(err, &d) {
 			return said, fmt.Errorf("verify: %w", err)
 		}

@@ -8,22 +8,22 @@ import (
 	"github.com/ctxmap/ctxmap/index"
 )
 
-// quickAfter is how long a request waits for the first build before it is answered from the files
+// partialAfter is how long a request waits for the first build before it is answered from the files
 // that match it (a build that ends sooner answers in full): a warm start's recheck of a large tree
 // takes about that. A cold build is not waited for.
-const quickAfter = time.Second
+const partialAfter = time.Second
 
-// Quick answers a request while the first build runs: from the files its strong terms match,
-// read into an index of their own (index.Quick), the pack marked partial. The build yields meanwhile
+// Partial answers a request while the first build runs: from the files its strong terms match,
+// read into an index of their own (index.Partial), the pack marked partial. The build yields meanwhile
 // (it waits at its next file), so that the answer comes in seconds on two cores. The walk, what the
-// sieve learned of every file and the quick index are kept until the build is done: a later question
+// scan learned of every file and the partial index are kept until the build is done: a later question
 // adds its few best files to that index and is answered in a tenth of the time. ok is false once
-// the index is whole, or when no quick pack could be made.
-func (s *Session) Quick(ctx context.Context, req index.Resolved) (res *index.Result, ok bool) {
+// the index is whole, or when no partial pack could be made.
+func (s *Session) Partial(ctx context.Context, req index.Resolved) (res *index.Result, ok bool) {
 	if s.opts.InMemory {
-		return nil, false // a session for tests and tools: no quick answers
+		return nil, false // a session for tests and tools: no partial answers
 	}
-	after := quickAfter
+	after := partialAfter
 	if s.cold {
 		after = 0
 	}
@@ -34,20 +34,20 @@ func (s *Session) Quick(ctx context.Context, req index.Resolved) (res *index.Res
 	}
 	s.yield.Lock()
 	defer s.yield.Unlock()
-	defer s.quickOnce.Do(func() { close(s.firstQuick) })
+	defer s.partialOnce.Do(func() { close(s.firstPartial) })
 	if s.isReady() {
 		return nil, false
 	}
-	if s.quick == nil {
+	if s.partial == nil {
 		cfg := s.Config()
-		s.quick = index.NewQuick(index.Options{Root: s.root, Config: &cfg, Logf: s.opts.Logf})
+		s.partial = index.NewPartial(index.Options{Root: s.root, Config: &cfg, Logf: s.opts.Logf})
 	}
 	start := time.Now()
-	res, read, err := s.quick.Context(ctx, req, s.builtShare())
+	res, read, err := s.partial.Context(ctx, req, s.builtShare())
 	if err != nil {
-		s.opts.Logf("quick pack: %v", err)
+		s.opts.Logf("partial pack: %v", err)
 		if !errors.Is(err, index.ErrNothingMatches) {
-			s.freeQuick() // half made: the next question starts again
+			s.freePartial() // half made: the next question starts again
 		}
 		return nil, false
 	}
@@ -57,20 +57,20 @@ func (s *Session) Quick(ctx context.Context, req index.Resolved) (res *index.Res
 		ix.ReadFirst(read.Parsed)
 	}
 	done()
-	s.opts.Logf("quick pack from %d files (%d read for it) in %.2fs, the index %.0f%% built", s.quick.Files(), len(read.Parsed),
+	s.opts.Logf("partial pack from %d files (%d read for it) in %.2fs, the index %.0f%% built", s.partial.Files(), len(read.Parsed),
 		time.Since(start).Seconds(), 100*s.builtShare())
 	return res, true
 }
 
-// freeQuick frees what the quick packs kept; the caller holds yield.
-func (s *Session) freeQuick() {
-	if s.quick == nil {
+// freePartial frees what the partial packs kept; the caller holds yield.
+func (s *Session) freePartial() {
+	if s.partial == nil {
 		return
 	}
-	if err := s.quick.Close(); err != nil {
-		s.opts.Logf("close the quick index: %v", err)
+	if err := s.partial.Close(); err != nil {
+		s.opts.Logf("close the partial index: %v", err)
 	}
-	s.quick = nil
+	s.partial = nil
 }
 
 // isReady says whether the first build is done.
@@ -81,9 +81,9 @@ func (s *Session) isReady() bool {
 }
 
 // buildReport is the build's progress as the session keeps it: the share done, and a pause while a
-// quick answer is made.
+// partial answer is made.
 func (s *Session) buildReport(done, total int) {
-	s.yield.RLock() // the build's worker waits here while a quick answer is made
+	s.yield.RLock() // the build's worker waits here while a partial answer is made
 	defer s.yield.RUnlock()
 	if total > 0 {
 		s.built.Store(uint64(done) * 1000 / uint64(total))

@@ -1,9 +1,9 @@
-// Package sieve picks, from a workspace's files as they are on disk, those that match a query's
+// Package scan picks, from a workspace's files as they are on disk, those that match a query's
 // strong terms best: the files to read first when a question comes before the index is whole. It
 // reads each file once and looks each of its words up in the query's terms, so it costs the tree's
 // bytes whatever the number of terms, spread over every core. What that read learns of every file's
 // words (Words) answers the questions that follow without reading the files again.
-package sieve
+package scan
 
 import (
 	"bytes"
@@ -182,7 +182,7 @@ func best(ctx context.Context, root string, files []string, q Query, most int, m
 	return t.rank(files, sizes, inText, inPath, most), w, nil
 }
 
-// terms is a query ready for the sieve: its terms, at most MaxTerms, each a bit.
+// terms is a query ready for the scan: its terms, at most MaxTerms, each a bit.
 type terms struct {
 	all        []Term
 	words      map[string]uint64
@@ -414,7 +414,7 @@ func (s *wordSet) grow() {
 }
 
 // hashWord is the key of a word in the postings (FNV-1a): two words that share one are taken for the
-// same, a chance small enough for a sieve.
+// same, a chance small enough for a scan.
 func hashWord(w []byte) uint64 {
 	h := uint64(14695981039346656037)
 	for _, c := range w {
@@ -446,7 +446,7 @@ func phraseWords(p []byte) []uint64 {
 }
 
 const (
-	maxWord        = 64 // the longest word the sieve looks at
+	maxWord        = 64 // the longest word the scan looks at
 	maxPhraseWords = 8  // enough of a phrase's words to narrow the files it is looked for in
 )
 

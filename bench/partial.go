@@ -14,35 +14,35 @@ import (
 	"github.com/ctxmap/ctxmap/index"
 )
 
-// QuickReport is how the quick pack (a question before the index is whole, index.QuickContext)
+// PartialReport is how the partial pack (a question before the index is whole, index.PartialContext)
 // compares with the full index's pack on the same texts.
-type QuickReport struct {
-	Latency    Latency `json:"latency"`     // QuickContext on the tree, in this process
-	Texts      int     `json:"texts"`       // texts asked
-	FirstEqual int     `json:"first_equal"` // texts whose quick pack leads with the full pack's first file
-	Gold       int     `json:"gold"`        // gold files of the issues (--issues), all told
-	GoldQuick  int     `json:"gold_quick"`  // of them, in the quick pack
-	GoldFull   int     `json:"gold_full"`   // of them, in the full pack
-	// the same texts asked in turn of one index.Quick, each after the one before, as questions
-	// during a build are (the first of them is a first quick pack, left out)
+type PartialReport struct {
+	Latency     Latency `json:"latency"`      // PartialContext on the tree, in this process
+	Texts       int     `json:"texts"`        // texts asked
+	FirstEqual  int     `json:"first_equal"`  // texts whose partial pack leads with the full pack's first file
+	Gold        int     `json:"gold"`         // gold files of the issues (--issues), all told
+	GoldPartial int     `json:"gold_partial"` // of them, in the partial pack
+	GoldFull    int     `json:"gold_full"`    // of them, in the full pack
+	// the same texts asked in turn of one index.Partial, each after the one before, as questions
+	// during a build are (the first of them is a first partial pack, left out)
 	Again           Latency `json:"again"`
 	AgainFirstEqual int     `json:"again_first_equal"`
 }
 
-// quickIssue is a text to ask, with the files its fix changed when known.
-type quickIssue struct {
+// partialIssue is a text to ask, with the files its fix changed when known.
+type partialIssue struct {
 	text string
 	gold []string
 }
 
 // issuesOf reads the dataset's instances whose gold files are all in the tree (under prefix, the
 // folder the repository sits in within a larger tree), at most n.
-func issuesOf(path, root, prefix string, n int) ([]quickIssue, error) {
+func issuesOf(path, root, prefix string, n int) ([]partialIssue, error) {
 	ins, _, err := LoadDataset(path)
 	if err != nil {
 		return nil, err
 	}
-	var out []quickIssue
+	var out []partialIssue
 	for _, in := range ins {
 		gold := make([]string, 0, len(in.GoldFiles))
 		for _, g := range in.GoldFiles {
@@ -52,17 +52,17 @@ func issuesOf(path, root, prefix string, n int) ([]quickIssue, error) {
 			_, err := os.Stat(filepath.Join(root, filepath.FromSlash(g)))
 			return err != nil
 		}) {
-			out = append(out, quickIssue{text: in.ProblemStatement, gold: gold})
+			out = append(out, partialIssue{text: in.ProblemStatement, gold: gold})
 		}
 	}
 	return out, nil
 }
 
-// quickRun asks each text of a tree never indexed (QuickContext reads the files themselves), of one
-// index.Quick asked each text in turn, and of the full index ix, and compares the packs.
-func quickRun(ctx context.Context, root string, ix *index.Index, issues []quickIssue, budget int) (*QuickReport, error) {
-	r := &QuickReport{Texts: len(issues)}
-	q := index.NewQuick(index.Options{Root: root, Config: &index.Config{}})
+// partialRun asks each text of a tree never indexed (PartialContext reads the files themselves), of one
+// index.Partial asked each text in turn, and of the full index ix, and compares the packs.
+func partialRun(ctx context.Context, root string, ix *index.Index, issues []partialIssue, budget int) (*PartialReport, error) {
+	r := &PartialReport{Texts: len(issues)}
+	q := index.NewPartial(index.Options{Root: root, Config: &index.Config{}})
 	defer q.Close()
 	var took, again []time.Duration
 	for i, is := range issues {
@@ -71,30 +71,30 @@ func quickRun(ctx context.Context, root string, ix *index.Index, issues []quickI
 			return nil, err
 		}
 		start := time.Now()
-		quick, _, err := index.QuickContext(ctx, index.Options{Root: root, Config: &index.Config{}}, req, 0)
+		partial, _, err := index.PartialContext(ctx, index.Options{Root: root, Config: &index.Config{}}, req, 0)
 		if err != nil {
-			return nil, fmt.Errorf("quick pack: %w", err)
+			return nil, fmt.Errorf("partial pack: %w", err)
 		}
 		took = append(took, time.Since(start))
 		start = time.Now()
 		inTurn, _, err := q.Context(ctx, req, 0)
 		if err != nil {
-			return nil, fmt.Errorf("quick pack again: %w", err)
+			return nil, fmt.Errorf("partial pack again: %w", err)
 		}
 		asked := time.Since(start)
 		full, err := ix.Context(ctx, req)
 		if err != nil {
 			return nil, err
 		}
-		r.FirstEqual += count(sameFirst(quick, full))
-		if i > 0 { // the first of them is a first quick pack
+		r.FirstEqual += count(sameFirst(partial, full))
+		if i > 0 { // the first of them is a first partial pack
 			again = append(again, asked)
 			r.AgainFirstEqual += count(sameFirst(inTurn, full))
 		}
 		for _, g := range is.gold {
 			r.Gold++
-			if inPack(quick.Pack.Items, g) {
-				r.GoldQuick++
+			if inPack(partial.Pack.Items, g) {
+				r.GoldPartial++
 			}
 			if inPack(full.Pack.Items, g) {
 				r.GoldFull++
@@ -115,7 +115,7 @@ func inPack(items []index.Item, path string) bool {
 }
 
 // firstPacks times `ctxmap context` on a tree never indexed, runs times, each on an empty cache: the
-// command starts the background process, which answers it (a quick pack, or a full one when the
+// command starts the background process, which answers it (a partial pack, or a full one when the
 // build is done first). A few seconds later, while the build runs, another command asks the next
 // text. It fills r's First and Second, and counts the packs that said they were partial.
 func firstPacks(ctx context.Context, bin, root, tmp string, texts []string, budget, runs int, r *OneShot) error {

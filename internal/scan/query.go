@@ -1,4 +1,4 @@
-package sieve
+package scan
 
 import (
 	"path"
@@ -10,12 +10,12 @@ import (
 	"github.com/ctxmap/ctxmap/internal/words"
 )
 
-// QueryOf is what the sieve looks for in a text: the files of stack frames and paths the text names, the
+// QueryOf is what the scan looks for in a text: the files of stack frames and paths the text names, the
 // names it quotes (whole and by their parts), its error messages, and its own words, rarer ones
-// counting more by the sieve's own measure of rarity.
+// counting more by the scan's own measure of rarity.
 func QueryOf(a *query.Analysis) Query {
 	// the full index ranks code before tests, prose and data (but tests when they are the task): so
-	// does the sieve, and the quick pack reads the code the full one would lead with
+	// does the scan, and the partial pack reads the code the full one would lead with
 	q := Query{Weight: func(p string) float64 {
 		if model.IsCode(p) || a.Intent.Name == query.TestWriting && model.IsTest(p) {
 			return 1

@@ -1,4 +1,4 @@
-package lexical
+package bm25
 
 import (
 	"encoding/json"

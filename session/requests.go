@@ -47,8 +47,8 @@ func (s *Session) serveAsked(ctx context.Context, req askRequest) (json.RawMessa
 	if err := index.CheckLimit("limit", req.Limit); err != nil {
 		return nil, err
 	}
-	// a background process started for this question has no quick pack to make before it builds
-	s.quickOnce.Do(func() { close(s.firstQuick) })
+	// a background process started for this question has no partial pack to make before it builds
+	s.partialOnce.Do(func() { close(s.firstPartial) })
 	if err := s.WaitReady(ctx); err != nil {
 		return nil, err
 	}

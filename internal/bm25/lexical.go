@@ -1,6 +1,6 @@
-// Package lexical is the BM25 store: chunks indexed in bleve with their text already split into normalised
+// Package bm25 is the BM25 store: chunks indexed in bleve with their text already split into normalised
 // terms (words.Split + words.Stem), so that `RuleIndex`, "rule index" and "rules indexes" meet.
-package lexical
+package bm25
 
 import (
 	"context"

@@ -16,7 +16,7 @@ import (
 
 // Before the first build is in, a question is answered from the files it matches, the pack marked
 // partial; once the build is in, from the whole index.
-func TestQuickAnswerBeforeTheBuild(t *testing.T) {
+func TestPartialAnswerBeforeTheBuild(t *testing.T) {
 	s, _ := coldShop(t, map[string]string{"docs/notes.md": "# Notes\n\nNothing about carts.\n"}, nil)
 	ctx := context.Background()
 	// not started: no build runs
@@ -39,9 +39,9 @@ func TestQuickAnswerBeforeTheBuild(t *testing.T) {
 	}
 }
 
-// A second question before the build is in adds to what the first quick answer kept (the walk, the
-// sieve's words, the quick index) instead of making it again; the build's end frees it.
-func TestQuickAnswersShareTheirWork(t *testing.T) {
+// A second question before the build is in adds to what the first partial answer kept (the walk, the
+// scan's words, the partial index) instead of making it again; the build's end frees it.
+func TestPartialAnswersShareTheirWork(t *testing.T) {
 	root := t.TempDir()
 	for i := range 3 {
 		writeFile(t, root, fmt.Sprintf("ledger/entry%d.go", i), fmt.Sprintf("package ledger\n\n// Entry%d posts a ledger entry.\nfunc Entry%d() {}\n", i, i))
@@ -53,10 +53,10 @@ func TestQuickAnswersShareTheirWork(t *testing.T) {
 	}
 	defer s.Close()
 	ctx := context.Background()
-	kept := func() *index.Quick {
+	kept := func() *index.Partial {
 		s.yield.Lock()
 		defer s.yield.Unlock()
-		return s.quick
+		return s.partial
 	}
 	ask := func(text string, files int) {
 		t.Helper()
@@ -73,7 +73,7 @@ func TestQuickAnswersShareTheirWork(t *testing.T) {
 	first := kept()
 	ask("`Send2` delivers no mail", 6)
 	if q := kept(); q == nil || q != first || q.Files() != 6 {
-		t.Errorf("the second question did not add to the first's quick index: %p, %p", q, first)
+		t.Errorf("the second question did not add to the first's partial index: %p, %p", q, first)
 	}
 	s.Start()
 	wait, cancel := context.WithTimeout(ctx, time.Minute)
@@ -82,20 +82,20 @@ func TestQuickAnswersShareTheirWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	if q := kept(); q != nil {
-		t.Errorf("the quick answers' state outlived the build: %d files", q.Files())
+		t.Errorf("the partial answers' state outlived the build: %d files", q.Files())
 	}
 }
 
-// The first build lists the files from the first quick pack's walk when nothing moved since, and
-// walks again when something did: a file made or removed after the quick pack is in or out of the
-// index all the same. It takes the files the quick pack parsed, and reads one again that changed since.
-func TestBuildAfterQuickSeesLaterChanges(t *testing.T) {
+// The first build lists the files from the first partial pack's walk when nothing moved since, and
+// walks again when something did: a file made or removed after the partial pack is in or out of the
+// index all the same. It takes the files the partial pack parsed, and reads one again that changed since.
+func TestBuildAfterPartialSeesLaterChanges(t *testing.T) {
 	for _, change := range []string{"none", "added", "removed", "changed"} {
 		t.Run(change, func(t *testing.T) {
 			s, root := coldShop(t, nil, nil)
 			ctx := context.Background()
 			if res, err := s.Context(ctx, index.Request{Text: "`AddToCart` puts nothing in the cart"}); err != nil || res.Pack.Partial == nil {
-				t.Fatalf("no quick pack before the build: %v", err)
+				t.Fatalf("no partial pack before the build: %v", err)
 			}
 			want := []string{"shop/cart.go", "shop/order.go"}
 			switch change {
@@ -107,7 +107,7 @@ func TestBuildAfterQuickSeesLaterChanges(t *testing.T) {
 					t.Fatal(err)
 				}
 				want = []string{"shop/cart.go"}
-			case "changed": // the file the quick pack led with, a minute later
+			case "changed": // the file the partial pack led with, a minute later
 				writeFile(t, root, "shop/cart.go", "package shop\n\n// AddToBasket puts an item in the basket.\nfunc AddToBasket() {}\n")
 				later := time.Now().Add(time.Minute)
 				if err := os.Chtimes(filepath.Join(root, "shop/cart.go"), later, later); err != nil {
@@ -156,9 +156,9 @@ func coldShop(t *testing.T, extra map[string]string, logf func(string, ...any)) 
 	return s, root
 }
 
-// The session hands the first build what its quick packs parsed: the build takes those files instead
+// The session hands the first build what its partial packs parsed: the build takes those files instead
 // of parsing them again, and says so in the log.
-func TestTheBuildTakesWhatTheQuickPacksParsed(t *testing.T) {
+func TestTheBuildTakesWhatThePartialPacksParsed(t *testing.T) {
 	var mu sync.Mutex
 	var logged []string
 	logf := func(format string, args ...any) {
@@ -170,7 +170,7 @@ func TestTheBuildTakesWhatTheQuickPacksParsed(t *testing.T) {
 	ctx := context.Background()
 	res, err := s.Context(ctx, index.Request{Text: "`AddToCart` puts nothing in the cart"})
 	if err != nil || res.Pack.Partial == nil {
-		t.Fatalf("no quick pack before the build: %v", err)
+		t.Fatalf("no partial pack before the build: %v", err)
 	}
 	s.Start()
 	wait, cancel := context.WithTimeout(ctx, time.Minute)
@@ -180,7 +180,7 @@ func TestTheBuildTakesWhatTheQuickPacksParsed(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	want := fmt.Sprintf("build: 0 files parsed, %d taken as the quick packs parsed them", res.Pack.Partial.Files)
+	want := fmt.Sprintf("build: 0 files parsed, %d taken as the partial packs parsed them", res.Pack.Partial.Files)
 	if !slices.Contains(logged, want) {
 		t.Errorf("the log lacks %q:\n%s", want, strings.Join(logged, "\n"))
 	}
