@@ -91,6 +91,32 @@ local function test_positions()
   check("selection end past the line", position.char_end(line, 99) == #line)
 end
 
+-- test_summary: the copy message counts what a pack shows, as VS Code's does.
+local function test_summary()
+  local summary = require("ctxmap.commands").summary
+  local classic = {
+    tokens = 7842,
+    items = {
+      { kind = "definition", path = "rules/index.go", symbol = "RuleIndex" },
+      { kind = "caller", path = "profile/service.go", symbol = "Service.Change" },
+      { kind = "import", path = "rules/index.go" },
+    },
+  }
+  local got = summary(classic)
+  check("summary of definitions", got == "7,842 tokens: 2 files, 2 definitions", got)
+  local whole = {
+    tokens = 4429,
+    items = {
+      { kind = "file", path = "cart/cart.go" },
+      { kind = "file", path = "cart/total.go" },
+      { kind = "outline", path = "cart/total.go" },
+      { kind = "outline", path = "order/order.go" },
+    },
+  }
+  got = summary(whole)
+  check("summary of whole files", got == "4,429 tokens: 2 files (2 whole), 1 outlined", got)
+end
+
 -- find_comment is the first line (0-based) of the buffer that is a comment mentioning word, and the
 -- byte column of the word in it.
 local function find_comment(bufnr, w, after)
@@ -160,6 +186,7 @@ end
 local function run()
   must("CTXMAP_BIN, CTXMAP_WORKSPACE, CTXMAP_FILE, CTXMAP_WORD, CTXMAP_EXPECT are set", bin and workspace and file and word and expect)
   test_positions()
+  test_summary()
 
   vim.cmd("cd " .. vim.fn.fnameescape(workspace))
   require("ctxmap").setup({ cmd = { bin, "serve", "--stdio" }, budget = budget })
@@ -239,7 +266,7 @@ local function run()
   local tokens, msgs = copied_tokens(before)
   check(":CtxmapCopy says how many tokens", tokens ~= nil, msgs)
   check("the pack is under the budget", tokens and tokens > 0 and tokens <= budget, tostring(tokens))
-  check("the message counts files and definitions", msgs:find("%d+ files?, %d+ definitions?") ~= nil, msgs)
+  check("the message counts the files shown", msgs:find("tokens: %d+ files?") ~= nil, msgs)
   check("the pack mentions " .. expect, pack:find(expect) ~= nil, clip(pack, 1500))
 
   -- :'<,'>CtxmapCopy on the comment's line, selected linewise

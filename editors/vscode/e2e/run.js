@@ -271,7 +271,7 @@ async function runSteps(workspace, codeServerPid) {
     await page.evaluate(() => navigator.clipboard.writeText('nothing yet'));
     await palette('ctxmap: Copy Context for LLM');
     const said = await notification(/Copied [\d,]+ tokens/);
-    assert.match(said, /Copied [\d,]+ tokens: \d+ files?, \d+ definitions?/);
+    assert.match(said, /Copied [\d,]+ tokens: \d+ files?( \(\d+ whole\))?(, \d+ definitions?)?(, \d+ outlined)?/);
     const text = await waitFor('the pack on the clipboard', async () => {
       const t = await clipboard();
       return t.includes('shop/cart.py') ? t : undefined;

@@ -50,8 +50,10 @@ export interface Pack {
 
 export interface PackSummary {
   tokens: number;
-  files: number;
-  definitions: number;
+  files: number; // files whose code the pack shows
+  whole: number; // of them, shown whole
+  definitions: number; // definitions shown: the ranked ones, their tests and their callers
+  outlined: number; // files only outlined
 }
 
 // The editor as seen by the command: the document, whether the server can read it (a saved file inside
@@ -131,15 +133,36 @@ export function parsePack(answer: unknown): Pack {
   };
 }
 
+const definitionKinds = new Set(['definition', 'test', 'caller']);
+
+// summarisePack counts what a pack shows as the Neovim plugin does (commands.lua, M.summary).
 export function summarisePack(pack: Pack): PackSummary {
-  const paths = new Set(pack.items.map((it) => it.path));
-  const definitions = pack.items.filter((it) => it.kind === 'definition').length;
-  return { tokens: pack.tokens, files: paths.size, definitions };
+  const shown = new Set(pack.items.filter((it) => it.kind !== 'outline').map((it) => it.path));
+  const outlined = new Set(pack.items.filter((it) => it.kind === 'outline' && !shown.has(it.path)).map((it) => it.path));
+  return {
+    tokens: pack.tokens,
+    files: shown.size,
+    whole: pack.items.filter((it) => it.kind === 'file').length,
+    definitions: pack.items.filter((it) => definitionKinds.has(it.kind)).length,
+    outlined: outlined.size,
+  };
 }
 
-// "Copied 7,842 tokens: 6 files, 14 definitions"
+// "Copied 7,842 tokens: 6 files (2 whole), 14 definitions, 12 outlined"; a pack of whole files does
+// not say "0 definitions".
 export function copiedMessage(s: PackSummary): string {
-  return `Copied ${count(s.tokens, 'token')}: ${count(s.files, 'file')}, ${count(s.definitions, 'definition')}`;
+  let files = count(s.files, 'file');
+  if (s.whole > 0) {
+    files += ` (${formatNumber(s.whole)} whole)`;
+  }
+  const parts = [files];
+  if (s.definitions > 0 || s.whole === 0) {
+    parts.push(count(s.definitions, 'definition'));
+  }
+  if (s.outlined > 0) {
+    parts.push(`${formatNumber(s.outlined)} outlined`);
+  }
+  return `Copied ${count(s.tokens, 'token')}: ${parts.join(', ')}`;
 }
 
 // An untitled document for "Show Context": XML packs read better as XML; Markdown otherwise (a JSON

@@ -20,26 +20,42 @@ local function thousands(n)
   return (out:gsub("^,", ""))
 end
 
--- summary is "N tokens: F files, D definitions" for a pack.
+local definition_kinds = { definition = true, test = true, caller = true }
+
+-- summary is "N tokens: F files (W whole), D definitions, O outlined" for a pack, counted as VS Code
+-- counts it (src/context.ts, summarisePack); a pack of whole files does not say "0 definitions".
 function M.summary(pack)
-  local files, paths, defs = 0, {}, 0
-  for _, item in ipairs(type(pack.items) == "table" and pack.items or {}) do
-    if item.path and not paths[item.path] then
-      paths[item.path] = true
+  local items = type(pack.items) == "table" and pack.items or {}
+  local shown, files, whole, defs = {}, 0, 0, 0
+  for _, item in ipairs(items) do
+    if item.path and item.kind ~= "outline" and not shown[item.path] then
+      shown[item.path] = true
       files = files + 1
     end
-    if type(item.symbol) == "string" and item.symbol ~= "" then
+    if item.kind == "file" then
+      whole = whole + 1
+    elseif definition_kinds[item.kind] then
       defs = defs + 1
     end
   end
-  return string.format(
-    "%s tokens: %d file%s, %d definition%s",
-    thousands(pack.tokens),
-    files,
-    files == 1 and "" or "s",
-    defs,
-    defs == 1 and "" or "s"
-  )
+  local outlined, seen = 0, {}
+  for _, item in ipairs(items) do
+    if item.path and item.kind == "outline" and not shown[item.path] and not seen[item.path] then
+      seen[item.path] = true
+      outlined = outlined + 1
+    end
+  end
+  local parts = { string.format("%d file%s", files, files == 1 and "" or "s") }
+  if whole > 0 then
+    parts[1] = parts[1] .. string.format(" (%d whole)", whole)
+  end
+  if defs > 0 or whole == 0 then
+    table.insert(parts, string.format("%d definition%s", defs, defs == 1 and "" or "s"))
+  end
+  if outlined > 0 then
+    table.insert(parts, string.format("%d outlined", outlined))
+  end
+  return string.format("%s tokens: %s", thousands(pack.tokens), table.concat(parts, ", "))
 end
 
 -- render is what the user gets: the pack's text, or the whole pack when the format is json; and the

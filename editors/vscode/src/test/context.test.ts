@@ -93,14 +93,33 @@ describe('summarising a pack', () => {
     text: '# Context\n...',
   };
 
-  it('counts distinct paths as files and definition items as definitions', () => {
-    assert.deepEqual(summarisePack(parsePack(answer)), { tokens: 7842, files: 4, definitions: 3 });
+  it('counts distinct shown paths as files, and definitions with their tests and callers', () => {
+    assert.deepEqual(summarisePack(parsePack(answer)), { tokens: 7842, files: 4, whole: 0, definitions: 5, outlined: 0 });
+  });
+
+  it('counts whole files and outlined files apart', () => {
+    const p = parsePack({
+      tokens: 4429,
+      text: 'x',
+      items: [
+        { kind: 'file', path: 'cart/cart.go' },
+        { kind: 'file', path: 'cart/total.go' },
+        { kind: 'test', path: 'cart/cart_test.go', symbol: 'TestTotal' },
+        { kind: 'outline', path: 'cart/total.go' },
+        { kind: 'outline', path: 'order/order.go' },
+        { kind: 'outline', path: 'order/cancel.go' },
+      ],
+    });
+    assert.deepEqual(summarisePack(p), { tokens: 4429, files: 3, whole: 2, definitions: 1, outlined: 2 });
+    assert.equal(copiedMessage(summarisePack(p)), 'Copied 4,429 tokens: 3 files (2 whole), 1 definition, 2 outlined');
   });
 
   it('says it the way the notification shows it', () => {
-    assert.equal(copiedMessage(summarisePack(parsePack(answer))), 'Copied 7,842 tokens: 4 files, 3 definitions');
-    assert.equal(copiedMessage({ tokens: 1, files: 1, definitions: 1 }), 'Copied 1 token: 1 file, 1 definition');
-    assert.equal(copiedMessage({ tokens: 0, files: 0, definitions: 0 }), 'Copied 0 tokens: 0 files, 0 definitions');
+    assert.equal(copiedMessage(summarisePack(parsePack(answer))), 'Copied 7,842 tokens: 4 files, 5 definitions');
+    assert.equal(copiedMessage({ tokens: 1, files: 1, whole: 0, definitions: 1, outlined: 0 }), 'Copied 1 token: 1 file, 1 definition');
+    assert.equal(copiedMessage({ tokens: 0, files: 0, whole: 0, definitions: 0, outlined: 0 }), 'Copied 0 tokens: 0 files, 0 definitions');
+    // a pack of whole files does not say it shows no definitions
+    assert.equal(copiedMessage({ tokens: 900, files: 2, whole: 2, definitions: 0, outlined: 12 }), 'Copied 900 tokens: 2 files (2 whole), 12 outlined');
   });
 
   it('refuses an answer without text instead of copying nothing', () => {
@@ -111,7 +130,7 @@ describe('summarising a pack', () => {
 
   it('skips malformed items and keeps the rest', () => {
     const p = parsePack({ tokens: 10, text: 'x', items: [null, { kind: 'definition' }, { path: 'a.go', kind: 'definition' }, 7] });
-    assert.deepEqual(summarisePack(p), { tokens: 10, files: 1, definitions: 1 });
+    assert.deepEqual(summarisePack(p), { tokens: 10, files: 1, whole: 0, definitions: 1, outlined: 0 });
   });
 });
 

@@ -219,8 +219,8 @@ describe('ctxmap serve', { skip }, () => {
     const paths = pack.items.map((i) => i.path);
     assert.ok(paths.some((p) => p.startsWith('cart/') || p.startsWith('coupon/')), paths.join(', '));
     const summary = summarisePack(pack);
-    assert.equal(summary.files, new Set(paths).size);
-    assert.match(copiedMessage(summary), /^Copied [\d,]+ tokens?: [\d,]+ files?, [\d,]+ definitions?$/);
+    assert.equal(summary.files + summary.outlined, new Set(paths).size);
+    assert.match(copiedMessage(summary), /^Copied [\d,]+ tokens?: [\d,]+ files?( \([\d,]+ whole\))?(, [\d,]+ definitions?)?(, [\d,]+ outlined)?$/);
   });
 
   it('answers a selection ({uri, range}) with the code it is about', async () => {
