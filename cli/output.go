@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 
 	"github.com/atotto/clipboard"
 
@@ -57,17 +58,42 @@ func (e *env) emit(o packOutput, body []byte, p *index.Pack) error {
 	return nil
 }
 
-// summarise says what a pack holds as the editors do: "7,842 tokens: 6 files, 14 definitions".
+// summarise says what a pack holds as the editors do (VS Code's summarisePack, Neovim's M.summary):
+// "7,842 tokens: 6 files (2 whole), 14 definitions, 12 outlined". Definitions are the ranked ones,
+// their tests and their callers; a pack of whole files does not say "0 definitions".
 func summarise(p *index.Pack) string {
-	files := map[string]bool{}
-	defs := 0
+	shown, outlined := map[string]bool{}, map[string]bool{}
+	whole, defs := 0, 0
 	for _, it := range p.Items {
-		files[it.Path] = true
-		if it.Kind == "definition" {
+		switch it.Kind {
+		case "outline":
+			outlined[it.Path] = true
+			continue
+		case "file":
+			whole++
+		case "definition", "test", "caller":
 			defs++
 		}
+		shown[it.Path] = true
 	}
-	return fmt.Sprintf("%s: %s, %s", count(p.Tokens, "token"), count(len(files), "file"), count(defs, "definition"))
+	files := count(len(shown), "file")
+	if whole > 0 {
+		files += " (" + index.Thousands(whole) + " whole)"
+	}
+	parts := []string{files}
+	if defs > 0 || whole == 0 {
+		parts = append(parts, count(defs, "definition"))
+	}
+	n := 0
+	for path := range outlined {
+		if !shown[path] {
+			n++
+		}
+	}
+	if n > 0 {
+		parts = append(parts, index.Thousands(n)+" outlined")
+	}
+	return count(p.Tokens, "token") + ": " + strings.Join(parts, ", ")
 }
 
 func count(n int, what string) string {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxmap/ctxmap/index"
 )
 
 // -o writes the same pack the command prints, and says what it wrote.
@@ -117,5 +119,30 @@ func TestCopyToAnUnreachableDisplay(t *testing.T) {
 	err := cmd.Run()
 	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(stderr.String(), `display ":999"`) {
 		t.Errorf("--copy with DISPLAY=:999: %v, exit %d: %s", err, code, stderr.String())
+	}
+}
+
+// The copy message counts what a pack shows as both editors do (their tests hold the same cases).
+func TestSummaryCountsWhatThePackShows(t *testing.T) {
+	for _, c := range []struct {
+		items []index.Item
+		want  string
+	}{
+		{[]index.Item{
+			{Kind: "definition", Path: "rules/index.go", Symbol: "RuleIndex"},
+			{Kind: "caller", Path: "profile/service.go", Symbol: "Service.Change"},
+			{Kind: "import", Path: "rules/index.go"},
+		}, "7,842 tokens: 2 files, 2 definitions"},
+		{[]index.Item{
+			{Kind: "file", Path: "cart/cart.go"},
+			{Kind: "file", Path: "cart/total.go"},
+			{Kind: "outline", Path: "cart/total.go"},
+			{Kind: "outline", Path: "order/order.go"},
+		}, "7,842 tokens: 2 files (2 whole), 1 outlined"},
+		{nil, "7,842 tokens: 0 files, 0 definitions"},
+	} {
+		if got := summarise(&index.Pack{Tokens: 7842, Items: c.items}); got != c.want {
+			t.Errorf("summarise = %q, want %q", got, c.want)
+		}
 	}
 }
