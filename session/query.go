@@ -32,7 +32,7 @@ func (s *Session) Read(ctx context.Context, f func(ix *index.Index) error) error
 // Context answers a request with the session's configuration as its defaults; while the first build
 // runs, with a partial pack (see Partial).
 func (s *Session) Context(ctx context.Context, req index.Request) (res *index.Result, err error) {
-	resolved, err := req.Normalize(s.Config())
+	resolved, err := req.Resolve(s.Config())
 	if err != nil {
 		return nil, err
 	}

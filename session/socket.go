@@ -443,7 +443,7 @@ func readRequest(r *bufio.Reader, limit int) ([]byte, error) {
 
 // oneShot answers as a one-shot process would: once the queued changes and the embeddings are in.
 func (s *Session) oneShot(ctx context.Context, req wireContext) (json.RawMessage, error) {
-	resolved, err := req.request().Normalize(s.Config())
+	resolved, err := req.request().Resolve(s.Config())
 	if err != nil {
 		return nil, err
 	}
