@@ -102,15 +102,14 @@ func (e *env) stdinPiped() bool {
 }
 
 func (e *env) runContext(dir string, req index.Request, o packOutput, noDaemon bool) error {
-	// checked here against the workspace's file, as the index opened below reads it, so that a mistake
-	// is said before anyone is asked; a running process is sent the request as typed and resolves it
-	// with its own configuration; a broken file is reported by opening the index
+	// checked here, with the workspace's file as the answer resolves it, so that a mistake is said
+	// before anyone is asked; the request goes as typed to whoever answers, which resolves it (a
+	// running process with its own configuration); a broken file is reported by opening the index
 	cfg, cfgErr := index.LoadConfig(dir)
 	if cfgErr != nil {
 		cfg = index.Config{}
 	}
-	resolved, err := req.Resolve(cfg)
-	if err != nil {
+	if _, err := req.Resolve(cfg); err != nil {
 		return usagef("%v", err)
 	}
 	if cfgErr == nil {
@@ -120,14 +119,7 @@ func (e *env) runContext(dir string, req index.Request, o packOutput, noDaemon b
 	}
 	// one query: better complete than early, so every vector is waited for
 	return e.withIndex(dir, indexUse{packs: true, vectors: true}, func(ctx context.Context, ix *index.Index, _ index.Stats) error {
-		res, err := ix.Context(ctx, resolved)
-		if err == nil && ix.DamagedRecords() > 0 {
-			// a record the build or the pack read was damaged (and said): its file is read again, then
-			// the pack made again
-			if _, err = ix.Build(ctx, nil); err == nil {
-				res, err = ix.Context(ctx, resolved)
-			}
-		}
+		res, err := session.ContextAlone(ctx, ix, req)
 		if err != nil {
 			return err
 		}
