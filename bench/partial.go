@@ -66,7 +66,7 @@ func partialRun(ctx context.Context, root string, ix *index.Index, issues []part
 	defer q.Close()
 	var took, again []time.Duration
 	for i, is := range issues {
-		req, err := index.Request{Text: is.text, Budget: budget}.Normalize(ix.Config())
+		req, err := index.Request{Text: is.text, Budget: budget}.Resolve(ix.Config())
 		if err != nil {
 			return nil, err
 		}

@@ -332,7 +332,7 @@ func runInstance(ctx context.Context, in Instance, opts Options, cache string, i
 
 // ask resolves req against the index's own configuration, as a one-shot process does, and answers it.
 func ask(ctx context.Context, ix *index.Index, req index.Request) (*index.Result, error) {
-	resolved, err := req.Normalize(ix.Config())
+	resolved, err := req.Resolve(ix.Config())
 	if err != nil {
 		return nil, err
 	}

@@ -102,50 +102,38 @@ func (e *env) stdinPiped() bool {
 }
 
 func (e *env) runContext(dir string, req index.Request, o packOutput, noDaemon bool) error {
-	// checked here against the workspace's file, as the index opened below reads it, so that a mistake
-	// is said before anyone is asked; a running process is sent the request as typed and resolves it
-	// with its own configuration; a broken file is reported by opening the index
+	// checked here, with the workspace's file as the answer resolves it, so that a mistake is said
+	// before anyone is asked; the request goes as typed to whoever answers, which resolves it (a
+	// running process with its own configuration); a broken file is reported by opening the index
 	cfg, cfgErr := index.LoadConfig(dir)
 	if cfgErr != nil {
 		cfg = index.Config{}
 	}
-	resolved, err := req.Normalize(cfg)
-	if err != nil {
+	if _, err := req.Resolve(cfg); err != nil {
 		return usagef("%v", err)
 	}
 	if cfgErr == nil {
-		if done, err := e.askRunning(dir, req, resolved.Request().Format, o, daemonAllowed(dir, noDaemon)); done || err != nil {
+		if done, err := e.askRunning(dir, req, o, daemonAllowed(dir, noDaemon)); done || err != nil {
 			return err
 		}
 	}
 	// one query: better complete than early, so every vector is waited for
 	return e.withIndex(dir, indexUse{packs: true, vectors: true}, func(ctx context.Context, ix *index.Index, _ index.Stats) error {
-		res, err := ix.Context(ctx, resolved)
-		if err == nil && ix.DamagedRecords() > 0 {
-			// a record the build or the pack read was damaged (and said): its file is read again, then
-			// the pack made again
-			if _, err = ix.Build(ctx, nil); err == nil {
-				res, err = ix.Context(ctx, resolved)
-			}
-		}
+		res, err := session.ContextAlone(ctx, ix, req)
 		if err != nil {
 			return err
 		}
-		body := []byte(res.Pack.Text)
-		if resolved.Request().Format == "json" {
-			if body, err = json.MarshalIndent(res.Pack, "", "  "); err != nil {
-				return err
-			}
-			body = append(body, '\n')
+		raw, err := json.Marshal(res.Pack)
+		if err != nil {
+			return err
 		}
-		return e.emit(o, body, res.Pack)
+		return e.printPack(o, res.Pack, raw)
 	})
 }
 
 // askRunning hands the request to the ctxmap process serving dir, if one runs (started in the
-// background first when start is true), and prints its pack in format; done is false when none
-// answered.
-func (e *env) askRunning(dir string, req index.Request, format string, o packOutput, start bool) (done bool, err error) {
+// background first when start is true), and prints its pack; done is false when none answered.
+func (e *env) askRunning(dir string, req index.Request, o packOutput, start bool) (done bool, err error) {
 	return e.handOff(dir, start, func(ctx context.Context) error {
 		raw, err := session.Ask(ctx, dir, req)
 		if err != nil {
@@ -155,15 +143,20 @@ func (e *env) askRunning(dir string, req index.Request, format string, o packOut
 		if err := json.Unmarshal(raw, &p); err != nil {
 			return err
 		}
-		body := []byte(p.Text)
-		if format == "json" {
-			var b bytes.Buffer
-			if err := json.Indent(&b, raw, "", "  "); err != nil {
-				return err
-			}
-			b.WriteByte('\n')
-			body = b.Bytes()
-		}
-		return e.emit(o, body, &p)
+		return e.printPack(o, &p, raw)
 	})
+}
+
+// printPack prints a pack in the format its request resolved to: its text, or its JSON (raw) indented.
+func (e *env) printPack(o packOutput, p *index.Pack, raw json.RawMessage) error {
+	body := []byte(p.Text)
+	if p.Request.Format == "json" {
+		var b bytes.Buffer
+		if err := json.Indent(&b, raw, "", "  "); err != nil {
+			return err
+		}
+		b.WriteByte('\n')
+		body = b.Bytes()
+	}
+	return e.emit(o, body, p)
 }

@@ -239,7 +239,7 @@ func BenchmarkContext(b *testing.B) {
 
 // askIndex resolves req against the index's configuration and answers it.
 func askIndex(ix *index.Index, req index.Request) (*index.Result, error) {
-	resolved, err := req.Normalize(ix.Config())
+	resolved, err := req.Resolve(ix.Config())
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/ctxmap/ctxmap/internal/rank"
 )
 
-// Request asks for a context pack, as a front end received it; Normalize resolves it.
+// Request asks for a context pack, as a front end received it; Resolve settles it.
 type Request struct {
 	Text      string
 	Budget    int      // tokens; 0: the configuration's, else DefaultBudget
@@ -78,43 +78,34 @@ func invalidf(format string, args ...any) error {
 }
 
 // Context answers a resolved request from the current snapshot.
-func (ix *Index) Context(ctx context.Context, resolved Resolved) (*Result, error) {
+func (ix *Index) Context(ctx context.Context, req Resolved) (*Result, error) {
 	start := time.Now()
-	req := resolved.req
-	if req.Text == "" {
-		return nil, invalidf("the request was not resolved by Request.Normalize")
-	}
-	without := map[string]bool{}
-	for _, w := range req.Without {
-		without[w] = true
+	if req.text == "" {
+		return nil, invalidf("the request was not resolved by Request.Resolve")
 	}
 	s := ix.Snapshot()
 	var lex *lexicon.Lexicon
-	if !without["lexicon"] {
+	if !req.without["lexicon"] {
 		lex = ix.lexicon(s)
 	}
-	a := query.Analyze(req.Text, lex)
-	if req.Intent != "" {
-		name, err := query.ParseIntent(req.Intent)
-		if err != nil {
-			return nil, invalidf("%v", err)
-		}
-		a.Intent = query.Intent{Name: name, Confidence: 1}
+	a := query.Analyze(req.text, lex)
+	if req.intent != "" {
+		a.Intent = query.Intent{Name: req.intent, Confidence: 1}
 	}
-	ranked, err := rank.Rank(ctx, ix.view(s), a, rank.Options{Without: without, Ranker: req.Ranker, Fill: req.Fill, Model: req.Model})
+	ranked, err := rank.Rank(ctx, ix.view(s), a, rank.Options{Without: req.without, Ranker: req.ranker, Fill: req.fill, Model: req.model})
 	if err != nil {
 		return nil, err
 	}
 	// the token counter last: a process that has just started loads it while the files are ranked
-	tok, err := pack.NewTokenizer(req.Tokenizer)
+	tok, err := pack.NewTokenizer(req.tokenizer)
 	if err != nil {
-		return nil, invalidf("%v", err)
+		return nil, err
 	}
 	prof := query.ProfileOf(a.Intent.Name)
-	p, err := pack.Assemble(req.Text, pack.Intent{Name: a.Intent.Name, Confidence: a.Intent.Confidence}, ranked.Entities, ranked.Candidates, pack.Options{
-		Budget:    req.Budget,
+	p, err := pack.Assemble(req.text, pack.Intent{Name: a.Intent.Name, Confidence: a.Intent.Confidence}, ranked.Entities, ranked.Candidates, pack.Options{
+		Budget:    req.budget,
 		Tokenizer: tok,
-		Format:    req.Format,
+		Format:    req.format,
 		Partial:   ix.partial,
 		Shares: map[string]float64{
 			"definitions": prof.Definitions, "snippets": prof.Snippets, "imports": prof.Imports,
@@ -124,6 +115,7 @@ func (ix *Index) Context(ctx context.Context, resolved Resolved) (*Result, error
 	if err != nil {
 		return nil, fmt.Errorf("assemble the pack: %w", err)
 	}
+	p.Request = req.stated()
 	return &Result{Analysis: a, Files: ranked.Files, Pack: p, Took: time.Since(start)}, nil
 }
 

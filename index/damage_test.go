@@ -105,7 +105,7 @@ func TestDamagedRecordIsReadAgainByTheNextBuild(t *testing.T) {
 	}
 	packOf := func(ix *Index) string {
 		t.Helper()
-		resolved, err := req.Normalize(ix.Config())
+		resolved, err := req.Resolve(ix.Config())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -48,7 +48,7 @@ func git(t testing.TB, dir string, args ...string) {
 
 // ask resolves req against the index's configuration, as a one-shot front end does, and answers it.
 func ask(ctx context.Context, ix *Index, req Request) (*Result, error) {
-	resolved, err := req.Normalize(ix.Config())
+	resolved, err := req.Resolve(ix.Config())
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +204,7 @@ func TestBuildAndContext(t *testing.T) {
 		t.Error("budget 50 accepted")
 	}
 	if _, err := ix.Context(context.Background(), Resolved{}); !errors.Is(err, ErrInvalid) {
-		t.Errorf("a request Normalize did not make: %v, want ErrInvalid", err)
+		t.Errorf("a request Resolve did not make: %v, want ErrInvalid", err)
 	}
 }
 

@@ -112,7 +112,7 @@ func TestResolvedRequestKeepsItsFill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := Request{Text: text}.Normalize(Config{})
+	req, err := Request{Text: text}.Resolve(Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

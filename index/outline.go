@@ -72,7 +72,7 @@ func (ix *Index) Outline(ctx context.Context, req OutlineRequest) (*Outline, err
 		}
 	case req.Text != "":
 		centre = req.Text
-		resolved, err := Request{Text: req.Text, Tokenizer: req.Tokenizer}.Normalize(ix.cfg)
+		resolved, err := Request{Text: req.Text, Tokenizer: req.Tokenizer}.Resolve(ix.cfg)
 		if err != nil {
 			return nil, err
 		}

@@ -92,7 +92,7 @@ func (q *Partial) Context(ctx context.Context, req Resolved, share float64) (*Re
 	}
 	start := time.Now()
 	var read PartialRead
-	terms := scan.QueryOf(query.Analyze(req.req.Text, nil))
+	terms := scan.QueryOf(query.Analyze(req.text, nil))
 	var best []scan.Match
 	var err error
 	if q.words != nil {
@@ -155,7 +155,7 @@ func (q *Partial) first(ctx context.Context, req Resolved, share float64) (*Resu
 		}
 	}
 	walked := time.Now()
-	best, words, err := scan.Learn(ctx, q.opts.Root, paths, scan.QueryOf(query.Analyze(req.req.Text, nil)), PartialFiles, q.cfg.maxFileSize())
+	best, words, err := scan.Learn(ctx, q.opts.Root, paths, scan.QueryOf(query.Analyze(req.text, nil)), PartialFiles, q.cfg.maxFileSize())
 	if err != nil {
 		return nil, read, err
 	}

@@ -34,7 +34,7 @@ func TestPartialContext(t *testing.T) {
 		"the refund of a parcel paid by card shows a wrong tax on the receipt",
 		"`reserve_stock` raises \"not enough stock\" for a warehouse that has it",
 	} {
-		req, err := Request{Text: text, Budget: 2000}.Normalize(Config{})
+		req, err := Request{Text: text, Budget: 2000}.Resolve(Config{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestPartialContext(t *testing.T) {
 // A text no file matches gets no partial pack: the full index is waited for instead.
 func TestPartialContextWithNothingToMatch(t *testing.T) {
 	root := shoptest.Write(t, shoptest.Files(t))
-	req, err := Request{Text: "zyxwvut qqqqq"}.Normalize(Config{})
+	req, err := Request{Text: "zyxwvut qqqqq"}.Resolve(Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestPartialFollowUp(t *testing.T) {
 	defer q.Close()
 	ask := func(text string) (*Result, PartialRead) {
 		t.Helper()
-		req, err := Request{Text: text, Budget: 2000}.Normalize(Config{})
+		req, err := Request{Text: text, Budget: 2000}.Resolve(Config{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +143,7 @@ func partialThenBuild(t *testing.T, root, text string, change func(ix *Index, pa
 	ctx := context.Background()
 	q := NewPartial(Options{Root: root, Config: &Config{}})
 	defer q.Close()
-	req, err := Request{Text: text}.Normalize(Config{})
+	req, err := Request{Text: text}.Resolve(Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

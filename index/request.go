@@ -1,7 +1,9 @@
 package index
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -60,63 +62,70 @@ func CheckText(text string) error {
 	return nil
 }
 
-// Resolved is a request with every unset field filled from a configuration, then from the defaults,
-// and every field checked. Only Normalize makes one, and it is the only request Index.Context
-// answers: defaults are decided in one place, once, by the front end that knows the settings.
-type Resolved struct{ req Request }
+// Resolved is a request settled where it enters the engine: every unset field filled from the
+// workspace's configuration, then from the defaults, every field checked and parsed (the intent named
+// as the query knows it, the signals switched off as a set). Only Request.Resolve makes one, and it
+// is the only request Index.Context answers, which parses nothing again.
+type Resolved struct {
+	text      string
+	budget    int
+	format    string // markdown, xml or json
+	tokenizer string // o200k_base or cl100k_base
+	intent    string // a query intent's name; "": the one the text says
+	without   map[string]bool
+	ranker    string // learned or fusion
+	fill      bool
+	model     *Model
+}
 
-// Request is the request as resolved: every default filled in.
-func (r Resolved) Request() Request { return r.req }
-
-// Normalize resolves a request against cfg (the workspace's configuration, with the editor's settings
+// Resolve settles a request against cfg (the workspace's configuration, with the editor's settings
 // over it): unset fields take cfg's values, then the defaults, the text is cut to MaxText, and every
 // field is checked (CheckText for the text); the error wraps ErrInvalid.
-func (r Request) Normalize(cfg Config) (Resolved, error) {
-	r.Text, _ = CutText(r.Text)
-	if err := CheckText(r.Text); err != nil {
+func (r Request) Resolve(cfg Config) (Resolved, error) {
+	text, _ := CutText(r.Text)
+	if err := CheckText(text); err != nil {
 		return Resolved{}, err
 	}
-	if r.Budget == 0 {
-		r.Budget = cfg.Budget
+	res := Resolved{text: text, budget: cmp.Or(r.Budget, cfg.Budget, DefaultBudget),
+		format: cmp.Or(r.Format, cfg.Format, "markdown"), tokenizer: cmp.Or(r.Tokenizer, cfg.Tokenizer, pack.DefaultTokenizer),
+		ranker: cmp.Or(r.Ranker, cfg.Ranker, RankerLearned), fill: r.Fill || cfg.Fill, model: r.Model}
+	if res.budget < MinBudget {
+		return Resolved{}, invalidf("budget %d is below the minimum of %d tokens", res.budget, MinBudget)
 	}
-	if r.Budget == 0 {
-		r.Budget = DefaultBudget
-	}
-	if r.Budget < MinBudget {
-		return Resolved{}, invalidf("budget %d is below the minimum of %d tokens", r.Budget, MinBudget)
-	}
-	if r.Format == "" {
-		r.Format = cfg.Format
-	}
-	switch r.Format {
-	case "", "markdown", "xml", "json":
+	switch res.format {
+	case "markdown", "xml", "json":
 	default:
-		return Resolved{}, invalidf("format %q is not one of markdown, xml, json", r.Format)
+		return Resolved{}, invalidf("format %q is not one of markdown, xml, json", res.format)
 	}
-	if r.Tokenizer == "" {
-		r.Tokenizer = cfg.Tokenizer
-	}
-	if err := pack.CheckTokenizer(r.Tokenizer); err != nil {
+	if err := pack.CheckTokenizer(res.tokenizer); err != nil {
 		return Resolved{}, invalidf("%v", err)
 	}
-	if r.Ranker == "" {
-		r.Ranker = cfg.Ranker
-	}
-	if err := checkRanker(r.Ranker); err != nil {
+	if err := checkRanker(res.ranker); err != nil {
 		return Resolved{}, invalidf("%v", err)
 	}
-	r.Fill = r.Fill || cfg.Fill
 	for _, w := range r.Without {
 		if !slices.Contains(Signals, w) {
 			return Resolved{}, invalidf("unknown signal %q (known: %s)", w, strings.Join(Signals, ", "))
 		}
+		if res.without == nil {
+			res.without = map[string]bool{}
+		}
+		res.without[w] = true
 	}
 	if r.Intent != "" {
-		if _, err := query.ParseIntent(r.Intent); err != nil {
+		name, err := query.ParseIntent(r.Intent)
+		if err != nil {
 			return Resolved{}, invalidf("%v", err)
 		}
+		res.intent = name
 	}
-	return Resolved{req: r}, nil
+	return res, nil
+}
+
+// stated is the request as a pack states it.
+func (r Resolved) stated() pack.Request {
+	return pack.Request{Budget: r.budget, Format: r.format, Tokenizer: r.tokenizer, Intent: r.intent,
+		Ranker: r.ranker, Fill: r.fill, Without: slices.Sorted(maps.Keys(r.without))}
 }
 
 // CheckLimit checks a list request's size: 0 means the default, else 1 to MaxListed.

@@ -2,9 +2,12 @@ package index
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ctxmap/ctxmap/internal/pack"
 )
 
 // A request's text is refused when empty or binary, and cut to MaxText at a character's boundary.
@@ -18,7 +21,7 @@ func TestRequestText(t *testing.T) {
 		{"some latin-1 in prose", "the caf\xe9 menu fails to load", ""},
 		{"text", "checkout fails when the cart is empty 😀", ""},
 	} {
-		_, err := Request{Text: c.text}.Normalize(Config{})
+		_, err := Request{Text: c.text}.Resolve(Config{})
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%s: %v", c.name, err)
@@ -27,11 +30,53 @@ func TestRequestText(t *testing.T) {
 		}
 	}
 	long := strings.Repeat("é", MaxText) // two bytes each: the limit falls inside one
-	r, err := Request{Text: long}.Normalize(Config{})
+	r, err := Request{Text: long}.Resolve(Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := r.Request().Text; len(got) > MaxText || len(got) < MaxText-utf8.UTFMax || !utf8.ValidString(got) {
+	if got := r.text; len(got) > MaxText || len(got) < MaxText-utf8.UTFMax || !utf8.ValidString(got) {
 		t.Errorf("a text of %d bytes cut to %d bytes (valid UTF-8: %v), want at most %d, whole characters", len(long), len(got), utf8.ValidString(got), MaxText)
+	}
+}
+
+// A request is settled once: what it leaves unset comes from the configuration, then the defaults;
+// the intent is named as the query knows it and the signals switched off are a set.
+func TestRequestResolve(t *testing.T) {
+	cfg := Config{Budget: 1200, Tokenizer: "cl100k_base", Format: "xml", Ranker: RankerFusion, Fill: true}
+	for _, c := range []struct {
+		name string
+		req  Request
+		cfg  Config
+		want pack.Request
+	}{
+		{"the defaults", Request{}, Config{},
+			pack.Request{Budget: DefaultBudget, Format: "markdown", Tokenizer: "o200k_base", Ranker: RankerLearned}},
+		{"the configuration's", Request{}, cfg,
+			pack.Request{Budget: 1200, Format: "xml", Tokenizer: "cl100k_base", Ranker: RankerFusion, Fill: true}},
+		{"the request's over the configuration's",
+			Request{Budget: 900, Format: "json", Tokenizer: "o200k_base", Ranker: RankerLearned, Intent: "Bug-Fix",
+				Without: []string{"vectors", "history", "vectors"}},
+			cfg,
+			pack.Request{Budget: 900, Format: "json", Tokenizer: "o200k_base", Ranker: RankerLearned, Fill: true,
+				Intent: "bug_fix", Without: []string{"history", "vectors"}}},
+	} {
+		c.req.Text = "checkout fails when the cart is empty"
+		r, err := c.req.Resolve(c.cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := r.stated(); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: resolved to %+v, want %+v", c.name, got, c.want)
+		}
+		if len(r.without) != len(c.want.Without) {
+			t.Errorf("%s: signals off %v, want %v", c.name, r.without, c.want.Without)
+		}
+	}
+	for _, bad := range []Request{{Budget: 50}, {Format: "html"}, {Tokenizer: "gpt2"}, {Ranker: "random"},
+		{Intent: "dance"}, {Without: []string{"telepathy"}}} {
+		bad.Text = "checkout fails"
+		if _, err := bad.Resolve(Config{}); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%+v: %v, want ErrInvalid", bad, err)
+		}
 	}
 }

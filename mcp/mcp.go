@@ -76,8 +76,9 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 			return nil, nil, errors.New("no pack was made")
 		}
 		// the whole pack (items with places, reasons and tokens) as structuredContent, whatever the format,
-		// as the other tools answer; the content is the rendered pack, or the JSON for format json
-		if !strings.EqualFold(strings.TrimSpace(in.Format), "json") {
+		// as the other tools answer; the content is the rendered pack, or the JSON when the request
+		// resolved to format json
+		if res.Pack.Request.Format != "json" {
 			return text(res.Pack.Text), res.Pack, nil
 		}
 		return nil, res.Pack, nil

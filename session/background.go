@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ctxmap/ctxmap/internal/store"
+	"github.com/ctxmap/ctxmap/index"
 )
 
 // A background process is a session started by a command line (`ctxmap context` and the others) when
@@ -64,15 +64,15 @@ func RunBackground(ctx context.Context, root string, quiet time.Duration, logf f
 	if err != nil {
 		return err
 	}
-	lock, err := store.TakeNamedLock(dir, backgroundLock)
-	if errors.Is(err, store.ErrBusy) {
+	release, err := index.TakeCacheLock(dir, backgroundLock)
+	if errors.Is(err, index.ErrLockHeld) {
 		logf("another background process serves %s", root)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	defer lock.Release()
+	defer release()
 	stop := make(chan struct{})
 	var once sync.Once
 	sess, err := Open(ctx, Options{Root: root, Watch: true, Listen: true, Logf: logf,
@@ -128,10 +128,10 @@ func StartBackground(ctx context.Context, root string, command []string) (starte
 		// none listens: start one, unless one holds its lock (starting, leaving, or its socket lost:
 		// then it is waited for, a little)
 		if exited == nil {
-			running, err := store.TakeNamedLock(dir, backgroundLock)
+			release, err := index.TakeCacheLock(dir, backgroundLock)
 			switch {
 			case err == nil:
-				running.Release()
+				release()
 				if exited, err = spawn(dir, command); err != nil {
 					return false, err
 				}
@@ -163,11 +163,11 @@ func StartBackground(ctx context.Context, root string, command []string) (starte
 func takeStartLock(ctx context.Context, dir, sock string) (release func(), err error) {
 	start := time.Now()
 	for {
-		l, err := store.TakeNamedLock(dir, startLock)
+		release, err := index.TakeCacheLock(dir, startLock)
 		if err == nil {
-			return l.Release, nil
+			return release, nil
 		}
-		if !errors.Is(err, store.ErrBusy) {
+		if !errors.Is(err, index.ErrLockHeld) {
 			return nil, err
 		}
 		if answers(sock) {
@@ -271,11 +271,11 @@ func answers(path string) bool {
 func takeLockWaiting(ctx context.Context, dir, name string) (release func(), err error) {
 	deadline := time.Now().Add(startWait)
 	for {
-		l, err := store.TakeNamedLock(dir, name)
+		release, err := index.TakeCacheLock(dir, name)
 		if err == nil {
-			return l.Release, nil
+			return release, nil
 		}
-		if !errors.Is(err, store.ErrBusy) {
+		if !errors.Is(err, index.ErrLockHeld) {
 			return nil, err
 		}
 		if time.Now().After(deadline) {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/internal/entity/picture"
 )
 
 // The questions the command line hands to a running session besides a pack: what `ctxmap entities`,
@@ -248,6 +247,6 @@ func AskOutline(ctx context.Context, root string, req index.OutlineRequest) (*in
 }
 
 // AskPicture is the entity map, laid out, from the running session of root.
-func AskPicture(ctx context.Context, root string, top int, focus string) (*picture.Picture, error) {
-	return askFor[*picture.Picture](ctx, root, askRequest{Op: opPicture, Top: top, Name: focus})
+func AskPicture(ctx context.Context, root string, top int, focus string) (*index.Picture, error) {
+	return askFor[*index.Picture](ctx, root, askRequest{Op: opPicture, Top: top, Name: focus})
 }

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/watch"
 )
 
@@ -431,11 +430,11 @@ func (s *Session) build(ix *index.Index) error {
 	}
 	ix.LoadVectors()
 	st.Warnings = append(st.Warnings, ix.Warnings()...)
-	msg := fmt.Sprintf("%s files, %s definitions, %s entities in %.1fs", pack.Thousands(st.Files), pack.Thousands(st.Definitions), pack.Thousands(st.Entities), st.Seconds)
+	msg := fmt.Sprintf("%s files, %s definitions, %s entities in %.1fs", index.Thousands(st.Files), index.Thousands(st.Definitions), index.Thousands(st.Entities), st.Seconds)
 	end(msg)
 	s.opts.Show(Info, "ctxmap indexed "+s.root+": "+msg)
 	if n := skippedCount(st.Skipped); n > 0 {
-		s.opts.Show(Info, fmt.Sprintf("ctxmap skipped %s files (%s)", pack.Thousands(n), reasons(st.Skipped)))
+		s.opts.Show(Info, fmt.Sprintf("ctxmap skipped %s files (%s)", index.Thousands(n), reasons(st.Skipped)))
 	}
 	s.report(st.Warnings)
 	return nil
@@ -610,5 +609,5 @@ func reasons(m map[string]int) string {
 			some[k] = n
 		}
 	}
-	return index.Counts(some, pack.Thousands)
+	return index.Counts(some, index.Thousands)
 }

@@ -443,34 +443,7 @@ func readRequest(r *bufio.Reader, limit int) ([]byte, error) {
 
 // oneShot answers as a one-shot process would: once the queued changes and the embeddings are in.
 func (s *Session) oneShot(ctx context.Context, req wireContext) (json.RawMessage, error) {
-	resolved, err := req.request().Normalize(s.Config())
-	if err != nil {
-		return nil, err
-	}
-	if res, ok := s.Partial(ctx, resolved); ok {
-		return json.Marshal(res.Pack)
-	}
-	if err := s.WaitReady(ctx); err != nil {
-		return nil, err
-	}
-	if err := s.empty(); err != nil {
-		return nil, err
-	}
-	var res *index.Result
-	var reread bool
-	ask := func() error {
-		return s.Read(ctx, func(ix *index.Index) (err error) {
-			ix.WaitVectors()
-			res, reread, err = s.context(ctx, ix, resolved)
-			return err
-		})
-	}
-	err = ask()
-	if err == nil && reread {
-		// as ctxmap context does: once the damaged record's file is read again
-		s.WaitApplied(ctx, s.Rescan())
-		err = ask()
-	}
+	res, err := answer(ctx, sessionPacks{s: s, oneShot: true}, req.request())
 	if err != nil {
 		return nil, err
 	}

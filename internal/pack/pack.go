@@ -90,6 +90,18 @@ type Item struct {
 	Shown []Lines `json:"shown,omitempty"`
 }
 
+// Request is the request a pack answers, every field settled: what a reader needs to ask for the
+// same pack again.
+type Request struct {
+	Budget    int      `json:"budget"`
+	Format    string   `json:"format"` // markdown, xml or json
+	Tokenizer string   `json:"tokenizer"`
+	Intent    string   `json:"intent,omitempty"` // the intent asked for; "": the one the text says
+	Ranker    string   `json:"ranker"`
+	Fill      bool     `json:"fill,omitempty"`
+	Without   []string `json:"without,omitempty"` // the signals switched off
+}
+
 // Lines is a range of a file's lines, first and last inclusive, 1-based.
 type Lines [2]int
 
@@ -97,6 +109,7 @@ type Lines [2]int
 // It marshals as the JSON format of a pack.
 type Pack struct {
 	Query     string         `json:"query"`
+	Request   Request        `json:"request,omitzero"` // as resolved: what was asked, the configuration, the defaults
 	Intent    Intent         `json:"intent"`
 	Budget    int            `json:"budget"`
 	Tokens    int            `json:"tokens"` // tokens of Text: never more than Budget

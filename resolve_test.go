@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A request is resolved once, where it enters the engine, with the workspace's configuration: the
+// command line through the background process, the command line alone (--no-daemon), the language
+// server and the MCP server, asked the same request, answer the same pack for the same resolved
+// request. The JSON pack states that request whole; a rendered pack shows its budget, tokenizer,
+// intent and format, and must be the language server's text byte for byte.
+func TestFrontEndsResolveAlike(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs four front ends")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("finds the background processes in /proc")
+	}
+	bin := buildBinary(t)
+	t.Cleanup(func() { stopBackground(t, bin) })
+	root := shopRepository(t)
+	// defaults of the workspace's own, none of them the built-in ones
+	yaml := "vectors: false\nbudget: 1500\ntokenizer: cl100k_base\nformat: xml\nranker: fusion\nfill: true\n"
+	if err := os.WriteFile(filepath.Join(root, ".ctxmap.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	lsp := startLSP(ctx, t, root)
+	agent := startMCP(ctx, t, root)
+	env := daemonEnv(t.TempDir(), time.Minute)
+	// the background process, started by a first command, answers once its first build is in
+	warm := []string{"context", "-C", root, "--format", "markdown", "checkout fails"}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if out, _ := runWith(t, bin, env, warm...); !strings.Contains(out, "- partial: from ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the background process's packs are still partial after a minute")
+		}
+	}
+
+	for _, q := range []struct {
+		text string
+		set  map[string]any // what the request sets, as the servers take it; the rest is resolved
+		want string         // the request as resolved, as the JSON pack states it
+	}{
+		{"checkout fails when the cart is empty", nil,
+			`{"budget":1500,"format":"xml","tokenizer":"cl100k_base","ranker":"fusion","fill":true}`},
+		{"stock reservation is not released when an order is cancelled", map[string]any{"intent": "refactor", "format": "json"},
+			`{"budget":1500,"format":"json","tokenizer":"cl100k_base","intent":"refactor","ranker":"fusion","fill":true}`},
+		{"price rounding", map[string]any{"budget": 900, "tokenizer": "o200k_base", "ranker": "learned", "format": "markdown", "intent": "Bug-Fix"},
+			`{"budget":900,"format":"markdown","tokenizer":"o200k_base","intent":"bug_fix","ranker":"learned","fill":true}`},
+	} {
+		args := map[string]any{"text": q.text}
+		flags := []string{"context", "-C", root}
+		for k, v := range q.set {
+			args[k] = v
+			flags = append(flags, "--"+k, fmt.Sprint(v))
+		}
+
+		var fromLSP json.RawMessage
+		lsp.command(ctx, "ctxmap.context", args, &fromLSP)
+		res, err := agent.cs.CallTool(ctx, &sdk.CallToolParams{Name: "get_context", Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("get_context %q: %v %v", q.text, err, res)
+		}
+		fromMCP, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fromDaemon, said := runWith(t, bin, env, slices.Concat(flags, []string{q.text})...)
+		if said != "" {
+			t.Errorf("%q: the command said %q; one the background process answers says nothing", q.text, said)
+		}
+		alone := runCLI(t, slices.Concat(flags, []string{"--no-daemon", q.text})...)
+
+		var lspPack struct {
+			Request json.RawMessage `json:"request"`
+			Text    string          `json:"text"`
+		}
+		if err := json.Unmarshal(fromLSP, &lspPack); err != nil {
+			t.Fatal(err)
+		}
+		same(t, "the request "+q.text+" as resolved by the language server", canonical(t, []byte(q.want)), canonical(t, lspPack.Request))
+		if strings.Contains(q.want, `"format":"json"`) {
+			same(t, "the JSON pack of "+q.text+" (language server, MCP, the background process, --no-daemon)",
+				canonical(t, fromLSP), canonical(t, fromMCP), canonical(t, []byte(fromDaemon)), canonical(t, []byte(alone)))
+			continue
+		}
+		same(t, "the JSON pack of "+q.text+" (language server, MCP)", canonical(t, fromLSP), canonical(t, fromMCP))
+		var text strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(*sdk.TextContent); ok {
+				text.WriteString(tc.Text)
+			}
+		}
+		same(t, "the pack of "+q.text+" (language server, MCP, the background process, --no-daemon)",
+			lspPack.Text, text.String(), fromDaemon, alone)
+	}
+}
