@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/embed"
+	"github.com/ctxmap/ctxmap/internal/lexicon"
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/store"
 )
@@ -44,6 +45,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if err := ix.cfg.Validate(); err != nil {
 		return nil, err
 	}
+	ix.lexicons = lexicon.NewWorkspace(root, ix.cfg.Lexicon, ix.warn)
 	if !opts.InMemory {
 		ix.cache = opts.CacheDir
 		if ix.cache == "" {
