@@ -155,7 +155,7 @@ func (ix *Index) openStores(ctx context.Context) *store.State {
 	var e embed.Embedder
 	off := "disabled in the configuration"
 	if ix.cfg.vectors() {
-		if e, err = newEmbedder(ctx, ix.cfg.Embedding); err != nil {
+		if e, err = embed.New(ctx, ix.cfg.Embedding); err != nil {
 			ix.warn("vectors off: %v", err)
 			off = err.Error()
 		}

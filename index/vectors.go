@@ -1,9 +1,6 @@
 package index
 
 import (
-	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/ctxmap/ctxmap/internal/embed"
@@ -65,30 +62,6 @@ func vectorDocs(cs []model.Chunk) []vector.Doc {
 // embedText is what a chunk is embedded by: its names, doc and the start of its code.
 func embedText(c model.Chunk) string {
 	return words.Clip(c.Path+"\n"+c.Name+"\n"+c.Doc+"\n"+c.Code, 2048)
-}
-
-// newEmbedder makes the configured embedder: the offline GloVe model unless a provider is named. A
-// remote model without configured dimensions is asked for one embedding here, so a server that is down
-// or a refused key shows when the index opens.
-func newEmbedder(ctx context.Context, c Embedding) (embed.Embedder, error) {
-	if c.Provider != "openai" {
-		return embed.Default(), nil
-	}
-	var key string
-	if c.APIKeyEnv != "" {
-		if key = os.Getenv(c.APIKeyEnv); key == "" {
-			return nil, fmt.Errorf("embedding.apiKeyEnv names %s, which is not set (or empty) in the environment ctxmap runs in", c.APIKeyEnv)
-		}
-	}
-	e, err := embed.NewOpenAI(ctx, embed.OpenAIConfig{URL: c.URL, Model: c.Model, APIKey: key, Dimensions: c.Dimensions})
-	if err != nil {
-		check := fmt.Sprintf("check that the server at %s runs and serves the model %q", c.URL, c.Model)
-		if c.APIKeyEnv != "" {
-			check += fmt.Sprintf(" and that $%s holds a valid key", c.APIKeyEnv)
-		}
-		return nil, fmt.Errorf("the embedding model %q cannot be used: %w; %s", c.Model, err, check)
-	}
-	return e, nil
 }
 
 // VectorStatus names the model the vectors come from, or says why there are none.
