@@ -7,7 +7,6 @@ import (
 	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/store"
 	"github.com/ctxmap/ctxmap/internal/vector"
-	"github.com/ctxmap/ctxmap/internal/words"
 )
 
 // newVectors starts the background filler of the vector store under the cache (none in memory);
@@ -41,27 +40,14 @@ func (c vectorContents) Docs(p string) ([]vector.Doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	return vectorDocs(model.Chunks(p, c.s.Record(p).File, src, c.ix.cfg.Mappings)), nil
+	return vector.DocsOf(model.Chunks(p, c.s.Record(p).File, src, c.ix.cfg.Mappings)), nil
 }
 
 // putVectors queues a file's chunks for embedding, when there are vectors.
 func (ix *Index) putVectors(path string, cs []model.Chunk) {
 	if ix.vectors.On() {
-		ix.vectors.Put(path, vectorDocs(cs))
+		ix.vectors.Put(path, vector.DocsOf(cs))
 	}
-}
-
-func vectorDocs(cs []model.Chunk) []vector.Doc {
-	docs := make([]vector.Doc, len(cs))
-	for i, c := range cs {
-		docs[i] = vector.Doc{ID: c.ID, Path: c.Path, Text: embedText(c)}
-	}
-	return docs
-}
-
-// embedText is what a chunk is embedded by: its names, doc and the start of its code.
-func embedText(c model.Chunk) string {
-	return words.Clip(c.Path+"\n"+c.Name+"\n"+c.Doc+"\n"+c.Code, 2048)
 }
 
 // VectorStatus names the model the vectors come from, or says why there are none.
