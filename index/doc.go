@@ -5,7 +5,7 @@
 // Its files are named by their job. The writer: open.go (Open: configuration, cache, stores),
 // build.go (Build: the whole workspace), update.go (Update, and the plan and apply every change takes),
 // load.go (reading and parsing files, a batch per core), write.go (a batch into the records and the
-// stores), overlay.go (editors' unsaved buffers), root.go (the workspace's paths), history.go (git),
+// stores), overlay.go (editors' unsaved buffers), root.go (the workspace's paths),
 // save.go (the state file written), state.go (the state file read back; Export, Import), verify.go.
 // What readers get: snapshot.go (an immutable Snapshot), stats.go (what it holds, counted), view.go
 // (what ranking reads of it), and the answers: context.go (packs), partial.go (partial packs while the

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxmap/ctxmap/internal/history"
 	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/store"
 )
@@ -119,7 +120,7 @@ func Import(ctx context.Context, opts Options, src string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	commit := gitHead(ctx, root)
+	commit := history.Head(ctx, root)
 	if commit == "" {
 		return "", fmt.Errorf("import: %s is not a git checkout: an export is keyed by its commit", root)
 	}
@@ -141,7 +142,7 @@ func Import(ctx context.Context, opts Options, src string) (string, error) {
 
 // cleanCommit is the commit HEAD of root, refused when tracked files differ from it.
 func cleanCommit(ctx context.Context, root string) (string, error) {
-	commit := gitHead(ctx, root)
+	commit := history.Head(ctx, root)
 	if commit == "" {
 		return "", fmt.Errorf("export: %s is not a git checkout: an export is keyed by its commit", root)
 	}
