@@ -39,14 +39,14 @@ type Config struct {
 // endpoint (see embed.Config).
 type Embedding = embed.Config
 
-// ConfigFile is the workspace configuration's name at the root.
-const ConfigFile = ".ctxmap.yaml"
+// configFile is the workspace configuration's name at the root.
+const configFile = ".ctxmap.yaml"
 
 // LoadConfig reads root/.ctxmap.yaml; a missing file is the defaults, a malformed one an error that
 // names the line.
 func LoadConfig(root string) (Config, error) {
 	var c Config
-	path := filepath.Join(root, ConfigFile)
+	path := filepath.Join(root, configFile)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return c, nil

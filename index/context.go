@@ -36,13 +36,10 @@ const (
 // Signals that can be switched off (the benchmark's ablation, `--without`).
 var Signals = rank.Signals
 
-// RankedFile is a file in the ranking with the reasons it is there.
-type RankedFile = rank.RankedFile
-
 // Result is a pack with the ranking it came from.
 type Result struct {
 	Analysis *query.Analysis
-	Files    []RankedFile
+	Files    []rank.RankedFile
 	Pack     *Pack
 	Took     time.Duration
 }

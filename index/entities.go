@@ -55,7 +55,7 @@ type Picture = picture.Picture
 
 // EntityPicture lays out the entity map of the current snapshot for drawing (as SVG or HTML): the top
 // most important entities (0: picture.DefaultTop), or, with focus, that entity and its neighbourhood.
-func (ix *Index) EntityPicture(top int, focus string) (*picture.Picture, error) {
+func (ix *Index) EntityPicture(top int, focus string) (*Picture, error) {
 	es := ix.Snapshot().Entities
 	if es == nil || len(es.Entities) == 0 {
 		return nil, fmt.Errorf("%s has no entities yet", ix.Root())

@@ -17,15 +17,6 @@ import (
 // Record is everything the index keeps about one file (see model.Record).
 type Record = model.Record
 
-// ChunkRef is a chunk without its text: enough to place a search hit.
-type ChunkRef = model.ChunkRef
-
-// SymbolRef places one definition: the record of Path, File.Definitions[Def].
-type SymbolRef = model.SymbolRef
-
-// ErrExport marks an export that cannot be imported: another commit, another version, damaged.
-var ErrExport = store.ErrExport
-
 // DefaultCacheDir is $XDG_CACHE_HOME/ctxmap/<name>-<hash of the root>, outside the workspace.
 func DefaultCacheDir(root string) (string, error) { return store.DefaultDir(root) }
 
@@ -111,7 +102,7 @@ func Export(ctx context.Context, opts Options, dst string) (string, error) {
 }
 
 // Import replaces the index of opts.Root by the export in src (see store.Import); an export that
-// cannot be imported is an error wrapping ErrExport, and the index there before stays as it was.
+// cannot be imported is an error wrapping store.ErrExport, and the index there before stays as it was.
 func Import(ctx context.Context, opts Options, src string) (string, error) {
 	if opts.InMemory {
 		return "", errors.New("import: an index kept in memory cannot be imported into")
