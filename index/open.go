@@ -21,12 +21,9 @@ import (
 // Open prepares the index of a root: configuration, cache, stores. It reads what a previous run left in
 // the cache but does not look at the files; call Build for that.
 func Open(ctx context.Context, opts Options) (*Index, error) {
-	root, err := filepath.Abs(opts.Root)
+	root, err := workspaceRoot(opts.Root)
 	if err != nil {
-		return nil, fmt.Errorf("workspace %s: %w", opts.Root, err)
-	}
-	if real, err := filepath.EvalSymlinks(root); err == nil {
-		root = real
+		return nil, err
 	}
 	if fi, err := os.Stat(root); err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", root, err)
