@@ -139,4 +139,6 @@ const LearnedCandidates = rank.LearnedCandidates
 func IsCode(p string) bool { return model.IsCode(p) }
 
 // lexicon is the workspace's lexicon for the entity map of s (see lexicon.Workspace).
-func (ix *Index) lexicon(s *Snapshot) *lexicon.Lexicon { return ix.lexicons.Lexicon(s.Entities) }
+func (ix *Index) lexicon(s *Snapshot) *lexicon.Lexicon {
+	return ix.workspaceLexicon.Lexicon(s.Entities)
+}

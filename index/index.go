@@ -53,7 +53,7 @@ type Index struct {
 
 	snap atomic.Pointer[Snapshot]
 
-	lexicons *lexicon.Workspace // the workspace's lexicon, made again when what it is made from changes
+	workspaceLexicon *lexicon.Workspace // the workspace's lexicon, made again when what it is made from changes
 
 	overlayMu sync.Mutex
 	overlay   map[string][]byte

@@ -42,7 +42,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if err := ix.cfg.Validate(); err != nil {
 		return nil, err
 	}
-	ix.lexicons = lexicon.NewWorkspace(root, ix.cfg.Lexicon, ix.warn)
+	ix.workspaceLexicon = lexicon.NewWorkspace(root, ix.cfg.Lexicon, ix.warn)
 	if !opts.InMemory {
 		ix.cache = opts.CacheDir
 		if ix.cache == "" {
