@@ -49,7 +49,7 @@ func (ix *Index) Build(ctx context.Context, progress Progress) (Stats, error) {
 	histRead := make(chan struct{})
 	go func() {
 		defer close(histRead)
-		hist, histErr = ix.readHistory(ctx, old.History)
+		hist, histErr = history.Reread(ctx, ix.root, ix.cfg.historyLimit(), old.History)
 	}()
 	defer func() { <-histRead }()
 	gitLog := func() *history.Log {

@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ctxmap/ctxmap/internal/embed"
 	"github.com/ctxmap/ctxmap/internal/mapping"
 	"github.com/ctxmap/ctxmap/internal/walk"
 )
@@ -36,24 +35,18 @@ type Config struct {
 	Daemon *bool `yaml:"daemon" json:"daemon,omitempty"`
 }
 
-// Embedding names the model that embeds chunks and queries. The default, GloVe, is offline; "openai"
-// sends the chunks to any OpenAI-compatible /embeddings endpoint.
-type Embedding struct {
-	Provider   string `yaml:"provider" json:"provider,omitempty"`     // glove (default) or openai
-	URL        string `yaml:"url" json:"url,omitempty"`               // base URL; requests go to {url}/embeddings
-	Model      string `yaml:"model" json:"model,omitempty"`           // the model's name at that endpoint
-	APIKeyEnv  string `yaml:"apiKeyEnv" json:"apiKeyEnv,omitempty"`   // the environment variable holding the key, not the key
-	Dimensions int    `yaml:"dimensions" json:"dimensions,omitempty"` // asked of the model when set
-}
+// Embedding names the model that embeds chunks and queries: GloVe, offline, or an OpenAI-compatible
+// endpoint (see embed.Config).
+type Embedding = embed.Config
 
-// ConfigFile is the workspace configuration's name at the root.
-const ConfigFile = ".ctxmap.yaml"
+// configFile is the workspace configuration's name at the root.
+const configFile = ".ctxmap.yaml"
 
 // LoadConfig reads root/.ctxmap.yaml; a missing file is the defaults, a malformed one an error that
 // names the line.
 func LoadConfig(root string) (Config, error) {
 	var c Config
-	path := filepath.Join(root, ConfigFile)
+	path := filepath.Join(root, configFile)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return c, nil
@@ -93,47 +86,7 @@ func (c Config) Validate() error {
 	if c.MaxFileSize < 0 {
 		return fmt.Errorf("maxFileSize %d is negative", c.MaxFileSize)
 	}
-	return c.Embedding.validate()
-}
-
-// envName is what an environment variable's name looks like; a key pasted in its place does not.
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-func (e Embedding) validate() error {
-	switch e.Provider {
-	case "", "glove":
-		for _, f := range []struct {
-			name string
-			set  bool
-		}{{"url", e.URL != ""}, {"model", e.Model != ""}, {"apiKeyEnv", e.APIKeyEnv != ""}, {"dimensions", e.Dimensions != 0}} {
-			if f.set {
-				return fmt.Errorf("embedding.%s is set but the provider is glove, which takes no settings; add provider: openai to use an endpoint", f.name)
-			}
-		}
-		return nil
-	case "openai":
-	default:
-		return fmt.Errorf("embedding.provider %q is not one of glove, openai", e.Provider)
-	}
-	if e.URL == "" {
-		return errors.New("embedding.url is required for the openai provider: the base URL of the endpoint, e.g. http://localhost:11434/v1 for Ollama")
-	}
-	if u, err := url.Parse(e.URL); err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return fmt.Errorf("embedding.url %q is not an http:// or https:// URL", e.URL)
-	} else if u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("embedding.url %q has a query or fragment; give the base URL (requests go to {url}/embeddings)", e.URL)
-	}
-	if e.Model == "" {
-		return errors.New("embedding.model is required for the openai provider: the model's name at the endpoint, e.g. nomic-embed-text")
-	}
-	if e.APIKeyEnv != "" && !envName.MatchString(e.APIKeyEnv) {
-		// not quoted: it may be the key itself
-		return errors.New("embedding.apiKeyEnv must be the name of an environment variable that holds the key (like OPENAI_API_KEY), not the key")
-	}
-	if e.Dimensions < 0 {
-		return fmt.Errorf("embedding.dimensions %d is negative", e.Dimensions)
-	}
-	return nil
+	return c.Embedding.Validate()
 }
 
 // WalkOptions are the rules the index lists files by; a watcher follows the same.

@@ -18,7 +18,7 @@ embedding:
   apiKeyEnv: OPENAI_API_KEY
   dimensions: 768
 `
-	if err := os.WriteFile(filepath.Join(root, ConfigFile), []byte(yaml), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, configFile), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := LoadConfig(root)
@@ -40,7 +40,7 @@ embedding:
 	if b, _ := json.Marshal(Config{}); strings.Contains(string(b), "embedding") {
 		t.Errorf("the default configuration marshals an embedding block: %s", b)
 	}
-	if err := os.WriteFile(filepath.Join(root, ConfigFile), []byte("embedding:\n  provider: openai\n  modle: x\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, configFile), []byte("embedding:\n  provider: openai\n  modle: x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := LoadConfig(root); err == nil || !strings.Contains(err.Error(), "modle") || !strings.Contains(err.Error(), "line 3") {

@@ -4,12 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"os"
-	"path/filepath"
 	"time"
 
-	"github.com/ctxmap/ctxmap/internal/entity"
 	"github.com/ctxmap/ctxmap/internal/lexicon"
 	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/pack"
@@ -40,13 +36,10 @@ const (
 // Signals that can be switched off (the benchmark's ablation, `--without`).
 var Signals = rank.Signals
 
-// RankedFile is a file in the ranking with the reasons it is there.
-type RankedFile = rank.RankedFile
-
 // Result is a pack with the ranking it came from.
 type Result struct {
 	Analysis *query.Analysis
-	Files    []RankedFile
+	Files    []rank.RankedFile
 	Pack     *Pack
 	Took     time.Duration
 }
@@ -137,69 +130,7 @@ const LearnedCandidates = rank.LearnedCandidates
 // type declarations.
 func IsCode(p string) bool { return model.IsCode(p) }
 
-// lexicon is the built-in lexicon, the project's file and pairs mined from the entity map, made again
-// when the entity map or the file changes.
+// lexicon is the workspace's lexicon for the entity map of s (see lexicon.Workspace).
 func (ix *Index) lexicon(s *Snapshot) *lexicon.Lexicon {
-	file := ix.cfg.Lexicon
-	if file == "" {
-		file = filepath.Join(".ctxmap", "lexicon.yaml")
-	}
-	if !filepath.IsAbs(file) {
-		file = filepath.Join(ix.root, file)
-	}
-	key := lexiconKey{entities: s.Entities}
-	st, statErr := os.Stat(file)
-	if statErr == nil {
-		key.mod, key.size = st.ModTime(), st.Size()
-	}
-	ix.lexMu.Lock()
-	defer ix.lexMu.Unlock()
-	if ix.lex0 != nil && ix.lexKey == key {
-		return ix.lex0
-	}
-	lex := lexicon.Builtin()
-	if statErr == nil {
-		if proj, err := lexicon.Load(file); err != nil {
-			ix.warn("project lexicon ignored: %v", err)
-		} else {
-			lex = lex.With(proj)
-		}
-	}
-	lex = lex.WithPairs(minedPairs(s))
-	ix.lex0, ix.lexKey = lex, key
-	return lex
-}
-
-// lexiconKey is what a lexicon is made from: the entity map and the project file's version.
-type lexiconKey struct {
-	entities *entity.Map
-	mod      time.Time
-	size     int64
-}
-
-// minedPairs are word pairs the workspace itself relates: the single-word entities that co-occur most.
-func minedPairs(s *Snapshot) []lexicon.Pair {
-	if s.Entities == nil {
-		return nil
-	}
-	var out []lexicon.Pair
-	for i, e := range s.Entities.Entities {
-		if i >= 300 {
-			break
-		}
-		if len(e.Terms) != 1 {
-			continue
-		}
-		for j, rel := range e.Related {
-			if j >= 3 || rel.Weight < 0.3 {
-				break
-			}
-			other := s.Entities.Get(rel.Name)
-			if other == nil || len(other.Terms) != 1 {
-				continue
-			}
-			out = append(out, lexicon.Pair{A: e.Terms[0], B: other.Terms[0], Weight: math.Min(0.5, rel.Weight)})
-		}
-	}
-	return out
+	return ix.workspaceLexicon.Lexicon(s.Entities)
 }

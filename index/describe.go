@@ -24,7 +24,7 @@ func (snap *Snapshot) Describe(word string) string {
 			fmt.Fprintf(&b, "\n… and %d more definitions of `%s`\n", len(refs)-maxHoverSymbols, word)
 			break
 		}
-		d, ok := snap.Definition(ref)
+		d, ok := snap.definition(ref)
 		if !ok {
 			continue
 		}

@@ -16,7 +16,7 @@ import (
 
 func TestDefaultConfigEmbedsOffline(t *testing.T) {
 	for _, e := range []Embedding{{}, {Provider: "glove"}} {
-		got, err := newEmbedder(context.Background(), e)
+		got, err := embed.New(context.Background(), e)
 		if err != nil || got != embed.Default() {
 			t.Errorf("embedder for %+v: %v, %v; want the GloVe embedder", e, got, err)
 		}

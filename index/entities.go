@@ -55,39 +55,19 @@ type Picture = picture.Picture
 
 // EntityPicture lays out the entity map of the current snapshot for drawing (as SVG or HTML): the top
 // most important entities (0: picture.DefaultTop), or, with focus, that entity and its neighbourhood.
-func (ix *Index) EntityPicture(top int, focus string) (*picture.Picture, error) {
-	es := ix.Snapshot().Entities
-	if es == nil || len(es.Entities) == 0 {
+// An entity's files link to the definition in each that mentions it most.
+func (ix *Index) EntityPicture(top int, focus string) (*Picture, error) {
+	s := ix.Snapshot()
+	if s.Entities == nil || len(s.Entities.Entities) == 0 {
 		return nil, fmt.Errorf("%s has no entities yet", ix.Root())
 	}
-	p, err := picture.Draw(es, ix.Root(), picture.Options{Top: top, Entity: focus}, ix.entityLinks)
+	changed := s.History.LastChanged()
+	mentions := func(e *entity.Entity, limit int) []entity.Mention {
+		return s.Entities.Mentions(e, s.Record, changed, limit)
+	}
+	p, err := picture.Draw(s.Entities, ix.Root(), picture.Options{Top: top, Entity: focus}, mentions)
 	if errors.Is(err, picture.ErrNoFocus) {
 		return nil, fmt.Errorf("%w %q", ErrUnknownEntity, focus)
 	}
 	return p, err
-}
-
-// entityLinks lists an entity's files, most relevant first, each at the definition in it that
-// mentions the entity most (its first line when none does).
-func (ix *Index) entityLinks(e *entity.Entity) []picture.FileLink {
-	best := map[string]picture.FileLink{}
-	if ex, err := ix.Explore(e.Name, 5*picture.FilesPerNode); err == nil {
-		for _, c := range ex.Chunks {
-			if _, ok := best[c.Path]; !ok && c.Symbol != "" {
-				best[c.Path] = picture.FileLink{Path: c.Path, Line: max(c.StartLine, 1), Symbol: c.Symbol}
-			}
-		}
-	}
-	var out []picture.FileLink
-	for _, p := range e.Files {
-		if len(out) == picture.FilesPerNode {
-			break
-		}
-		link, ok := best[p]
-		if !ok {
-			link = picture.FileLink{Path: p, Line: 1}
-		}
-		out = append(out, link)
-	}
-	return out
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctxmap/ctxmap/internal/model"
 )
 
 // TestFoldedFindsWhatLowerCasingFinds compares folded with lower-casing every name: the same names in
@@ -13,13 +15,13 @@ import (
 func TestFoldedFindsWhatLowerCasingFinds(t *testing.T) {
 	names := []string{"RuleIndex", "ruleIndex", "RULEINDEX", "ruleindex", "Rule", "rule", "RULE", "\u212Aey", "Key",
 		"KEY", "key", "\u0130d", "Id", "ID", "caf\u00e9", "CAF\u00c9", "Caf\u00e9s", "x", "X", "indexRule", "r\u00fcle"}
-	s := &Snapshot{Symbols: map[string][]SymbolRef{}}
+	s := &Snapshot{Symbols: map[string][]model.SymbolRef{}}
 	for i, n := range names {
 		// the first definitions in an order unlike the names' own
-		s.Symbols[n] = []SymbolRef{{Path: string(rune('z' - i%7)), Def: i}}
+		s.Symbols[n] = []model.SymbolRef{{Path: string(rune('z' - i%7)), Def: i}}
 	}
 	s.Symbols["orphan"] = nil
-	s.Symbols["ORPHAN"] = []SymbolRef{{Path: "a"}}
+	s.Symbols["ORPHAN"] = []model.SymbolRef{{Path: "a"}}
 	for _, l := range []string{"ruleindex", "rule", "key", "id", "café", "x", "orphan", "r\u00fcle", "missing", "", "RULE"} {
 		var want []string
 		for n, refs := range s.Symbols {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/query"
+	"github.com/ctxmap/ctxmap/internal/rank"
 	"github.com/ctxmap/ctxmap/internal/shoptest"
 )
 
@@ -313,7 +314,7 @@ func itemNames(p *pack.Pack) []string {
 	return out
 }
 
-func firstPaths(fs []RankedFile, n int) []string {
+func firstPaths(fs []rank.RankedFile, n int) []string {
 	var out []string
 	for i := 0; i < len(fs) && i < n; i++ {
 		out = append(out, fs[i].Path)
@@ -322,7 +323,7 @@ func firstPaths(fs []RankedFile, n int) []string {
 }
 
 // rankOf is a file's place in the ranking from 1, or one past the end.
-func rankOf(fs []RankedFile, p string) int {
+func rankOf(fs []rank.RankedFile, p string) int {
 	for i, f := range fs {
 		if f.Path == p {
 			return i + 1

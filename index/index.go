@@ -53,9 +53,7 @@ type Index struct {
 
 	snap atomic.Pointer[Snapshot]
 
-	lexMu  sync.Mutex
-	lex0   *lexicon.Lexicon
-	lexKey lexiconKey
+	workspaceLexicon *lexicon.Workspace // the workspace's lexicon, made again when what it is made from changes
 
 	overlayMu sync.Mutex
 	overlay   map[string][]byte

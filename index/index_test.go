@@ -20,6 +20,7 @@ import (
 
 	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/filetest"
+	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/query"
 	"github.com/ctxmap/ctxmap/internal/rank"
 )
@@ -235,7 +236,7 @@ func snapshotState(t *testing.T, ix *Index, without ...string) string {
 		Hash, Language, Skip string
 		Lines                int
 		File                 any
-		Chunks               []ChunkRef
+		Chunks               []model.ChunkRef
 	}
 	recs := map[string]rec{}
 	for p, r := range s.files.All() {
@@ -853,7 +854,7 @@ func TestLongFunctionIsSearchableToItsEnd(t *testing.T) {
 }
 
 // rankedFiles indexes files in a fresh workspace and ranks them for text.
-func rankedFiles(t *testing.T, files map[string]string, text string) []RankedFile {
+func rankedFiles(t *testing.T, files map[string]string, text string) []rank.RankedFile {
 	t.Helper()
 	ix := built(t, files)
 	res, err := ask(context.Background(), ix, Request{Text: text})
@@ -949,7 +950,7 @@ func TestLetterFilterKeepsEveryFuzzyMatch(t *testing.T) {
 	for i := range 300 { // names of every ASCII character and a few non-ASCII ones
 		names = append(names, fmt.Sprintf("n%c%c_%d", rune(33+i%94), rune(0xc0+i%64), i))
 	}
-	s := &Snapshot{Symbols: map[string][]SymbolRef{}}
+	s := &Snapshot{Symbols: map[string][]model.SymbolRef{}}
 	for _, n := range names {
 		s.Symbols[n] = nil
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/embed"
+	"github.com/ctxmap/ctxmap/internal/lexicon"
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/store"
 )
@@ -20,12 +21,9 @@ import (
 // Open prepares the index of a root: configuration, cache, stores. It reads what a previous run left in
 // the cache but does not look at the files; call Build for that.
 func Open(ctx context.Context, opts Options) (*Index, error) {
-	root, err := filepath.Abs(opts.Root)
+	root, err := workspaceRoot(opts.Root)
 	if err != nil {
-		return nil, fmt.Errorf("workspace %s: %w", opts.Root, err)
-	}
-	if real, err := filepath.EvalSymlinks(root); err == nil {
-		root = real
+		return nil, err
 	}
 	if fi, err := os.Stat(root); err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", root, err)
@@ -44,6 +42,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if err := ix.cfg.Validate(); err != nil {
 		return nil, err
 	}
+	ix.workspaceLexicon = lexicon.NewWorkspace(root, ix.cfg.Lexicon, ix.warn)
 	if !opts.InMemory {
 		ix.cache = opts.CacheDir
 		if ix.cache == "" {
@@ -153,7 +152,7 @@ func (ix *Index) openStores(ctx context.Context) *store.State {
 	var e embed.Embedder
 	off := "disabled in the configuration"
 	if ix.cfg.vectors() {
-		if e, err = newEmbedder(ctx, ix.cfg.Embedding); err != nil {
+		if e, err = embed.New(ctx, ix.cfg.Embedding); err != nil {
 			ix.warn("vectors off: %v", err)
 			off = err.Error()
 		}

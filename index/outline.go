@@ -25,12 +25,6 @@ type OutlineRequest struct {
 // Outline is the map: the files that fit the budget, best first, and their rendering.
 type Outline = outline.Outline
 
-// OutlineFile is one file of the map with the definitions shown for it, in line order.
-type OutlineFile = outline.File
-
-// OutlineDefinition is a definition as the map shows it.
-type OutlineDefinition = outline.Definition
-
 // Outline draws the map. Files are ranked by the reference graph (PageRank), from every file alike
 // or, when centred, from the entity's files or the files a pack for the text ranks; tests rank below
 // the code they test. A file's definitions are the ones most named by other files.

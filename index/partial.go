@@ -15,15 +15,15 @@ import (
 	"github.com/ctxmap/ctxmap/internal/walk"
 )
 
-// A partial pack is made from at most PartialFiles files of PartialBytes in all: what parses in about a
-// second on two cores. The questions after it add at most PartialMore files of PartialMoreBytes to
+// A partial pack is made from at most partialFiles files of partialBytes in all: what parses in about a
+// second on two cores. The questions after it add at most partialMore files of partialMoreBytes to
 // those: what parses in a tenth of a second.
 const (
-	PartialFiles     = 240
-	PartialBytes     = 3 << 20
+	partialFiles     = 240
+	partialBytes     = 3 << 20
 	partialFirst     = 5 // the best files, read whatever their size
-	PartialMore      = 16
-	PartialMoreBytes = 256 << 10
+	partialMore      = 16
+	partialMoreBytes = 256 << 10
 )
 
 // ErrNothingMatches says no file on disk holds any of a request's terms: a partial pack would be empty.
@@ -31,10 +31,10 @@ var ErrNothingMatches = errors.New("no file matches the request's terms")
 
 // PartialContext answers req while the workspace's index is not whole: the request's strong terms
 // (stack frames' files, the names and messages it quotes, its rarer words, words of paths) are looked
-// for in the files on disk (those the walk lists, by the same ignore rules), the PartialFiles that match
-// best are read into an index of their own in memory, and that index makes the pack by the same route
-// as the full one (Context). The pack says it is partial: from how many of how many files, with share
-// of the full index built (the caller's figure). It returns what it read too.
+// for in the files on disk (those the walk lists, by the same ignore rules), the files that match best
+// (partialFiles at most) are read into an index of their own in memory, and that index makes the pack
+// by the same route as the full one (Context). The pack says it is partial: from how many of how many
+// files, with share of the full index built (the caller's figure). It returns what it read too.
 func PartialContext(ctx context.Context, opts Options, req Resolved, share float64) (*Result, PartialRead, error) {
 	q := NewPartial(opts)
 	defer q.Close()
@@ -96,9 +96,9 @@ func (q *Partial) Context(ctx context.Context, req Resolved, share float64) (*Re
 	var best []scan.Match
 	var err error
 	if q.words != nil {
-		best, read.Scanned, err = q.words.Best(ctx, terms, PartialFiles)
+		best, read.Scanned, err = q.words.Best(ctx, terms, partialFiles)
 	} else {
-		best, err = scan.Best(ctx, q.opts.Root, q.paths, terms, PartialFiles, q.cfg.maxFileSize())
+		best, err = scan.Best(ctx, q.opts.Root, q.paths, terms, partialFiles, q.cfg.maxFileSize())
 		read.Scanned = len(q.paths)
 	}
 	if err != nil {
@@ -112,10 +112,10 @@ func (q *Partial) Context(ctx context.Context, req Resolved, share float64) (*Re
 	var bytes int64
 	for _, m := range best {
 		f := q.files[m.Path]
-		if len(more) == PartialMore {
+		if len(more) == partialMore {
 			break
 		}
-		if q.in[m.Path] || len(more) > 0 && bytes+f.Size > PartialMoreBytes {
+		if q.in[m.Path] || len(more) > 0 && bytes+f.Size > partialMoreBytes {
 			continue
 		}
 		bytes += f.Size
@@ -155,7 +155,7 @@ func (q *Partial) first(ctx context.Context, req Resolved, share float64) (*Resu
 		}
 	}
 	walked := time.Now()
-	best, words, err := scan.Learn(ctx, q.opts.Root, paths, scan.QueryOf(query.Analyze(req.text, nil)), PartialFiles, q.cfg.maxFileSize())
+	best, words, err := scan.Learn(ctx, q.opts.Root, paths, scan.QueryOf(query.Analyze(req.text, nil)), partialFiles, q.cfg.maxFileSize())
 	if err != nil {
 		return nil, read, err
 	}
@@ -168,7 +168,7 @@ func (q *Partial) first(ctx context.Context, req Resolved, share float64) (*Resu
 	var bytes int64
 	for i, m := range best {
 		f := files[m.Path]
-		if i >= partialFirst && bytes+f.Size > PartialBytes {
+		if i >= partialFirst && bytes+f.Size > partialBytes {
 			continue
 		}
 		bytes += f.Size

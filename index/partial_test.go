@@ -90,7 +90,7 @@ func TestPartialContextWithNothingToMatch(t *testing.T) {
 
 // A question after the first looks its words up in what the first scan learned, reads for its
 // message only the files that hold the message's words, and adds to the partial index only the best
-// files it lacks, at most PartialMore of them.
+// files it lacks, at most partialMore of them.
 func TestPartialFollowUp(t *testing.T) {
 	root := t.TempDir()
 	files := map[string]string{"mail/bounce.go": "package mail\n\n// Bounce handles a bounced mail.\nfunc Bounce() {}\n"}
@@ -121,7 +121,7 @@ func TestPartialFollowUp(t *testing.T) {
 		t.Fatalf("the first question: %d files scanned, %d parsed, %d in the partial index", read.Scanned, len(read.Parsed), q.Files())
 	}
 	res, read := ask("`Send07` fails.\n\nError: mailbox is full\n")
-	if read.Scanned != 30 || len(read.Parsed) != PartialMore || q.Files() != 30+PartialMore {
+	if read.Scanned != 30 || len(read.Parsed) != partialMore || q.Files() != 30+partialMore {
 		t.Errorf("the next question: %d files scanned (30 hold the message's words), %d parsed, %d in the partial index",
 			read.Scanned, len(read.Parsed), q.Files())
 	}

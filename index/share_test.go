@@ -80,7 +80,7 @@ func TestImportRefuses(t *testing.T) {
 	check := func(what, file, want string) {
 		t.Helper()
 		_, err := Import(ctx, Options{Root: root, CacheDir: cache, Config: &Config{}}, file)
-		if !errors.Is(err, ErrExport) || !strings.Contains(err.Error(), want) {
+		if !errors.Is(err, store.ErrExport) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: Import = %v, want an error saying %q", what, err, want)
 		}
 		if after, _ := os.ReadFile(store.StatePath(cache)); string(after) != string(before) {

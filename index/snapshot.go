@@ -23,7 +23,7 @@ type Snapshot struct {
 	Updated    time.Time
 	files      *store.Files // every file seen, content-skipped ones included (Record.Skip set)
 	Paths      []string     // indexed files (parsed), sorted
-	Symbols    map[string][]SymbolRef
+	Symbols    map[string][]model.SymbolRef
 	Entities   *entity.Map
 	History    *history.Log
 	Graph      *model.Graph
@@ -43,9 +43,6 @@ type Snapshot struct {
 
 // Record is the record of the file at path, nil when the snapshot has none.
 func (s *Snapshot) Record(path string) *Record { return s.files.Get(path) }
-
-// HasFile reports whether the snapshot holds a record of path, without reading it.
-func (s *Snapshot) HasFile(path string) bool { return s.files.Has(path) }
 
 // lexicalStats are BM25's collection statistics, summed over the chunks of this snapshot's files.
 func (s *Snapshot) lexicalStats() *bm25.Stats {
@@ -119,8 +116,8 @@ func (s *Snapshot) literals() []model.Literal {
 	return s.lits
 }
 
-// Definition returns the definition a SymbolRef points at.
-func (s *Snapshot) Definition(r SymbolRef) (parse.Definition, bool) {
+// definition returns the definition a SymbolRef points at.
+func (s *Snapshot) definition(r model.SymbolRef) (parse.Definition, bool) {
 	rec := s.Record(r.Path)
 	if rec == nil || rec.File == nil || r.Def < 0 || r.Def >= len(rec.File.Definitions) {
 		return parse.Definition{}, false
@@ -133,7 +130,7 @@ func (s *Snapshot) Definition(r SymbolRef) (parse.Definition, bool) {
 func newSnapshot(root string, gen uint64, fs *store.Files, skipped map[string]string, hist *history.Log) *Snapshot {
 	s := &Snapshot{
 		Root: root, Generation: gen, Updated: time.Now(), files: fs, Skipped: skipped, History: hist,
-		Symbols: map[string][]SymbolRef{},
+		Symbols: map[string][]model.SymbolRef{},
 	}
 	var contribs []model.Contribution
 	for p, e := range fs.Entries() {
@@ -149,7 +146,7 @@ func newSnapshot(root string, gen uint64, fs *store.Files, skipped map[string]st
 			if d.Name == "" || d.Kind == "section" {
 				continue
 			}
-			s.Symbols[d.Name] = append(s.Symbols[d.Name], SymbolRef{Path: p, Def: i})
+			s.Symbols[d.Name] = append(s.Symbols[d.Name], model.SymbolRef{Path: p, Def: i})
 		}
 	}
 	// the entities and the graph read the records and the symbols, not each other: derived side by side

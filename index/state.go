@@ -9,21 +9,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxmap/ctxmap/internal/history"
 	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/store"
 )
 
 // Record is everything the index keeps about one file (see model.Record).
 type Record = model.Record
-
-// ChunkRef is a chunk without its text: enough to place a search hit.
-type ChunkRef = model.ChunkRef
-
-// SymbolRef places one definition: the record of Path, File.Definitions[Def].
-type SymbolRef = model.SymbolRef
-
-// ErrExport marks an export that cannot be imported: another commit, another version, damaged.
-var ErrExport = store.ErrExport
 
 // DefaultCacheDir is $XDG_CACHE_HOME/ctxmap/<name>-<hash of the root>, outside the workspace.
 func DefaultCacheDir(root string) (string, error) { return store.DefaultDir(root) }
@@ -124,7 +116,7 @@ func Export(ctx context.Context, opts Options, dst string) (string, error) {
 }
 
 // Import replaces the index of opts.Root by the export in src (see store.Import); an export that
-// cannot be imported is an error wrapping ErrExport, and the index there before stays as it was.
+// cannot be imported is an error wrapping store.ErrExport, and the index there before stays as it was.
 func Import(ctx context.Context, opts Options, src string) (string, error) {
 	if opts.InMemory {
 		return "", errors.New("import: an index kept in memory cannot be imported into")
@@ -133,7 +125,7 @@ func Import(ctx context.Context, opts Options, src string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	commit := gitHead(ctx, root)
+	commit := history.Head(ctx, root)
 	if commit == "" {
 		return "", fmt.Errorf("import: %s is not a git checkout: an export is keyed by its commit", root)
 	}
@@ -155,7 +147,7 @@ func Import(ctx context.Context, opts Options, src string) (string, error) {
 
 // cleanCommit is the commit HEAD of root, refused when tracked files differ from it.
 func cleanCommit(ctx context.Context, root string) (string, error) {
-	commit := gitHead(ctx, root)
+	commit := history.Head(ctx, root)
 	if commit == "" {
 		return "", fmt.Errorf("export: %s is not a git checkout: an export is keyed by its commit", root)
 	}

@@ -110,8 +110,8 @@ func Counts(m map[string]int, number func(int) string) string {
 	return strings.Join(parts, ", ")
 }
 
-// ErrEmpty marks a workspace with no file the index reads: nothing a pack or a map could hold.
-var ErrEmpty = errors.New("nothing to read")
+// errEmpty marks a workspace with no file the index reads: nothing a pack or a map could hold.
+var errEmpty = errors.New("nothing to read")
 
 // Empty says why the index holds no file, nil when it holds some: the folder is empty, or every file
 // in it was skipped, and why.
@@ -120,11 +120,11 @@ func (st Stats) Empty() error {
 		return nil
 	}
 	if len(st.Skipped) == 0 {
-		return fmt.Errorf("%w: %s is empty (or every file in it is ignored)", ErrEmpty, st.Root)
+		return fmt.Errorf("%w: %s is empty (or every file in it is ignored)", errEmpty, st.Root)
 	}
 	var langs string
 	if st.Skipped["unsupported"] > 0 {
 		langs = "; ctxmap reads " + strings.Join(parse.Languages(), ", ")
 	}
-	return fmt.Errorf("%w: every file in %s was skipped (%s)%s", ErrEmpty, st.Root, Counts(st.Skipped, strconv.Itoa), langs)
+	return fmt.Errorf("%w: every file in %s was skipped (%s)%s", errEmpty, st.Root, Counts(st.Skipped, strconv.Itoa), langs)
 }

@@ -53,7 +53,7 @@ func (s *Snapshot) FindSymbols(name, kind string, limit int) []Symbol {
 			seen[n] = true
 			var defs []Symbol
 			for _, ref := range s.Symbols[n] {
-				d, ok := s.Definition(ref)
+				d, ok := s.definition(ref)
 				if !ok || kind != "" && !strings.EqualFold(d.Kind, kind) || parent != "" && !strings.EqualFold(d.Parent, parent) {
 					continue
 				}

@@ -1,16 +1,12 @@
 package index
 
 import (
-	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/ctxmap/ctxmap/internal/embed"
 	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/store"
 	"github.com/ctxmap/ctxmap/internal/vector"
-	"github.com/ctxmap/ctxmap/internal/words"
 )
 
 // newVectors starts the background filler of the vector store under the cache (none in memory);
@@ -44,51 +40,14 @@ func (c vectorContents) Docs(p string) ([]vector.Doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	return vectorDocs(model.Chunks(p, c.s.Record(p).File, src, c.ix.cfg.Mappings)), nil
+	return vector.DocsOf(model.Chunks(p, c.s.Record(p).File, src, c.ix.cfg.Mappings)), nil
 }
 
 // putVectors queues a file's chunks for embedding, when there are vectors.
 func (ix *Index) putVectors(path string, cs []model.Chunk) {
 	if ix.vectors.On() {
-		ix.vectors.Put(path, vectorDocs(cs))
+		ix.vectors.Put(path, vector.DocsOf(cs))
 	}
-}
-
-func vectorDocs(cs []model.Chunk) []vector.Doc {
-	docs := make([]vector.Doc, len(cs))
-	for i, c := range cs {
-		docs[i] = vector.Doc{ID: c.ID, Path: c.Path, Text: embedText(c)}
-	}
-	return docs
-}
-
-// embedText is what a chunk is embedded by: its names, doc and the start of its code.
-func embedText(c model.Chunk) string {
-	return words.Clip(c.Path+"\n"+c.Name+"\n"+c.Doc+"\n"+c.Code, 2048)
-}
-
-// newEmbedder makes the configured embedder: the offline GloVe model unless a provider is named. A
-// remote model without configured dimensions is asked for one embedding here, so a server that is down
-// or a refused key shows when the index opens.
-func newEmbedder(ctx context.Context, c Embedding) (embed.Embedder, error) {
-	if c.Provider != "openai" {
-		return embed.Default(), nil
-	}
-	var key string
-	if c.APIKeyEnv != "" {
-		if key = os.Getenv(c.APIKeyEnv); key == "" {
-			return nil, fmt.Errorf("embedding.apiKeyEnv names %s, which is not set (or empty) in the environment ctxmap runs in", c.APIKeyEnv)
-		}
-	}
-	e, err := embed.NewOpenAI(ctx, embed.OpenAIConfig{URL: c.URL, Model: c.Model, APIKey: key, Dimensions: c.Dimensions})
-	if err != nil {
-		check := fmt.Sprintf("check that the server at %s runs and serves the model %q", c.URL, c.Model)
-		if c.APIKeyEnv != "" {
-			check += fmt.Sprintf(" and that $%s holds a valid key", c.APIKeyEnv)
-		}
-		return nil, fmt.Errorf("the embedding model %q cannot be used: %w; %s", c.Model, err, check)
-	}
-	return e, nil
 }
 
 // VectorStatus names the model the vectors come from, or says why there are none.

@@ -23,6 +23,7 @@ type source struct {
 	ix *Index
 }
 
+func (v source) HasFile(path string) bool                 { return v.files.Has(path) }
 func (v source) Folded(lower string) []string             { return v.folded(lower) }
 func (v source) NamesWithLetters(pattern string) []string { return v.namesWithLetters(pattern) }
 func (v source) Literals() []model.Literal                { return v.literals() }

@@ -106,6 +106,41 @@ func Read(ctx context.Context, root string, max int) (*Log, error) {
 	return &Log{Available: true, Head: head, Commits: commits}, nil
 }
 
+// Reread is the log of root, read again only when HEAD moved since old was read (nil: never read);
+// a negative max turns history off, as the configuration asks. An error comes with the old log or an
+// unavailable one.
+func Reread(ctx context.Context, root string, max int, old *Log) (*Log, error) {
+	if max < 0 {
+		return sameOrNew(old, &Log{Reason: "disabled in the configuration"}), nil
+	}
+	if old != nil && old.Available && old.Head != "" && old.Head == Head(ctx, root) {
+		return old, nil
+	}
+	h, err := Read(ctx, root, max)
+	if err != nil {
+		return sameOrNew(old, &Log{Reason: err.Error()}), err
+	}
+	return sameOrNew(old, h), nil
+}
+
+// sameOrNew keeps the old log when the new one is as unavailable, for the same reason: the snapshot
+// derived from it stays valid.
+func sameOrNew(old, h *Log) *Log {
+	if old != nil && !old.Available && !h.Available && old.Reason == h.Reason {
+		return old
+	}
+	return h
+}
+
+// Head is the commit HEAD of root, "" when root is not a git checkout or git is missing.
+func Head(ctx context.Context, root string) string {
+	out, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
 // Each commit starts with a record separator; fields are split by unit separators; the body ends with
 // a unit separator followed by the NUL that -z puts after the header, then come the NUL-ended names.
 const logFormat = "%x1e%H%x1f%ct%x1f%s%x1f%b%x1f"

@@ -352,6 +352,35 @@ func TestReadUnavailable(t *testing.T) {
 	}
 }
 
+// Reread reads the log again only when HEAD moved, and keeps an unavailable log that is unavailable
+// for the same reason, so that what was derived from it stays valid.
+func TestReread(t *testing.T) {
+	ctx := context.Background()
+	r := newRepo(t)
+	r.commit("add rules", map[string]string{"rule.go": "package rule\n"})
+	first, err := Reread(ctx, r.dir, 0, nil)
+	if err != nil || !first.Available || first.Head != Head(ctx, r.dir) {
+		t.Fatalf("first read: %+v, %v", first, err)
+	}
+	if again, _ := Reread(ctx, r.dir, 0, first); again != first {
+		t.Error("HEAD did not move, yet the log was read again")
+	}
+	r.commit("fix rules", map[string]string{"rule.go": "package rule\n\n// fixed\n"})
+	if moved, _ := Reread(ctx, r.dir, 0, first); moved == first || len(moved.Commits) != 2 {
+		t.Errorf("HEAD moved: %+v, want the log read again with two commits", moved)
+	}
+	off, _ := Reread(ctx, r.dir, -1, first)
+	if off.Available || off.Reason != "disabled in the configuration" {
+		t.Errorf("turned off: %+v", off)
+	}
+	if still, _ := Reread(ctx, r.dir, -1, off); still != off {
+		t.Error("a log unavailable for the same reason was replaced")
+	}
+	if Head(ctx, t.TempDir()) != "" {
+		t.Error("a folder outside any repository has a HEAD")
+	}
+}
+
 func TestReadCancelled(t *testing.T) {
 	r := rulesRepo(t)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -25,6 +25,8 @@ import (
 	chromem "github.com/philippgille/chromem-go"
 
 	"github.com/ctxmap/ctxmap/internal/embed"
+	"github.com/ctxmap/ctxmap/internal/model"
+	"github.com/ctxmap/ctxmap/internal/words"
 )
 
 // Doc is a chunk to embed and keep.
@@ -32,6 +34,15 @@ type Doc struct {
 	ID   string // unique per chunk
 	Path string // workspace-relative file the chunk comes from
 	Text string
+}
+
+// DocsOf are the docs chunks are embedded as: each chunk's names, doc and the start of its code.
+func DocsOf(cs []model.Chunk) []Doc {
+	docs := make([]Doc, len(cs))
+	for i, c := range cs {
+		docs[i] = Doc{ID: c.ID, Path: c.Path, Text: words.Clip(c.Path+"\n"+c.Name+"\n"+c.Doc+"\n"+c.Code, 2048)}
+	}
+	return docs
 }
 
 // Hit is a chunk found near a query's vector.

@@ -79,19 +79,42 @@ const FilesPerNode = 10
 // ErrNoFocus says the entity to centre the picture on is not in the map.
 var ErrNoFocus = errors.New("no such entity")
 
-// Draw lays out the entity map es for drawing, the workspace at root; links gives the places an
-// entity is about, at most FilesPerNode.
-func Draw(es *entity.Map, root string, opts Options, links func(*entity.Entity) []FileLink) (*Picture, error) {
+// Draw lays out the entity map es for drawing, the workspace at root; mentions lists the chunks that
+// mention an entity, at most limit, the best first (entity.Map.Mentions).
+func Draw(es *entity.Map, root string, opts Options, mentions func(e *entity.Entity, limit int) []entity.Mention) (*Picture, error) {
 	chosen, focus, err := choose(es, opts)
 	if err != nil {
 		return nil, err
 	}
 	m := place(chosen, focus)
 	m.Root = root
-	for i := range m.Nodes {
-		m.Nodes[i].Files = links(chosen[i])
+	for i, e := range chosen {
+		m.Nodes[i].Files = links(e, mentions(e, 5*FilesPerNode))
 	}
 	return m, nil
+}
+
+// links lists e's files, most relevant first, at most FilesPerNode, each at the definition in it that
+// mentions the entity most (its first line when none does).
+func links(e *entity.Entity, mentions []entity.Mention) []FileLink {
+	best := map[string]FileLink{}
+	for _, c := range mentions {
+		if _, ok := best[c.Path]; !ok && c.Symbol != "" {
+			best[c.Path] = FileLink{Path: c.Path, Line: max(c.StartLine, 1), Symbol: c.Symbol}
+		}
+	}
+	var out []FileLink
+	for _, p := range e.Files {
+		if len(out) == FilesPerNode {
+			break
+		}
+		link, ok := best[p]
+		if !ok {
+			link = FileLink{Path: p, Line: 1}
+		}
+		out = append(out, link)
+	}
+	return out
 }
 
 // choose picks the entities to draw: the most important ones, or the focus entity, its related
