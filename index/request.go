@@ -18,7 +18,7 @@ const (
 	MinBudget      = pack.MinBudget     // the smallest pack that holds anything
 	DefaultExplore = 20                 // chunks Explore lists
 	DefaultTop     = 40                 // entities TopEntities lists
-	MaxListed      = 1000               // the most any list request may ask for
+	maxListed      = 1000               // the most any list request may ask for
 	MaxSymbols     = 100                // definitions FindSymbols returns at most
 	// MaxText is the longest text a request reads, in bytes: an issue with its logs fits many times
 	// over; a longer one is cut to it (the front ends say so), as reading it all costs seconds and
@@ -38,10 +38,10 @@ func CutText(text string) (_ string, cut bool) {
 	return text[:end], true
 }
 
-// CheckText says what is wrong with a request's text, nil when nothing is: it is empty, or it is not
+// checkText says what is wrong with a request's text, nil when nothing is: it is empty, or it is not
 // text (a NUL byte, or mostly bytes that are not UTF-8: a binary file given by mistake). The error
 // wraps ErrInvalid.
-func CheckText(text string) error {
+func checkText(text string) error {
 	if strings.TrimSpace(text) == "" {
 		return invalidf("the text is empty: give an issue, a bug report or a comment")
 	}
@@ -80,10 +80,10 @@ type Resolved struct {
 
 // Resolve settles a request against cfg (the workspace's configuration, with the editor's settings
 // over it): unset fields take cfg's values, then the defaults, the text is cut to MaxText, and every
-// field is checked (CheckText for the text); the error wraps ErrInvalid.
+// field is checked (checkText for the text); the error wraps ErrInvalid.
 func (r Request) Resolve(cfg Config) (Resolved, error) {
 	text, _ := CutText(r.Text)
-	if err := CheckText(text); err != nil {
+	if err := checkText(text); err != nil {
 		return Resolved{}, err
 	}
 	res := Resolved{text: text, budget: cmp.Or(r.Budget, cfg.Budget, DefaultBudget),
@@ -128,10 +128,10 @@ func (r Resolved) stated() pack.Request {
 		Ranker: r.ranker, Fill: r.fill, Without: slices.Sorted(maps.Keys(r.without))}
 }
 
-// CheckLimit checks a list request's size: 0 means the default, else 1 to MaxListed.
+// CheckLimit checks a list request's size: 0 means the default, else 1 to maxListed.
 func CheckLimit(name string, n int) error {
-	if n < 0 || n > MaxListed {
-		return invalidf("%s must be between 1 and %d", name, MaxListed)
+	if n < 0 || n > maxListed {
+		return invalidf("%s must be between 1 and %d", name, maxListed)
 	}
 	return nil
 }
