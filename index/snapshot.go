@@ -118,11 +118,7 @@ func (s *Snapshot) literals() []model.Literal {
 
 // definition returns the definition a SymbolRef points at.
 func (s *Snapshot) definition(r model.SymbolRef) (parse.Definition, bool) {
-	rec := s.Record(r.Path)
-	if rec == nil || rec.File == nil || r.Def < 0 || r.Def >= len(rec.File.Definitions) {
-		return parse.Definition{}, false
-	}
-	return rec.File.Definitions[r.Def], true
+	return r.Definition(s.Record(r.Path))
 }
 
 // newSnapshot derives everything that spans files (symbols, graph, entities) from the records. It is a

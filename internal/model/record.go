@@ -42,6 +42,14 @@ type SymbolRef struct {
 	Def  int
 }
 
+// Definition is the definition r points at in rec, the record of r.Path (nil when there is none).
+func (r SymbolRef) Definition(rec *Record) (parse.Definition, bool) {
+	if rec == nil || rec.File == nil || r.Def < 0 || r.Def >= len(rec.File.Definitions) {
+		return parse.Definition{}, false
+	}
+	return rec.File.Definitions[r.Def], true
+}
+
 // Edge is one weighted link of the reference graph, to the node numbered To.
 type Edge struct {
 	To     int

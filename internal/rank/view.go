@@ -45,9 +45,5 @@ type Source interface {
 
 // Definition returns the definition a SymbolRef points at.
 func (v *View) Definition(r model.SymbolRef) (parse.Definition, bool) {
-	rec := v.Record(r.Path)
-	if rec == nil || rec.File == nil || r.Def < 0 || r.Def >= len(rec.File.Definitions) {
-		return parse.Definition{}, false
-	}
-	return rec.File.Definitions[r.Def], true
+	return r.Definition(v.Record(r.Path))
 }
