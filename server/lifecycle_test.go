@@ -178,8 +178,7 @@ func TestProgressAndWatchRegistration(t *testing.T) {
 }
 
 func TestNoProgressWithoutCapability(t *testing.T) {
-	c := start(t, workspaceCopy(t, "notes"), Options{}, nil, nil)
-	c.waitReady()
+	c := readyNotes(t)
 	c.waitMessage("window/logMessage", "ctxmap indexed")
 	if n := len(c.messages("window/workDoneProgress/create")) + len(c.messages("$/progress")) + len(c.messages("client/registerCapability")); n != 0 {
 		t.Errorf("%d progress or registration messages to a client that declared neither", n)
