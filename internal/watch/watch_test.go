@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,7 +41,7 @@ func start(t *testing.T, files map[string]string, opts Options) *recorder {
 func goFiles(paths ...string) map[string]string {
 	files := map[string]string{}
 	for _, p := range paths {
-		pkg := path.Base(path.Dir(p))
+		pkg := filepath.Base(filepath.Dir(p))
 		if pkg == "." {
 			pkg = "main"
 		}
