@@ -56,13 +56,9 @@ func backgroundProcesses(t *testing.T, bin string) []int {
 }
 
 // backgroundBinary builds the binary for a test of the background process and stops, when the test
-// ends, every background process of it left. It skips with -short and off Linux (processes are
-// found in /proc).
+// ends, every background process of it left. It skips off Linux (processes are found in /proc).
 func backgroundBinary(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary and starts processes")
-	}
 	if runtime.GOOS != "linux" {
 		t.Skip("finds the processes in /proc")
 	}

@@ -105,9 +105,6 @@ func processAlive(cmd *exec.Cmd) func() bool {
 // query socket (the background process, the MCP server, the language server), each of which keeps
 // answering on the socket and on its own protocol.
 func TestCraftedSocketRequestsAreRefused(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and starts processes")
-	}
 	bin := buildBinary(t)
 	root := shopRepository(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
