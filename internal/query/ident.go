@@ -37,7 +37,7 @@ var agents = map[string]string{
 }
 
 // Verbs without an agent noun worth guessing.
-var plainVerbs = set(`add remove set show hide start stop reset clear refresh move rename copy join enable
+var plainVerbs = words.Set(`add remove set show hide start stop reset clear refresh move rename copy join enable
 disable allow deny skip ignore fix`)
 
 func isVerb(w string) bool { _, ok := agents[w]; return ok || plainVerbs[w] }
@@ -219,7 +219,7 @@ func clauseWords(clause string, out []clauseWord) []clauseWord {
 	return out
 }
 
-var notAdverbs = set(`apply reply supply family assembly anomaly multiply comply rely butterfly monopoly poly
+var notAdverbs = words.Set(`apply reply supply family assembly anomaly multiply comply rely butterfly monopoly poly
 italy july only`)
 
 // adverb: properly, infinitely, incorrectly describe behaviour, they do not name code.
