@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -525,14 +526,7 @@ func mergeWhy(c *cand, removed []*piece) []string {
 func unionWhy(first, second []string) []string {
 	out := append([]string{}, first...)
 	for _, w := range second {
-		seen := false
-		for _, o := range out {
-			if o == w {
-				seen = true
-				break
-			}
-		}
-		if !seen {
+		if !slices.Contains(out, w) {
 			out = append(out, w)
 		}
 	}
