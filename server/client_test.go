@@ -352,11 +352,7 @@ func (c *client) open(rel, text string) {
 
 func (c *client) read(rel string) string {
 	c.t.Helper()
-	b, err := os.ReadFile(filepath.Join(c.root, filepath.FromSlash(rel)))
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	return string(b)
+	return filetest.Read(c.t, filepath.Join(c.root, filepath.FromSlash(rel)))
 }
 
 // positionOf is the LSP position (UTF-16 columns) of the n-th occurrence (from 0) of needle in text,

@@ -24,6 +24,16 @@ func Write(t testing.TB, root string, files map[string]string) {
 	}
 }
 
+// Read is the content of the file at path; the test fails when it cannot be read.
+func Read(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 // List is every file under dir that keep accepts (nil: every one), as paths relative to dir, sorted.
 func List(t testing.TB, dir string, keep func(fs.FileInfo) bool) []string {
 	t.Helper()
