@@ -240,3 +240,24 @@ func plainWord(w string) bool {
 	}
 	return true
 }
+
+// HasName says whether text holds name as a whole identifier: no letter, digit or underscore on either
+// side of it.
+func HasName(text, name string) bool {
+	for off := 0; ; {
+		i := strings.Index(text[off:], name)
+		if i < 0 {
+			return false
+		}
+		i += off
+		j := i + len(name)
+		if (i == 0 || !identByte(text[i-1])) && (j == len(text) || !identByte(text[j])) {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+func identByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
