@@ -102,9 +102,6 @@ func sameCounts(got, want map[string]any, keys ...string) string {
 // terminal indexes, a script run twice): none hangs or fails, the one that owns the cache builds it,
 // the others work in memory and say so, and the next run reads the cache as a fresh build would.
 func TestProcessesStartedAtOnceOnAFreshCache(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and indexes a workspace several times")
-	}
 	bin := buildBinary(t)
 	files, rounds := 150, map[int]int{2: 3, 4: 1}
 	if full {
@@ -186,9 +183,6 @@ func damage(t *testing.T, path, how string) {
 // Every file of a cache damaged in turn: the next `ctxmap index` and `ctxmap serve` each recover,
 // saying in one line which file was damaged, and equal a fresh build.
 func TestEveryCacheFileDamaged(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and indexes a workspace several times")
-	}
 	bin := buildBinary(t)
 	root := writeWorkspace(t, 60, true)
 	clean := t.TempDir()

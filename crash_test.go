@@ -16,11 +16,8 @@ import (
 // again: the cache is detected incomplete and repaired or rebuilt, never trusted half-written, and the
 // result equals a build on a clean cache.
 func TestKilledWhileIndexing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and indexes a few thousand files several times")
-	}
-	tmp := t.TempDir()
 	bin := buildBinary(t)
+	tmp := t.TempDir()
 	// embeddings fill in the background and a pack uses what is there: without them the rest compares exactly
 	root := writeWorkspace(t, 1500, false)
 	index := func(cache string) (map[string]any, error) {
@@ -90,9 +87,13 @@ func pack(t *testing.T, bin, root, cache string) string {
 	return string(out)
 }
 
-// buildBinary builds the ctxmap command into the test's temporary folder.
+// buildBinary builds the ctxmap command into the test's temporary folder. A test that needs it takes
+// a while (it builds, then runs the binary): with -short it is skipped.
 func buildBinary(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
 	bin := filepath.Join(t.TempDir(), "ctxmap")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -103,9 +104,6 @@ func buildBinary(t *testing.T) string {
 // Two processes on one workspace (two editor windows): the second finds the cache taken, says so and
 // works in memory; neither blocks, both answer, and the cache is sound for the next start.
 func TestTwoProcessesOnOneCache(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	bin := buildBinary(t)
 	root, cache := t.TempDir(), t.TempDir()
 	for p, body := range map[string]string{

@@ -55,6 +55,18 @@ func backgroundProcesses(t *testing.T, bin string) []int {
 	return pids
 }
 
+// backgroundBinary builds the binary for a test of the background process and stops, when the test
+// ends, every background process of it left. It skips off Linux (processes are found in /proc).
+func backgroundBinary(t *testing.T) string {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("finds the processes in /proc")
+	}
+	bin := buildBinary(t)
+	t.Cleanup(func() { stopBackground(t, bin) })
+	return bin
+}
+
 // stopBackground ends every background process of bin the test left, and fails if one would not go.
 func stopBackground(t *testing.T, bin string) {
 	for _, pid := range backgroundProcesses(t, bin) {
@@ -91,14 +103,7 @@ func runWith(t *testing.T, bin string, env []string, args ...string) (string, st
 // replaced by the next command; commands started at once on a fresh cache start one process; a server
 // that opens the workspace takes its cache over; and it leaves by itself after its quiet period.
 func TestBackgroundProcess(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and starts processes")
-	}
-	if runtime.GOOS != "linux" {
-		t.Skip("finds the processes in /proc")
-	}
-	bin := buildBinary(t)
-	t.Cleanup(func() { stopBackground(t, bin) })
+	bin := backgroundBinary(t)
 	root := shopRepository(t)
 	cache := t.TempDir()
 	env := daemonEnv(cache, time.Minute)

@@ -42,9 +42,6 @@ func ctxmapRun(t *testing.T, bin, cache string, args ...string) (string, string)
 // answers; a run that finds none was given damage that changes nothing), and `ctxmap index --verify`
 // names the file every time.
 func TestEveryCacheFileDamagedAtSeveralOffsets(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and indexes a workspace many times")
-	}
 	bin := buildBinary(t)
 	root := writeWorkspace(t, 60, true)
 	clean := t.TempDir()

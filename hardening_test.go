@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -106,9 +105,6 @@ func processAlive(cmd *exec.Cmd) func() bool {
 // query socket (the background process, the MCP server, the language server), each of which keeps
 // answering on the socket and on its own protocol.
 func TestCraftedSocketRequestsAreRefused(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and starts processes")
-	}
 	bin := buildBinary(t)
 	root := shopRepository(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -232,14 +228,7 @@ func timedRun(t *testing.T, bin string, env []string, args ...string) (stdout, s
 // again, and the next command waits for it less than a second; one whose cache folder is removed
 // leaves, and the next command starts another.
 func TestStoppedOrLostBackgroundProcess(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and starts processes")
-	}
-	if runtime.GOOS != "linux" {
-		t.Skip("finds the processes in /proc")
-	}
-	bin := buildBinary(t)
-	t.Cleanup(func() { stopBackground(t, bin) })
+	bin := backgroundBinary(t)
 	root := shopRepository(t)
 	cache := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", cache) // where SocketPath looks
@@ -382,14 +371,7 @@ func lastLine(s string) string {
 // an empty one and an oversized one (cut, with a warning). ctxmap index beside a background process
 // refreshes the index that process shares, and --verify has it leave the cache to the check.
 func TestOneAnswerWithOrWithoutTheBackgroundProcess(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and starts processes")
-	}
-	if runtime.GOOS != "linux" {
-		t.Skip("finds the processes in /proc")
-	}
-	bin := buildBinary(t)
-	t.Cleanup(func() { stopBackground(t, bin) })
+	bin := backgroundBinary(t)
 	root := shopRepository(t)
 	empty := t.TempDir()
 	missing := filepath.Join(t.TempDir(), "nowhere")
@@ -519,14 +501,7 @@ func TestOneAnswerWithOrWithoutTheBackgroundProcess(t *testing.T) {
 // A command that finds another holding the start lock without a background process to show for it (a
 // starter stopped before it started one) answers in its own process within a second, and says why.
 func TestStuckStarterIsNotWaitedFor(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and starts processes")
-	}
-	if runtime.GOOS != "linux" {
-		t.Skip("finds the processes in /proc")
-	}
-	bin := buildBinary(t)
-	t.Cleanup(func() { stopBackground(t, bin) })
+	bin := backgroundBinary(t)
 	root := shopRepository(t)
 	cache := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", cache)

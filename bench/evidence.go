@@ -39,34 +39,14 @@ func ReadEvidence(text string, goldDefs []string) Evidence {
 			continue
 		}
 		parts := strings.Split(q, ".")
-		if name := parts[len(parts)-1]; len(name) >= 3 && containsWord(text, name) {
+		if name := parts[len(parts)-1]; len(name) >= 3 && query.HasName(text, name) {
 			ev.ChangedName = true
 		}
-		if len(parts) > 1 && len(parts[len(parts)-2]) >= 3 && containsWord(text, parts[len(parts)-2]) {
+		if len(parts) > 1 && len(parts[len(parts)-2]) >= 3 && query.HasName(text, parts[len(parts)-2]) {
 			ev.ParentName = true
 		}
 	}
 	return ev
-}
-
-// containsWord tells whether w occurs in s with no identifier character either side.
-func containsWord(s, w string) bool {
-	for i := 0; ; {
-		k := strings.Index(s[i:], w)
-		if k < 0 {
-			return false
-		}
-		at := i + k
-		end := at + len(w)
-		if (at == 0 || !identByte(s[at-1])) && (end == len(s) || !identByte(s[end])) {
-			return true
-		}
-		i = at + 1
-	}
-}
-
-func identByte(b byte) bool {
-	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
 // EvidenceRates are the shares of texts carrying each kind of evidence.

@@ -12,6 +12,7 @@ import (
 	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/query"
 )
 
 // Issue-shaped texts for training. A commit message never carries a stack trace, a quoted error or a
@@ -67,10 +68,10 @@ func issueShaped(rng *rand.Rand, s *index.Snapshot, text string, goldDefs []stri
 		c := callers[rng.Intn(len(callers))]
 		named, where = c.def.Name, c.path
 	}
-	if rng.Float64() < issueRates.changedName && !containsWord(text, named) {
+	if rng.Float64() < issueRates.changedName && !query.HasName(text, named) {
 		say(fmt.Sprintf(nameSentences[rng.Intn(len(nameSentences))], "`"+named+"`"))
 	}
-	if t.def.Parent != "" && rng.Float64() < issueRates.parentName && !containsWord(text, t.def.Parent) {
+	if t.def.Parent != "" && rng.Float64() < issueRates.parentName && !query.HasName(text, t.def.Parent) {
 		say(fmt.Sprintf("This happens with `%s`.", t.def.Parent))
 	}
 	if rng.Float64() < issueRates.path {

@@ -21,6 +21,22 @@ var packStyles = []struct {
 	{"fusion, filled", Request{Ranker: RankerFusion}},
 }
 
+// inEveryStyle asks text with budget (0: the default) in every pack style, each a subtest named
+// prefix and the style, and checks each answer.
+func inEveryStyle(t *testing.T, ix *Index, prefix, text string, budget int, check func(t *testing.T, res *Result)) {
+	for _, st := range packStyles {
+		t.Run(prefix+st.name, func(t *testing.T) {
+			req := st.req
+			req.Text, req.Budget = text, budget
+			res, err := ask(context.Background(), ix, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, res)
+		})
+	}
+}
+
 func TestATraceAlonePutsTheInnermostFrameFirst(t *testing.T) {
 	ix, marks := shop(t)
 	for _, c := range goldenCases {
@@ -29,26 +45,18 @@ func TestATraceAlonePutsTheInnermostFrameFirst(t *testing.T) {
 		}
 		// the trace alone: no title to help
 		_, trace, _ := strings.Cut(fill(t, c.text, marks), "\n\n")
-		for _, st := range packStyles {
-			t.Run(c.name+"/"+st.name, func(t *testing.T) {
-				req := st.req
-				req.Text, req.Budget = trace, 4000
-				res, err := ask(context.Background(), ix, req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(res.Pack.Items) == 0 {
-					t.Fatal("an empty pack")
-				}
-				first := res.Pack.Items[0]
-				if got := first.Path + "::" + first.Symbol; got != c.item {
-					t.Fatalf("first item %s, want %s; items: %v", got, c.item, itemNames(res.Pack))
-				}
-				if !strings.HasPrefix(first.Why[0], "stack frame 0 (") {
-					t.Errorf("first item's reasons %q do not start with its frame", first.Why)
-				}
-			})
-		}
+		inEveryStyle(t, ix, c.name+"/", trace, 4000, func(t *testing.T, res *Result) {
+			if len(res.Pack.Items) == 0 {
+				t.Fatal("an empty pack")
+			}
+			first := res.Pack.Items[0]
+			if got := first.Path + "::" + first.Symbol; got != c.item {
+				t.Fatalf("first item %s, want %s; items: %v", got, c.item, itemNames(res.Pack))
+			}
+			if !strings.HasPrefix(first.Why[0], "stack frame 0 (") {
+				t.Errorf("first item's reasons %q do not start with its frame", first.Why)
+			}
+		})
 	}
 }
 
@@ -60,23 +68,15 @@ func TestAQuotedNameAndMessagePinTheirDefinition(t *testing.T) {
 		{"The cart says \"discount code SPRING has expired\" for a code bought today.", "shop/discount.py::apply_discount", "error message"},
 	}
 	for _, c := range cases {
-		for _, st := range packStyles {
-			t.Run(c.item+"/"+st.name, func(t *testing.T) {
-				req := st.req
-				req.Text, req.Budget = c.text, 4000
-				res, err := ask(context.Background(), ix, req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				it := findItem(ix, res.Pack, c.item)
-				if it == nil {
-					t.Fatalf("the pack lacks %s; items: %v", c.item, itemNames(res.Pack))
-				}
-				if !strings.HasPrefix(it.Why[0], c.why) {
-					t.Errorf("%s: why = %q, want it to start with %q", c.item, it.Why, c.why)
-				}
-			})
-		}
+		inEveryStyle(t, ix, c.item+"/", c.text, 4000, func(t *testing.T, res *Result) {
+			it := findItem(ix, res.Pack, c.item)
+			if it == nil {
+				t.Fatalf("the pack lacks %s; items: %v", c.item, itemNames(res.Pack))
+			}
+			if !strings.HasPrefix(it.Why[0], c.why) {
+				t.Errorf("%s: why = %q, want it to start with %q", c.item, it.Why, c.why)
+			}
+		})
 	}
 }
 
@@ -156,29 +156,21 @@ github.com/cli/cli/v2/pkg/cmd/pr/checkout.NewCmdCheckout.func1(0xc0004, {0xc0005
 main.main()
 	/home/runner/work/cli/cli/cmd/gh/main.go:35 +0x13
 `
-	for _, st := range packStyles {
-		t.Run(st.name, func(t *testing.T) {
-			req := st.req
-			req.Text = text
-			res, err := ask(context.Background(), ix, req)
-			if err != nil {
-				t.Fatal(err)
+	inEveryStyle(t, ix, "", text, 0, func(t *testing.T, res *Result) {
+		items := res.Pack.Items
+		if len(items) < 2 {
+			t.Fatalf("items: %v", itemNames(res.Pack))
+		}
+		want := []struct{ symbol, why string }{
+			{"cmdsForExistingRemote", "stack frame 0 (checkout.go:150, in cmdsForExistingRemote)"},
+			{"checkoutRun", "stack frame 1 (checkout.go:117, in checkoutRun)"},
+		}
+		for i, w := range want {
+			if items[i].Symbol != w.symbol || items[i].Why[0] != w.why {
+				t.Errorf("item %d: %s %q, want %s %q", i, items[i].Symbol, items[i].Why, w.symbol, w.why)
 			}
-			items := res.Pack.Items
-			if len(items) < 2 {
-				t.Fatalf("items: %v", itemNames(res.Pack))
-			}
-			want := []struct{ symbol, why string }{
-				{"cmdsForExistingRemote", "stack frame 0 (checkout.go:150, in cmdsForExistingRemote)"},
-				{"checkoutRun", "stack frame 1 (checkout.go:117, in checkoutRun)"},
-			}
-			for i, w := range want {
-				if items[i].Symbol != w.symbol || items[i].Why[0] != w.why {
-					t.Errorf("item %d: %s %q, want %s %q", i, items[i].Symbol, items[i].Why, w.symbol, w.why)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // A C program's crash under gdb: the innermost frame in the project comes first.
@@ -260,27 +252,19 @@ func TestTheInnermostFrameInASharedHelperComesFirst(t *testing.T) {
 		"github.com/cli/cli/v2/pkg/api.REST({0x1, 0x2}, {0x3, 0x4})\n\t/home/me/cli/pkg/api/client.go:6 +0x2c\n" +
 		"github.com/cli/cli/v2/pkg/api.CreateRelease({0x5, 0x6})\n\t/home/me/cli/pkg/api/releases.go:5 +0x3f\n" +
 		"github.com/cli/cli/v2/pkg/cmd/release/create.createRun(0xc0003)\n\t/home/me/cli/pkg/cmd/release/create/create.go:5 +0x3f1\n"
-	for _, st := range packStyles {
-		t.Run(st.name, func(t *testing.T) {
-			req := st.req
-			req.Text = text
-			res, err := ask(context.Background(), ix, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rankOf := map[string]int{}
-			for k, f := range res.Files {
-				rankOf[f.Path] = k
-			}
-			if rankOf["pkg/api/client.go"] <= rankOf["pkg/cmd/release/create/create.go"] {
-				t.Fatalf("the ranking puts the client at #%d, the command at #%d: the case is not the one meant",
-					rankOf["pkg/api/client.go"]+1, rankOf["pkg/cmd/release/create/create.go"]+1)
-			}
-			items := res.Pack.Items
-			if len(items) == 0 || items[0].Path != "pkg/api/client.go" || items[0].Symbol != "REST" ||
-				!strings.HasPrefix(items[0].Why[0], "stack frame 0 (client.go:6, in ") {
-				t.Fatalf("first item: %v", itemNames(res.Pack))
-			}
-		})
-	}
+	inEveryStyle(t, ix, "", text, 0, func(t *testing.T, res *Result) {
+		rankOf := map[string]int{}
+		for k, f := range res.Files {
+			rankOf[f.Path] = k
+		}
+		if rankOf["pkg/api/client.go"] <= rankOf["pkg/cmd/release/create/create.go"] {
+			t.Fatalf("the ranking puts the client at #%d, the command at #%d: the case is not the one meant",
+				rankOf["pkg/api/client.go"]+1, rankOf["pkg/cmd/release/create/create.go"]+1)
+		}
+		items := res.Pack.Items
+		if len(items) == 0 || items[0].Path != "pkg/api/client.go" || items[0].Symbol != "REST" ||
+			!strings.HasPrefix(items[0].Why[0], "stack frame 0 (client.go:6, in ") {
+			t.Fatalf("first item: %v", itemNames(res.Pack))
+		}
+	})
 }

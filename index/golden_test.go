@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/query"
 	"github.com/ctxmap/ctxmap/internal/rank"
@@ -268,20 +268,7 @@ func TestGoldenBudgets(t *testing.T) {
 func checkGolden(t *testing.T, name string, p *pack.Pack) {
 	t.Helper()
 	path := filepath.Join("..", "testdata", "golden", name+".md")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(p.Text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update writes it)", err)
-	}
-	if !bytes.Equal([]byte(p.Text), want) {
+	if _, differs := filetest.Golden(t, path, []byte(p.Text), *update); differs {
 		t.Errorf("the pack differs from %s (go test -update rewrites it):\n%s", path, p.Text)
 	}
 }

@@ -60,13 +60,7 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 			"tests and callers that matter, each with its path:line and why it was chosen. Start here for any task " +
 			"on this repository; the pack never exceeds the budget.",
 		Annotations: readOnly("Context pack for a text"),
-	}, recovered("get_context", func(ctx context.Context, _ *sdk.CallToolRequest, in ContextInput) (*sdk.CallToolResult, *index.Pack, error) {
-		if strings.TrimSpace(in.Text) == "" {
-			return nil, nil, errors.New("text is empty: give the issue or comment to find code for")
-		}
-		if err := sess.WaitReady(ctx); err != nil {
-			return nil, nil, err
-		}
+	}, recovered("get_context", whenReady(sess, func(ctx context.Context, _ *sdk.CallToolRequest, in ContextInput) (*sdk.CallToolResult, *index.Pack, error) {
 		res, err := sess.Context(ctx, index.Request{Text: in.Text, Budget: in.Budget, Format: in.Format, Intent: in.Intent,
 			Fill: in.Fill, Tokenizer: in.Tokenizer, Ranker: in.Ranker, Without: in.Without})
 		if err != nil {
@@ -82,48 +76,72 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 			return text(res.Pack.Text), res.Pack, nil
 		}
 		return nil, res.Pack, nil
-	}))
+	})))
 	sdk.AddTool(s, &sdk.Tool{
 		Name: "explore_entity",
 		Description: "Returns the chunks of code about one domain entity of the project (its definitions, the code " +
 			"that mentions it most, most recently changed first among equals), each with path:line, signature " +
 			"and the other entities of its file: follow them to explore the domain.",
 		Annotations: readOnly("Explore a domain entity"),
-	}, recovered("explore_entity", func(ctx context.Context, _ *sdk.CallToolRequest, in ExploreInput) (*sdk.CallToolResult, *index.Exploration, error) {
-		if strings.TrimSpace(in.Name) == "" {
-			return nil, nil, errors.New("name is empty: give an entity such as the ones get_context lists")
-		}
-		if err := index.CheckLimit("limit", in.Limit); err != nil {
-			return nil, nil, err
-		}
-		if err := sess.WaitReady(ctx); err != nil {
-			return nil, nil, err
-		}
+	}, recovered("explore_entity", whenReady(sess, func(ctx context.Context, _ *sdk.CallToolRequest, in ExploreInput) (*sdk.CallToolResult, *index.Exploration, error) {
 		ex, err := sess.Explore(ctx, in.Name, in.Limit)
 		if err != nil {
 			return nil, nil, err
 		}
 		return nil, ex, nil
-	}))
+	})))
 	sdk.AddTool(s, &sdk.Tool{
 		Name: "find_symbol",
 		Description: "Finds the definitions of a symbol (function, method, class, type...) by name: signature, doc " +
 			"comment and path:line of each. Exact names first, then case-insensitive, then fuzzy matches.",
 		Annotations: readOnly("Find a symbol's definitions"),
-	}, recovered("find_symbol", func(ctx context.Context, _ *sdk.CallToolRequest, in SymbolInput) (*sdk.CallToolResult, *Symbols, error) {
-		if strings.TrimSpace(in.Name) == "" {
-			return nil, nil, errors.New("name is empty: give a symbol name such as RuleIndex or search")
-		}
-		if err := sess.WaitReady(ctx); err != nil {
-			return nil, nil, err
-		}
+	}, recovered("find_symbol", whenReady(sess, func(ctx context.Context, _ *sdk.CallToolRequest, in SymbolInput) (*sdk.CallToolResult, *Symbols, error) {
 		defs := sess.Snapshot(ctx).FindSymbols(in.Name, in.Kind, maxDefinitions)
 		if len(defs) == 0 {
 			return nil, nil, fmt.Errorf("no definition named %q%s in this workspace", in.Name, kindNote(in.Kind))
 		}
 		return nil, &Symbols{Definitions: defs}, nil
-	}))
+	})))
 	return s
+}
+
+// input is a tool's input; check refuses what the tool cannot answer.
+type input interface{ check() error }
+
+func (in ContextInput) check() error {
+	if strings.TrimSpace(in.Text) == "" {
+		return errors.New("text is empty: give the issue or comment to find code for")
+	}
+	return nil
+}
+
+func (in ExploreInput) check() error {
+	if strings.TrimSpace(in.Name) == "" {
+		return errors.New("name is empty: give an entity such as the ones get_context lists")
+	}
+	return index.CheckLimit("limit", in.Limit)
+}
+
+func (in SymbolInput) check() error {
+	if strings.TrimSpace(in.Name) == "" {
+		return errors.New("name is empty: give a symbol name such as RuleIndex or search")
+	}
+	return nil
+}
+
+// whenReady runs a tool on input its check accepts, once the session has its first build and the
+// changes queued before the call; it refuses other input at once, without waiting.
+func whenReady[In input, Out any](sess *session.Session, tool sdk.ToolHandlerFor[In, Out]) sdk.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
+		var none Out
+		if err := in.check(); err != nil {
+			return nil, none, err
+		}
+		if err := sess.WaitReady(ctx); err != nil {
+			return nil, none, err
+		}
+		return tool(ctx, req, in)
+	}
 }
 
 // readOnly is what every tool declares: it reads the workspace's index and changes nothing, and the

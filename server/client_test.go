@@ -95,13 +95,59 @@ type testStream struct {
 
 	wmu sync.Mutex
 
-	mu     sync.Mutex
-	frames []string
-	added  chan struct{}
+	frames *arrivals[string]
 }
 
 func newTestStream(rwc io.ReadWriteCloser) *testStream {
-	return &testStream{rwc: rwc, in: bufio.NewReader(rwc), added: make(chan struct{})}
+	return &testStream{rwc: rwc, in: bufio.NewReader(rwc), frames: newArrivals[string]()}
+}
+
+// arrivals keeps what comes from the server, in order, for a test to wait for.
+type arrivals[T any] struct {
+	mu    sync.Mutex
+	all   []T
+	added chan struct{} // closed at each arrival, then replaced
+}
+
+func newArrivals[T any]() *arrivals[T] { return &arrivals[T]{added: make(chan struct{})} }
+
+func (a *arrivals[T]) add(x T) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.all = append(a.all, x)
+	close(a.added)
+	a.added = make(chan struct{})
+}
+
+// list is what has arrived so far.
+func (a *arrivals[T]) list() []T {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.all
+}
+
+// wait waits for an arrival that matches and returns it; after testTimeout it fails the test, saying
+// that none was what.
+func (a *arrivals[T]) wait(t testing.TB, what string, match func(T) bool) T {
+	t.Helper()
+	deadline := time.After(testTimeout)
+	seen := 0
+	for {
+		a.mu.Lock()
+		got, added := a.all, a.added
+		a.mu.Unlock()
+		for _, x := range got[seen:] {
+			if match(x) {
+				return x
+			}
+		}
+		seen = len(got)
+		select {
+		case <-added:
+		case <-deadline:
+			t.Fatalf("no %s", what)
+		}
+	}
 }
 
 func (s *testStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
@@ -110,11 +156,7 @@ func (s *testStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) 
 		if err != nil {
 			return nil, 0, err
 		}
-		s.mu.Lock()
-		s.frames = append(s.frames, string(body))
-		close(s.added)
-		s.added = make(chan struct{})
-		s.mu.Unlock()
+		s.frames.add(string(body))
 		msg, err := jsonrpc2.DecodeMessage(body)
 		if err == nil {
 			return msg, int64(len(body)), nil
@@ -142,24 +184,9 @@ func (s *testStream) Close() error { return s.rwc.Close() }
 // waitFrame waits for a frame from the server that holds all the parts.
 func (s *testStream) waitFrame(t testing.TB, parts ...string) string {
 	t.Helper()
-	deadline := time.After(testTimeout)
-	seen := 0
-	for {
-		s.mu.Lock()
-		frames, added := s.frames, s.added
-		s.mu.Unlock()
-		for _, f := range frames[seen:] {
-			if containsAllParts(f, parts) {
-				return f
-			}
-		}
-		seen = len(frames)
-		select {
-		case <-added:
-		case <-deadline:
-			t.Fatalf("no frame from the server holds %q", parts)
-		}
-	}
+	return s.frames.wait(t, fmt.Sprintf("frame from the server holds %q", parts), func(f string) bool {
+		return containsAllParts(f, parts)
+	})
 }
 
 func containsAllParts(s string, parts []string) bool {
@@ -183,22 +210,25 @@ type client struct {
 	conn   jsonrpc2.Conn
 	stream *testStream
 
-	mu       sync.Mutex
-	received []message
-	arrived  chan struct{}
+	received *arrivals[message]
 }
 
 func newClient(t testing.TB, rwc io.ReadWriteCloser, root string) *client {
-	c := &client{t: t, root: root, stream: newTestStream(rwc), arrived: make(chan struct{})}
+	c := &client{t: t, root: root, stream: newTestStream(rwc), received: newArrivals[message]()}
 	c.conn = jsonrpc2.NewConn(c.stream)
 	c.conn.Go(context.Background(), func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-		c.mu.Lock()
-		c.received = append(c.received, message{req.Method(), json.RawMessage(req.Params())})
-		close(c.arrived)
-		c.arrived = make(chan struct{})
-		c.mu.Unlock()
+		c.received.add(message{req.Method(), json.RawMessage(req.Params())})
 		return reply(ctx, nil, nil)
 	})
+	return c
+}
+
+// readyNotes starts a server on a copy of the notes workspace, without capabilities or options, and
+// waits until it has indexed it.
+func readyNotes(t testing.TB) *client {
+	t.Helper()
+	c := start(t, workspaceCopy(t, "notes"), Options{}, nil, nil)
+	c.waitReady()
 	return c
 }
 
@@ -283,31 +313,14 @@ func (c *client) waitReady() session.Status {
 // waitMessage waits for a message from the server with that method whose params hold all the parts.
 func (c *client) waitMessage(method string, parts ...string) message {
 	c.t.Helper()
-	deadline := time.After(testTimeout)
-	seen := 0
-	for {
-		c.mu.Lock()
-		got, arrived := c.received, c.arrived
-		c.mu.Unlock()
-		for _, m := range got[seen:] {
-			if m.method == method && containsAllParts(string(m.params), parts) {
-				return m
-			}
-		}
-		seen = len(got)
-		select {
-		case <-arrived:
-		case <-deadline:
-			c.t.Fatalf("no %s from the server holds %q", method, parts)
-		}
-	}
+	return c.received.wait(c.t, fmt.Sprintf("%s from the server holds %q", method, parts), func(m message) bool {
+		return m.method == method && containsAllParts(string(m.params), parts)
+	})
 }
 
 func (c *client) messages(method string) []message {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	var out []message
-	for _, m := range c.received {
+	for _, m := range c.received.list() {
 		if m.method == method {
 			out = append(out, m)
 		}
@@ -339,11 +352,7 @@ func (c *client) open(rel, text string) {
 
 func (c *client) read(rel string) string {
 	c.t.Helper()
-	b, err := os.ReadFile(filepath.Join(c.root, filepath.FromSlash(rel)))
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	return string(b)
+	return filetest.Read(c.t, filepath.Join(c.root, filepath.FromSlash(rel)))
 }
 
 // positionOf is the LSP position (UTF-16 columns) of the n-th occurrence (from 0) of needle in text,

@@ -29,8 +29,7 @@ func lensArg(t *testing.T, l protocol.CodeLens) rangeArg {
 }
 
 func TestCodeLensOnTodoAndFixme(t *testing.T) {
-	c := start(t, workspaceCopy(t, "notes"), Options{}, nil, nil)
-	c.waitReady()
+	c := readyNotes(t)
 	text := c.read("gist/gist.go")
 	ls := c.lenses("gist/gist.go")
 	if len(ls) != 1 {

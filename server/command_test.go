@@ -32,8 +32,7 @@ type testPack struct {
 }
 
 func TestContextCommand(t *testing.T) {
-	c := start(t, workspaceCopy(t, "notes"), Options{}, nil, nil)
-	c.waitReady()
+	c := readyNotes(t)
 
 	var p testPack
 	if err := c.command(cmdContext, map[string]any{"text": "Publishing a secret gist gives a confusing error", "budget": 400, "format": "xml", "intent": "bug_fix"}, &p); err != nil {

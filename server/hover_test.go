@@ -13,8 +13,7 @@ import (
 var entityLink = regexp.MustCompile(`\[([\w./-]+):(\d+)\]\(file://(/[^)#]+)#L(\d+)\)`)
 
 func TestHoverOnWordInComment(t *testing.T) {
-	c := start(t, workspaceCopy(t, "notes"), Options{}, nil, nil)
-	c.waitReady()
+	c := readyNotes(t)
 	text := c.read("gist/gist.go")
 	// "gist" inside the TODO comment, cursor on its second letter
 	pos := positionOf(t, text, "gist descriptions", 0, 1)
@@ -50,8 +49,7 @@ func lineOf(text, needle string) string {
 }
 
 func TestHoverInMarkdownAndText(t *testing.T) {
-	c := start(t, workspaceCopy(t, "notes"), Options{}, nil, nil)
-	c.waitReady()
+	c := readyNotes(t)
 	readme := c.read("README.md")
 	h := c.hover("README.md", positionOf(t, readme, "rule index", 0, 2))
 	if h == nil || !strings.Contains(h.Contents.Value, "**RULE**") || !entityLink.MatchString(h.Contents.Value) {
@@ -68,8 +66,7 @@ func TestHoverInMarkdownAndText(t *testing.T) {
 }
 
 func TestHoverOnIdentifierShowsDefinitions(t *testing.T) {
-	c := start(t, workspaceCopy(t, "notes"), Options{}, nil, nil)
-	c.waitReady()
+	c := readyNotes(t)
 	text := c.read("gist/publish.go")
 	h := c.hover("gist/publish.go", positionOf(t, text, "ErrSecretGist", 1, 3))
 	if h == nil {
@@ -84,8 +81,7 @@ func TestHoverOnIdentifierShowsDefinitions(t *testing.T) {
 }
 
 func TestHoverNothing(t *testing.T) {
-	c := start(t, workspaceCopy(t, "notes"), Options{}, nil, nil)
-	c.waitReady()
+	c := readyNotes(t)
 	text := c.read("gist/gist.go")
 	for _, pos := range []protocol.Position{
 		positionOf(t, text, "(g *Gist)", 0, 0), // punctuation
@@ -103,8 +99,7 @@ func TestHoverNothing(t *testing.T) {
 }
 
 func TestHoverAfterEmojiCountsUTF16(t *testing.T) {
-	c := start(t, workspaceCopy(t, "notes"), Options{}, nil, nil)
-	c.waitReady()
+	c := readyNotes(t)
 	// each emoji is two UTF-16 units and four bytes: a server counting bytes or runes lands elsewhere
 	text := "package gist\n\n// 🎉🎉 rule gist\n"
 	c.open("gist/emoji.go", text)

@@ -94,46 +94,31 @@ func (st settings) config(root string) (index.Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	if st.Budget != nil {
-		cfg.Budget = *st.Budget
-	}
-	if st.Format != nil {
-		cfg.Format = *st.Format
-	}
-	if st.Tokenizer != nil {
-		cfg.Tokenizer = *st.Tokenizer
-	}
-	if st.Exclude != nil {
-		cfg.Exclude = *st.Exclude
-	}
-	if st.MaxFileSize != nil {
-		cfg.MaxFileSize = *st.MaxFileSize
-	}
-	if st.Vendored != nil {
-		cfg.Vendored = *st.Vendored
-	}
-	if st.History != nil {
-		cfg.History = *st.History
-	}
+	given(&cfg.Budget, st.Budget)
+	given(&cfg.Format, st.Format)
+	given(&cfg.Tokenizer, st.Tokenizer)
+	given(&cfg.Exclude, st.Exclude)
+	given(&cfg.MaxFileSize, st.MaxFileSize)
+	given(&cfg.Vendored, st.Vendored)
+	given(&cfg.History, st.History)
 	if st.Vectors != nil {
-		cfg.Vectors = st.Vectors
+		cfg.Vectors = st.Vectors // the pointer: nil is the default
 	}
-	if st.Lexicon != nil {
-		cfg.Lexicon = *st.Lexicon
-	}
-	if st.Embedding != nil {
-		cfg.Embedding = *st.Embedding
-	}
-	if st.Ranker != nil {
-		cfg.Ranker = *st.Ranker
-	}
-	if st.Fill != nil {
-		cfg.Fill = *st.Fill
-	}
+	given(&cfg.Lexicon, st.Lexicon)
+	given(&cfg.Embedding, st.Embedding)
+	given(&cfg.Ranker, st.Ranker)
+	given(&cfg.Fill, st.Fill)
 	if err := cfg.Validate(); err != nil {
 		return cfg, err
 	}
 	return cfg, nil
+}
+
+// given puts a setting in *to when the editor gave it.
+func given[T any](to *T, setting *T) {
+	if setting != nil {
+		*to = *setting
+	}
 }
 
 func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, error) {

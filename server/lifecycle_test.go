@@ -178,8 +178,7 @@ func TestProgressAndWatchRegistration(t *testing.T) {
 }
 
 func TestNoProgressWithoutCapability(t *testing.T) {
-	c := start(t, workspaceCopy(t, "notes"), Options{}, nil, nil)
-	c.waitReady()
+	c := readyNotes(t)
 	c.waitMessage("window/logMessage", "ctxmap indexed")
 	if n := len(c.messages("window/workDoneProgress/create")) + len(c.messages("$/progress")) + len(c.messages("client/registerCapability")); n != 0 {
 		t.Errorf("%d progress or registration messages to a client that declared neither", n)
@@ -190,14 +189,16 @@ func TestDidChangeConfiguration(t *testing.T) {
 	root := workspaceCopy(t, "notes")
 	c := start(t, root, Options{}, nil, map[string]any{"budget": 600})
 	c.waitReady()
-	var pack struct {
-		Budget int `json:"budget"`
+	// budget is the budget of the pack the server answers text with
+	budget := func(text string) (int, error) {
+		var pack struct {
+			Budget int `json:"budget"`
+		}
+		err := c.command(cmdContext, map[string]any{"text": text}, &pack)
+		return pack.Budget, err
 	}
-	if err := c.command(cmdContext, map[string]any{"text": "gist summary cuts words"}, &pack); err != nil {
-		t.Fatal(err)
-	}
-	if pack.Budget != 600 {
-		t.Errorf("budget %d, want 600 from initializationOptions", pack.Budget)
+	if b, err := budget("gist summary cuts words"); err != nil || b != 600 {
+		t.Errorf("budget %d, %v; want 600 from initializationOptions", b, err)
 	}
 	if !hasSymbol(c.symbols("RuleIndex"), "RuleIndex") {
 		t.Fatal("RuleIndex missing before the exclude")
@@ -207,11 +208,8 @@ func TestDidChangeConfiguration(t *testing.T) {
 	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxmap": map[string]any{"budget": 900, "exclude": []string{"rule/"}}}})
 	until(t, "rule/ leaves the index", func() bool { return !hasSymbol(c.symbols("RuleIndex"), "RuleIndex") })
 	c.waitReady()
-	if err := c.command(cmdContext, map[string]any{"text": "gist summary cuts words"}, &pack); err != nil {
-		t.Fatal(err)
-	}
-	if pack.Budget != 900 {
-		t.Errorf("budget %d after the change, want 900", pack.Budget)
+	if b, err := budget("gist summary cuts words"); err != nil || b != 900 {
+		t.Errorf("budget %d, %v after the change; want 900", b, err)
 	}
 	if !hasSymbol(c.symbols("GistStore"), "GistStore") {
 		t.Error("GistStore lost with the new settings")
@@ -220,8 +218,8 @@ func TestDidChangeConfiguration(t *testing.T) {
 	// a bad value is reported and the settings in force stay
 	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"budget": 5, "exclude": []string{"rule/"}}})
 	c.waitMessage("window/logMessage", "budget 5 is below the minimum")
-	if err := c.command(cmdContext, map[string]any{"text": "gist summary"}, &pack); err != nil || pack.Budget != 900 {
-		t.Errorf("after a bad setting: budget %d, %v; want 900", pack.Budget, err)
+	if b, err := budget("gist summary"); err != nil || b != 900 {
+		t.Errorf("after a bad setting: budget %d, %v; want 900", b, err)
 	}
 }
 

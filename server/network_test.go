@@ -15,13 +15,19 @@ import (
 	"go.lsp.dev/protocol"
 )
 
+// skipOffLinux skips a test that reads what of the server process in /proc, where there is none.
+func skipOffLinux(t testing.TB, what string) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("reads " + what + " from /proc")
+	}
+}
+
 // No network at run time: the real server, through a whole session (index, hover, context, symbols,
 // an edit), holds no TCP or UDP socket (the unix one it answers the command line on in its cache folder
 // is not network), and never reaches the proxy every HTTP client would use.
 func TestNoNetwork(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("reads /proc")
-	}
+	skipOffLinux(t, "the process's sockets")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

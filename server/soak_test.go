@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,9 +17,7 @@ import (
 // disk, hovers and context requests) for a while; its resident memory, live heap and goroutines must
 // stay flat once it has warmed up. The default is a short run; CTXMAP_SOAK=1h runs an hour.
 func TestSoak(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("reads the resident size from /proc")
-	}
+	skipOffLinux(t, "the resident size")
 	length := 20 * time.Second
 	if v := os.Getenv("CTXMAP_SOAK"); v != "" {
 		d, err := time.ParseDuration(v)

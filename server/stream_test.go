@@ -10,8 +10,7 @@ import (
 )
 
 func TestMalformedMessagesGetErrorsAndServingGoesOn(t *testing.T) {
-	c := start(t, workspaceCopy(t, "notes"), Options{}, nil, nil)
-	c.waitReady()
+	c := readyNotes(t)
 	for _, tc := range []struct {
 		name, frame string
 		want        []string

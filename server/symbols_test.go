@@ -13,8 +13,7 @@ import (
 )
 
 func TestWorkspaceSymbolFuzzy(t *testing.T) {
-	c := start(t, workspaceCopy(t, "notes"), Options{}, nil, nil)
-	c.waitReady()
+	c := readyNotes(t)
 	syms := c.symbols("gststr")
 	if len(syms) == 0 || syms[0].Name != "GistStore" {
 		t.Fatalf("fuzzy \"gststr\": %+v, want GistStore first", syms)
@@ -109,8 +108,7 @@ func TestClientFileEvents(t *testing.T) {
 }
 
 func TestDocumentSymbolsNested(t *testing.T) {
-	c := start(t, workspaceCopy(t, "notes"), Options{}, nil, nil)
-	c.waitReady()
+	c := readyNotes(t)
 	var syms []protocol.DocumentSymbol
 	c.mustCall("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": c.uri("gist/gist.go")}}, &syms)
 	byName := map[string]protocol.DocumentSymbol{}

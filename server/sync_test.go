@@ -20,8 +20,7 @@ func rangeOf(start, end protocol.Position) map[string]any {
 }
 
 func TestUnsavedEditsSeenBeforeSaving(t *testing.T) {
-	c := start(t, workspaceCopy(t, "notes"), Options{}, nil, nil)
-	c.waitReady()
+	c := readyNotes(t)
 	disk := c.read("gist/store.go")
 	c.open("gist/store.go", disk)
 
@@ -70,8 +69,7 @@ func TestUnsavedEditsSeenBeforeSaving(t *testing.T) {
 }
 
 func TestIncrementalEditsInUTF16(t *testing.T) {
-	c := start(t, workspaceCopy(t, "notes"), Options{}, nil, nil)
-	c.waitReady()
+	c := readyNotes(t)
 	text := "package gist\n\n// 🎉 x\nfunc Placeholder() {}\n"
 	c.open("gist/emoji.go", text)
 	// replace "Placeholder" by "Celebrate", then the "x" after the emoji by "rule": columns in UTF-16
@@ -122,8 +120,7 @@ func (c *client) bufferText(rel string, lines int) string {
 // A buffer with a 100 MB line (a minified bundle, a log pasted into a file) is refused by the index as
 // too large, not parsed, and the session goes on; once it is small again, it is indexed.
 func TestHugeLineInABuffer(t *testing.T) {
-	c := start(t, workspaceCopy(t, "notes"), Options{}, nil, nil)
-	c.waitReady()
+	c := readyNotes(t)
 	huge := "package gist\n\nvar Blob = \"" + strings.Repeat("x", 100<<20) + "\"\n"
 	c.open("gist/store.go", huge)
 	text := c.read("gist/gist.go")

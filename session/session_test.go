@@ -109,9 +109,7 @@ func TestReopenFailureKeepsAnIndex(t *testing.T) {
 
 // A socket file left by a process that died is replaced; without a session, Ask says none runs.
 func TestStaleSocketIsReplaced(t *testing.T) {
-	root := t.TempDir()
-	writeFile(t, root, "shop/cart.go", "package shop\n\n// AddToCart puts an item in the cart.\nfunc AddToCart() {}\n")
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	root := cartWorkspace(t)
 	ctx := context.Background()
 	if _, err := Ask(ctx, root, index.Request{Text: "add to cart"}); !errors.Is(err, ErrNoSession) {
 		t.Fatalf("Ask without a session: %v, want ErrNoSession", err)

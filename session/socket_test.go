@@ -17,6 +17,16 @@ import (
 	"github.com/ctxmap/ctxmap/index"
 )
 
+// cartWorkspace is a workspace of one file, shop/cart.go defining AddToCart; the cache folder, where
+// the socket goes, is a temporary one.
+func cartWorkspace(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	writeFile(t, root, "shop/cart.go", "package shop\n\n// AddToCart puts an item in the cart.\nfunc AddToCart() {}\n")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	return root
+}
+
 // heapAfterGC is the live heap once garbage is collected.
 func heapAfterGC() uint64 {
 	var m runtime.MemStats
@@ -55,9 +65,7 @@ func sendAndRead(t *testing.T, path string, n int) askAnswer {
 // maxConns are told the process is busy, the heap comes back to where it was, and the socket answers
 // as before.
 func TestOversizedRequestIsRefused(t *testing.T) {
-	root := t.TempDir()
-	writeFile(t, root, "shop/cart.go", "package shop\n\n// AddToCart puts an item in the cart.\nfunc AddToCart() {}\n")
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	root := cartWorkspace(t)
 	s := open(t, Options{Root: root, Listen: true})
 	ctx := context.Background()
 	ask := func() {
@@ -147,9 +155,7 @@ func TestOversizedRequestIsRefused(t *testing.T) {
 // A socket file removed under a listening session is made again within a second, and one that
 // another listener took is left to it: the session stops listening instead of removing it.
 func TestRemovedSocketIsMadeAgain(t *testing.T) {
-	root := t.TempDir()
-	writeFile(t, root, "shop/cart.go", "package shop\n\n// AddToCart puts an item in the cart.\nfunc AddToCart() {}\n")
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	root := cartWorkspace(t)
 	s := open(t, Options{Root: root, Listen: true})
 	ctx := context.Background()
 	path := s.listener.path
@@ -187,9 +193,7 @@ func TestRemovedSocketIsMadeAgain(t *testing.T) {
 // An answer that takes seconds is preceded by a progress line each second, which the asker hears, and
 // so is not given up on however long it takes.
 func TestSlowAnswerSaysHowItGoes(t *testing.T) {
-	root := t.TempDir()
-	writeFile(t, root, "shop/cart.go", "package shop\n\n// AddToCart puts an item in the cart.\nfunc AddToCart() {}\n")
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	root := cartWorkspace(t)
 	s := open(t, Options{Root: root, Listen: true})
 	// the index held as a reopening holds it: every read waits
 	s.ixMu.Lock()

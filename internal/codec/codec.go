@@ -25,6 +25,28 @@ func (w *Writer) Size(n int) { w.B = binary.AppendUvarint(w.B, uint64(n)) }
 // Str writes a string after its length.
 func (w *Writer) Str(s string) { w.Size(len(s)); w.B = append(w.B, s...) }
 
+// Strs writes strings one after the other, each as Str writes it.
+func (w *Writer) Strs(s ...string) {
+	for _, x := range s {
+		w.Str(x)
+	}
+}
+
+// Ints writes ints one after the other, each as Int writes it.
+func (w *Writer) Ints(v ...int) {
+	for _, x := range v {
+		w.Int(x)
+	}
+}
+
+// List writes a list's length, then each of its elements with write.
+func List[T any](w *Writer, l []T, write func(T)) {
+	w.Size(len(l))
+	for _, x := range l {
+		write(x)
+	}
+}
+
 // Flags writes up to eight booleans as the bits of one byte, the first the lowest.
 func (w *Writer) Flags(v ...bool) {
 	var b byte
@@ -122,6 +144,19 @@ func (r *Reader) Str() string {
 		return s
 	}
 	return string(b)
+}
+
+// ReadList reads what List wrote, each element with read; an empty list is nil.
+func ReadList[T any](r *Reader, read func() T) []T {
+	n := r.Size()
+	if n == 0 {
+		return nil
+	}
+	l := make([]T, n)
+	for i := range l {
+		l[i] = read()
+	}
+	return l
 }
 
 // Byte reads one byte.

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -58,5 +59,30 @@ func TestOutOfRange(t *testing.T) {
 	w.Size(1 << 40)
 	if r := (Reader{B: w.B}); r.Size() != 0 || !r.Bad {
 		t.Error("a length beyond the bytes left was read")
+	}
+}
+
+// A list comes back element by element, an empty one as nil; Strs and Ints write as Str and Int do.
+func TestLists(t *testing.T) {
+	var w Writer
+	List(&w, []string{"a", "bc"}, w.Str)
+	List(&w, []int{}, w.Int)
+	w.Strs("x", "y")
+	w.Ints(7, -7)
+	r := Reader{B: w.B}
+	got := ReadList(&r, r.Str)
+	empty := ReadList(&r, r.Int)
+	rest := []any{r.Str(), r.Str(), r.Int(), r.Int()}
+	if r.Bad || len(r.B) != 0 {
+		t.Fatalf("the buffer reads as damaged (%v) or leaves %d bytes", r.Bad, len(r.B))
+	}
+	if len(got) != 2 || got[0] != "a" || got[1] != "bc" {
+		t.Errorf("list = %q, want [a bc]", got)
+	}
+	if empty != nil {
+		t.Errorf("an empty list reads as %v, want nil", empty)
+	}
+	if want := []any{"x", "y", 7, -7}; fmt.Sprint(rest) != fmt.Sprint(want) {
+		t.Errorf("Strs and Ints read back as %v, want %v", rest, want)
 	}
 }

@@ -29,24 +29,8 @@ func (m *Map) MarshalBinary() ([]byte, error) {
 		body.float(e.Confidence)
 		body.flag(e.Inferred)
 	}
-	body.size(len(m.files))
-	for p, ms := range m.files {
-		body.str(p)
-		body.size(len(ms))
-		for _, x := range ms {
-			body.size(int(x.entity))
-			body.float(x.score)
-		}
-	}
-	body.size(len(m.inferred))
-	for p, is := range m.inferred {
-		body.str(p)
-		body.size(len(is))
-		for _, x := range is {
-			body.str(x.Term)
-			body.float(x.Confidence)
-		}
-	}
+	writeByPath(&body, m.files, func(x mention) { body.size(int(x.entity)); body.float(x.score) })
+	writeByPath(&body, m.inferred, func(x Inferred) { body.str(x.Term); body.float(x.Confidence) })
 	w.size(len(strs))
 	for _, s := range strs {
 		w.Str(s)
@@ -73,29 +57,14 @@ func UnmarshalMap(b []byte) (*Map, error) {
 		m.Entities[i] = &Entity{Name: r.str(), Terms: r.list(), Importance: r.float(), Centrality: r.str(), Files: r.list(),
 			Modules: r.list(), Related: r.relatedList(), BusinessTerms: r.list(), Confidence: r.float(), Inferred: r.flag()}
 	}
-	nfiles := r.size()
-	m.files = make(map[string][]mention, nfiles)
-	for range nfiles {
-		p := r.str()
-		ms := make([]mention, r.size())
-		for i := range ms {
-			e := r.number()
-			if e >= len(m.Entities) {
-				return nil, errDamaged
-			}
-			ms[i] = mention{entity: int32(e), score: r.float()}
+	m.files = readByPath(&r, func() mention {
+		e := r.number()
+		if e >= len(m.Entities) {
+			r.Fail()
 		}
-		m.files[p] = ms
-	}
-	m.inferred = map[string][]Inferred{}
-	for range r.size() {
-		p := r.str()
-		is := make([]Inferred, r.size())
-		for i := range is {
-			is[i] = Inferred{Term: r.str(), Confidence: r.float()}
-		}
-		m.inferred[p] = is
-	}
+		return mention{entity: int32(e), score: r.float()}
+	})
+	m.inferred = readByPath(&r, func() Inferred { return Inferred{Term: r.str(), Confidence: r.float()} })
 	if r.Bad || len(r.B) > 0 {
 		return nil, errDamaged
 	}
@@ -126,26 +95,30 @@ func (w *writer) str(s string) {
 }
 
 // list writes a list of strings; nil and empty differ (0 and 1, then the length plus one).
-func (w *writer) list(l []string) {
-	if l == nil {
-		w.size(0)
-		return
-	}
-	w.size(len(l) + 1)
-	for _, s := range l {
-		w.str(s)
-	}
-}
+func (w *writer) list(l []string) { writeList(w, l, w.str) }
 
 func (w *writer) relatedList(l []Related) {
+	writeList(w, l, func(x Related) { w.str(x.Name); w.float(x.Weight) })
+}
+
+// writeList writes 0 for a nil list, else its length plus one and then each element with write.
+func writeList[T any](w *writer, l []T, write func(T)) {
 	if l == nil {
 		w.size(0)
 		return
 	}
 	w.size(len(l) + 1)
 	for _, x := range l {
-		w.str(x.Name)
-		w.float(x.Weight)
+		write(x)
+	}
+}
+
+// writeByPath writes a map of lists by path: its length, then each path and its list.
+func writeByPath[T any](w *writer, m map[string][]T, write func(T)) {
+	w.size(len(m))
+	for p, l := range m {
+		w.str(p)
+		codec.List(&w.Writer, l, write)
 	}
 }
 
@@ -173,28 +146,38 @@ func (r *reader) str() string {
 	return r.strs[i]
 }
 
-func (r *reader) list() []string {
+func (r *reader) list() []string { return readList(r, r.str) }
+
+func (r *reader) relatedList() []Related {
+	return readList(r, func() Related { return Related{Name: r.str(), Weight: r.float()} })
+}
+
+// readList reads what writeList wrote, each element with read.
+func readList[T any](r *reader, read func() T) []T {
 	n := r.size()
 	if n == 0 {
 		return nil
 	}
-	l := make([]string, n-1)
+	l := make([]T, n-1)
 	for i := range l {
-		l[i] = r.str()
+		l[i] = read()
 	}
 	return l
 }
 
-func (r *reader) relatedList() []Related {
+// readByPath reads what writeByPath wrote.
+func readByPath[T any](r *reader, read func() T) map[string][]T {
 	n := r.size()
-	if n == 0 {
-		return nil
+	m := make(map[string][]T, n)
+	for range n {
+		p := r.str()
+		l := make([]T, r.size())
+		for i := range l {
+			l[i] = read()
+		}
+		m[p] = l
 	}
-	l := make([]Related, n-1)
-	for i := range l {
-		l[i] = Related{Name: r.str(), Weight: r.float()}
-	}
-	return l
+	return m
 }
 
 func (r *reader) float() float64 { return r.Float() }

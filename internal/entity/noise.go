@@ -53,13 +53,13 @@ var generic = stems(`name key file path dir field text time date code body conte
 	entry attr attribute flag mode state status`)
 
 // shortNoise: two-letter folder names that are technical, not features.
-var shortNoise = set(`io os ui db fs vm ci cd id ip js ts go py rb rs cc pb gz ms ns en ok qa tx rx gl hw
+var shortNoise = words.Set(`io os ui db fs vm ci cd id ip js ts go py rb rs cc pb gz ms ns en ok qa tx rx gl hw
 	sw ee`)
 
 // utilFolders and infraFolders place a file: entities that live mostly there are util or infrastructure.
-var utilFolders = set(`util utils helper helpers common shared misc scripts support`)
+var utilFolders = words.Set(`util utils helper helpers common shared misc scripts support`)
 
-var infraFolders = set(`infra infrastructure deploy deployment deployments migrations migration db database
+var infraFolders = words.Set(`infra infrastructure deploy deployment deployments migrations migration db database
 	docker k8s helm terraform ci config configs settings platform build .github`)
 
 func stems(lists ...string) map[string]bool {
@@ -69,14 +69,6 @@ func stems(lists ...string) map[string]bool {
 			m[w] = true
 			m[words.Stem(w)] = true
 		}
-	}
-	return m
-}
-
-func set(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		m[w] = true
 	}
 	return m
 }

@@ -3,6 +3,7 @@
 package filetest
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -22,6 +23,31 @@ func Write(t testing.TB, root string, files map[string]string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// Read is the content of the file at path; the test fails when it cannot be read.
+func Read(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// Golden checks got against the golden file at path, or with update writes got there. It returns what
+// the file holds and whether got differs from it, for the test to show the difference its own way.
+func Golden(t testing.TB, path string, got []byte, update bool) (want []byte, differs bool) {
+	t.Helper()
+	if update {
+		Write(t, filepath.Dir(path), map[string]string{filepath.Base(path): string(got)})
+		return got, false
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update writes it)", err)
+	}
+	return want, !bytes.Equal(got, want)
 }
 
 // List is every file under dir that keep accepts (nil: every one), as paths relative to dir, sorted.

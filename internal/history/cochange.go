@@ -1,9 +1,6 @@
 package history
 
-import (
-	"math"
-	"sort"
-)
+import "math"
 
 // Companion is a file that changed together with a given one: in how many of its commits, and how
 // much that says (confidence: the weighted share of the given file's commits that also touched it).
@@ -52,12 +49,7 @@ func (l *Log) Companions(path string, minCommits, k int) []Companion {
 			out = append(out, Companion{Path: f, Commits: count[f], Confidence: s / total})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Confidence != out[j].Confidence {
-			return out[i].Confidence > out[j].Confidence
-		}
-		return out[i].Path < out[j].Path
-	})
+	byScore(out, func(c Companion) (float64, string) { return c.Confidence, c.Path })
 	if len(out) > k {
 		out = out[:k]
 	}

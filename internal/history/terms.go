@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -284,12 +285,7 @@ func (l *Log) Search(terms []string, k int) []FileScore {
 		}
 		out = append(out, fs)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
-		}
-		return out[i].Path < out[j].Path
-	})
+	byScore(out, func(f FileScore) (float64, string) { return f.Score, f.Path })
 	if k > 0 && len(out) > k {
 		out = out[:k]
 	}
@@ -445,4 +441,14 @@ func (l *Log) FileHistory(path string) []int32 {
 		return nil
 	}
 	return l.index().files[path]
+}
+
+// byScore sorts files by their score, the highest first, ties by path; key gives a file's score and
+// path.
+func byScore[T any](files []T, key func(T) (float64, string)) {
+	slices.SortFunc(files, func(a, b T) int {
+		sa, pa := key(a)
+		sb, pb := key(b)
+		return cmp.Or(cmp.Compare(sb, sa), cmp.Compare(pa, pb))
+	})
 }

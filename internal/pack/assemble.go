@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -167,9 +168,7 @@ func (a *assembly) run() {
 		best := a.cands[0]
 		a.place(best, false, true)
 		if a.state[best.rank] == pending {
-			if pl := a.fit(best, sizeCompact, a.room(best.bucket, true), true, nil); pl != nil {
-				a.apply(pl)
-			}
+			a.applyFit(best, sizeCompact, a.room(best.bucket, true), true, nil)
 		}
 	}
 	for _, c := range a.cands {
@@ -189,9 +188,7 @@ func (a *assembly) run() {
 	// before any other grows: a file's place and signature is worth more than more of a lesser one.
 	for _, c := range a.cands {
 		if a.state[c.rank] == pending && !c.Spare && c.bucket == "definitions" && !a.duplicate(c) {
-			if pl := a.fit(c, sizeCompact, a.room(c.bucket, true), true, nil); pl != nil {
-				a.apply(pl)
-			}
+			a.applyFit(c, sizeCompact, a.room(c.bucket, true), true, nil)
 		}
 	}
 	for _, c := range a.cands {
@@ -253,8 +250,7 @@ func (a *assembly) place(c *cand, shared, capped bool) {
 		if size == sizeCompact {
 			most = room
 		}
-		if pl := a.fit(c, size, most, shared, nil); pl != nil {
-			a.apply(pl)
+		if a.applyFit(c, size, most, shared, nil) {
 			return
 		}
 	}
@@ -267,8 +263,7 @@ func (a *assembly) upgrade(x *piece) {
 		if sizeLevel[size] < sizeLevel[x.level] || (size == x.level && size != sizeTruncated) {
 			continue
 		}
-		if pl := a.fit(x.c, size, room, true, x); pl != nil {
-			a.apply(pl)
+		if a.applyFit(x.c, size, room, true, x) {
 			return
 		}
 	}
@@ -293,6 +288,15 @@ func (a *assembly) duplicate(c *cand) bool {
 		}
 	}
 	return false
+}
+
+// applyFit applies fit's plan when there is one, and says whether there was.
+func (a *assembly) applyFit(c *cand, size string, limit int, shared bool, self *piece) bool {
+	pl := a.fit(c, size, limit, shared, self)
+	if pl != nil {
+		a.apply(pl)
+	}
+	return pl != nil
 }
 
 // fit plans c at one size within limit tokens (plus what the pieces it replaces give back), or nil.
@@ -522,14 +526,7 @@ func mergeWhy(c *cand, removed []*piece) []string {
 func unionWhy(first, second []string) []string {
 	out := append([]string{}, first...)
 	for _, w := range second {
-		seen := false
-		for _, o := range out {
-			if o == w {
-				seen = true
-				break
-			}
-		}
-		if !seen {
+		if !slices.Contains(out, w) {
 			out = append(out, w)
 		}
 	}

@@ -1,7 +1,6 @@
 package pack
 
 import (
-	"bytes"
 	"encoding/json"
 	"encoding/xml"
 	"flag"
@@ -11,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxmap/ctxmap/internal/filetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -126,17 +127,7 @@ func TestGolden(t *testing.T) {
 			got = append(got, '\n')
 		}
 		path := filepath.Join("testdata", "golden", name)
-		if *update {
-			if err := os.WriteFile(path, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run go test -update to write it)", err)
-		}
-		if !bytes.Equal(got, want) {
+		if _, differs := filetest.Golden(t, path, got, *update); differs {
 			t.Errorf("%s differs from %s (go test -update rewrites it):\n%s", format, path, got)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxmap/ctxmap/internal/filetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -92,18 +94,7 @@ func TestGolden(t *testing.T) {
 			if err := json.Unmarshal(got, &back); err != nil {
 				t.Fatalf("golden is not valid JSON: %v", err)
 			}
-			golden := path + ".json"
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./internal/parse -update)", err)
-			}
-			if !bytes.Equal(got, want) {
+			if want, differs := filetest.Golden(t, path+".json", got, *update); differs {
 				t.Errorf("%s differs from its golden:\n%s", path, lineDiff(string(want), string(got)))
 			}
 		})

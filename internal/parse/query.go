@@ -169,23 +169,16 @@ func captureOf(name string) (capture, error) {
 	case name == "reference" || strings.HasPrefix(name, "reference."):
 		return capture{role: roleReference}, nil
 	}
-	switch name {
-	case "name":
-		return capture{role: roleName}, nil
-	case "parent":
-		return capture{role: roleParent}, nil
-	case "doc":
-		return capture{role: roleDoc}, nil
-	case "scope":
-		return capture{role: roleScope}, nil
-	case "comment":
-		return capture{role: roleComment}, nil
-	case "import":
-		return capture{role: roleImport}, nil
-	case "string":
-		return capture{role: roleString}, nil
+	if r, ok := roleNamed[name]; ok {
+		return capture{role: r}, nil
 	}
 	return capture{}, fmt.Errorf("unknown capture @%s", name)
+}
+
+// roleNamed is the role of each capture whose name is the role alone.
+var roleNamed = map[string]role{
+	"name": roleName, "parent": roleParent, "doc": roleDoc, "scope": roleScope, "comment": roleComment,
+	"import": roleImport, "string": roleString,
 }
 
 func predicatesOf(q *sitter.Query, pattern uint32) ([]predicate, error) {

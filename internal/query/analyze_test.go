@@ -10,18 +10,13 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/internal/lexicon"
 	"github.com/ctxmap/ctxmap/internal/words"
 )
 
-func readIssue(t testing.TB) string {
-	t.Helper()
-	b, err := os.ReadFile("testdata/issue.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
+// readIssue is testdata/issue.md, a realistic issue.
+func readIssue(t testing.TB) string { return filetest.Read(t, "testdata/issue.md") }
 
 // A realistic issue: everything the analysis is for, in one text.
 func TestAnalyzeIssue(t *testing.T) {

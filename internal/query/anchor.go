@@ -273,7 +273,7 @@ func fileLine(tok string) (string, int, bool) {
 	return path, line, true
 }
 
-var knownDirs = set(`src lib libs pkg cmd internal test tests testing spec specs app apps docs doc include bin
+var knownDirs = words.Set(`src lib libs pkg cmd internal test tests testing spec specs app apps docs doc include bin
 scripts script tools api core utils util server client web packages modules vendor plugins plugin config configs
 package module component helpers helper models model views view controllers services handlers
 components examples example build dist target static public assets templates resources main java python
@@ -328,13 +328,13 @@ func isPathLike(tok string, trailingSlash bool) bool {
 	return false
 }
 
-var sourceExts = set(`go py pyi pyx pxd js jsx mjs cjs ts tsx mts cts rs java kt kts scala groovy gradle c h cc cpp
+var sourceExts = words.Set(`go py pyi pyx pxd js jsx mjs cjs ts tsx mts cts rs java kt kts scala groovy gradle c h cc cpp
 cxx hpp hh hxx ipp inl cs fs rb php swift m mm lua sh bash zsh ps1 pl pm r jl ex exs erl hrl hs ml mli clj
 cljs dart vue svelte sql proto graphql gql yaml yml toml json jsonc xml html htm css scss sass less md rst
 txt cfg ini conf properties env lock mod sum tf hcl nix cmake mk y l po pot ipynb csv tsv j2 jinja tmpl tpl`)
 
 // Product names that end like a file.
-var productNames = set(`node.js vue.js next.js nuxt.js three.js d3.js chart.js express.js react.js angular.js
+var productNames = words.Set(`node.js vue.js next.js nuxt.js three.js d3.js chart.js express.js react.js angular.js
 moment.js day.js ember.js backbone.js socket.io deno.js p5.js`)
 
 // isFileName reports whether a token without slashes is a file name with a known extension.
@@ -368,9 +368,9 @@ func hasExt(seg string) bool {
 	return true
 }
 
-var hostSuffixes = set(`com org net edu gov info uk de fr jp cn ru us`)
+var hostSuffixes = words.Set(`com org net edu gov info uk de fr jp cn ru us`)
 
-var abbreviations = set(`e.g i.e a.k.a et.al n.b p.s vs.`)
+var abbreviations = words.Set(`e.g i.e a.k.a et.al n.b p.s vs.`)
 
 // isDotted accepts qualified names (os.path.join, pkg.Func, crate::mod::f), not versions, hosts or
 // abbreviations.
@@ -444,7 +444,7 @@ func isKebab(s string) bool {
 }
 
 // Names of brands and products written in camel case, which are not identifiers in a workspace.
-var brands = set(`github gitlab javascript typescript coffeescript actionscript postgresql mysql sqlite mongodb
+var brands = words.Set(`github gitlab javascript typescript coffeescript actionscript postgresql mysql sqlite mongodb
 mariadb graphql nodejs youtube linkedin wordpress bitbucket devops openai chatgpt latex bibtex tex powershell
 macos ios ipados iphone ipad ipv4 ipv6 vscode intellij pycharm webstorm phpstorm pypi npm dockerhub
 stackoverflow paypal ebay jquery oauth numpy scipy pytorch tensorflow pypy cpython jetbrains xcode freebsd
@@ -521,11 +521,11 @@ func titleWords(s string) bool {
 	return true
 }
 
-var defKeyword = set(`def class func fn function struct interface enum trait impl type extends implements
+var defKeyword = words.Set(`def class func fn function struct interface enum trait impl type extends implements
 module object record`)
 
 // Names every snippet calls that say nothing about the workspace.
-var codeNoise = set(`print len str int float bool list dict set tuple range enumerate zip isinstance issubclass
+var codeNoise = words.Set(`print len str int float bool list dict set tuple range enumerate zip isinstance issubclass
 getattr setattr hasattr repr super type id min max sum any all abs iter next vars dir printf println sprintf
 fprintf puts assert expect describe it require console.log fmt.Println fmt.Printf fmt.Sprintf Some Ok Err vec
 println! format! panic! assert_eq! System.out.println main echo sizeof`)
@@ -570,12 +570,4 @@ func letters(s string) int {
 		}
 	}
 	return n
-}
-
-func set(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		m[w] = true
-	}
-	return m
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ctxmap/ctxmap/internal/words"
 )
 
 const (
@@ -181,7 +183,7 @@ func isMessage(q string) bool {
 	return letters >= 4*other && len(fields) >= 2
 }
 
-var shellCommands = set(`pip pip3 npm npx yarn pnpm pytest python python3 pylint make cmake git cargo go rustc gcc
+var shellCommands = words.Set(`pip pip3 npm npx yarn pnpm pytest python python3 pylint make cmake git cargo go rustc gcc
 g++ clang node deno docker kubectl rg grep jq curl wget sudo apt brew mvn gradle java javac tox nox poetry
 conda bash sh cd ls cat echo sphinx-build mypy flake8 black ruff`)
 

@@ -37,7 +37,7 @@ var agents = map[string]string{
 }
 
 // Verbs without an agent noun worth guessing.
-var plainVerbs = set(`add remove set show hide start stop reset clear refresh move rename copy join enable
+var plainVerbs = words.Set(`add remove set show hide start stop reset clear refresh move rename copy join enable
 disable allow deny skip ignore fix`)
 
 func isVerb(w string) bool { _, ok := agents[w]; return ok || plainVerbs[w] }
@@ -219,7 +219,7 @@ func clauseWords(clause string, out []clauseWord) []clauseWord {
 	return out
 }
 
-var notAdverbs = set(`apply reply supply family assembly anomaly multiply comply rely butterfly monopoly poly
+var notAdverbs = words.Set(`apply reply supply family assembly anomaly multiply comply rely butterfly monopoly poly
 italy july only`)
 
 // adverb: properly, infinitely, incorrectly describe behaviour, they do not name code.
@@ -239,4 +239,25 @@ func plainWord(w string) bool {
 		}
 	}
 	return true
+}
+
+// HasName says whether text holds name as a whole identifier: no letter, digit or underscore on either
+// side of it.
+func HasName(text, name string) bool {
+	for off := 0; ; {
+		i := strings.Index(text[off:], name)
+		if i < 0 {
+			return false
+		}
+		i += off
+		j := i + len(name)
+		if (i == 0 || !identByte(text[i-1])) && (j == len(text) || !identByte(text[j])) {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+func identByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }

@@ -51,3 +51,22 @@ func TestIdentifierCandidatesTitleFirstAndCapped(t *testing.T) {
 		t.Errorf("title pair should come first: %v", got)
 	}
 }
+
+// A name counts where it stands whole: not inside a longer identifier, wherever else it also stands.
+func TestHasName(t *testing.T) {
+	for _, c := range []struct {
+		text, name string
+		want       bool
+	}{
+		{"call RuleIndex.Active(p)", "Active", true},
+		{"Active", "Active", true},
+		{"the ActiveRule and Active_x", "Active", false},
+		{"ActiveRule then Active", "Active", true},
+		{"x1Active or Active2", "Active", false},
+		{"", "Active", false},
+	} {
+		if got := HasName(c.text, c.name); got != c.want {
+			t.Errorf("HasName(%q, %q) = %v, want %v", c.text, c.name, got, c.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package query
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -312,17 +313,7 @@ func matchAt(ws []word, i int, slots [][]string) bool {
 		if w == "" {
 			return false
 		}
-		if slot == nil {
-			continue
-		}
-		ok := false
-		for _, s := range slot {
-			if s == w {
-				ok = true
-				break
-			}
-		}
-		if !ok {
+		if slot != nil && !slices.Contains(slot, w) {
 			return false
 		}
 	}

@@ -35,7 +35,7 @@ func Chatter(stem string) bool { return chatter[stem] }
 
 func stems(s string) map[string]bool {
 	m := map[string]bool{}
-	for w := range set(s) {
+	for w := range words.Set(s) {
 		m[words.Stem(w)] = true
 	}
 	return m

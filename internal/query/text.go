@@ -3,6 +3,8 @@ package query
 import (
 	"strconv"
 	"strings"
+
+	"github.com/ctxmap/ctxmap/internal/words"
 )
 
 // line is one line of the query with what markdown made of it.
@@ -179,7 +181,7 @@ func repoLink(u string) (Anchor, bool) {
 	return Anchor{Text: path, Kind: KindPath, Path: path}, true
 }
 
-var htmlTags = set(`a abbr b blockquote br code details dd div dl dt em h1 h2 h3 h4 h5 h6 hr i img kbd li
+var htmlTags = words.Set(`a abbr b blockquote br code details dd div dl dt em h1 h2 h3 h4 h5 h6 hr i img kbd li
 ol p picture pre s source span strong sub summary sup table tbody td th thead tr u ul video`)
 
 // htmlEnd returns the end of an HTML tag or comment starting at i, or -1: <img src=...>, </details>,

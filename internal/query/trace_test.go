@@ -2,13 +2,15 @@ package query
 
 import (
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 )
 
 func TestFrames(t *testing.T) {
 	cases := []struct {
-		name, text string
-		want       []Frame
+		name, text, lang string
+		want             []string // "path:line function", the function when the trace names one
 	}{
 		{
 			name: "python, innermost printed last",
@@ -17,10 +19,11 @@ func TestFrames(t *testing.T) {
 				"  File \"/home/u/proj/app/store.py\", line 88, in save\n    self._write(path, data)\n" +
 				"  File \"app/store.py\", line 102, in _write\n    raise ValueError(\"bad path\")\n" +
 				"ValueError: bad path\n```\n",
-			want: []Frame{
-				{Path: "app/store.py", Line: 102, Function: "_write", Language: "python", Index: 0},
-				{Path: "/home/u/proj/app/store.py", Line: 88, Function: "save", Language: "python", Index: 1},
-				{Path: "/home/u/proj/app/cli.py", Line: 41, Function: "main", Language: "python", Index: 2},
+			lang: "python",
+			want: []string{
+				"app/store.py:102 _write",
+				"/home/u/proj/app/store.py:88 save",
+				"/home/u/proj/app/cli.py:41 main",
 			},
 		},
 		{
@@ -28,19 +31,21 @@ func TestFrames(t *testing.T) {
 			text: "Traceback (most recent call last):\n  File \"a.py\", line 1, in f\n    g()\n  File \"b.py\", line 2, in g\n    {}['k']\nKeyError: 'k'\n\n" +
 				"During handling of the above exception, another exception occurred:\n\n" +
 				"Traceback (most recent call last):\n  File \"c.py\", line 3, in h\n    f()\n  File \"d.py\", line 4, in i\n    raise RuntimeError\nRuntimeError\n",
-			want: []Frame{
-				{Path: "b.py", Line: 2, Function: "g", Language: "python", Index: 0},
-				{Path: "a.py", Line: 1, Function: "f", Language: "python", Index: 1},
-				{Path: "d.py", Line: 4, Function: "i", Language: "python", Index: 2},
-				{Path: "c.py", Line: 3, Function: "h", Language: "python", Index: 3},
+			lang: "python",
+			want: []string{
+				"b.py:2 g",
+				"a.py:1 f",
+				"d.py:4 i",
+				"c.py:3 h",
 			},
 		},
 		{
 			name: "pytest short traceback",
 			text: "tests/test_cache.py:12: in test_evict\n    cache.evict(key)\nsrc/cache/lru.py:57: in evict\n    del self._data[key]\nE   KeyError: 'a'\n",
-			want: []Frame{
-				{Path: "src/cache/lru.py", Line: 57, Function: "evict", Language: "python", Index: 0},
-				{Path: "tests/test_cache.py", Line: 12, Function: "test_evict", Language: "python", Index: 1},
+			lang: "python",
+			want: []string{
+				"src/cache/lru.py:57 evict",
+				"tests/test_cache.py:12 test_evict",
 			},
 		},
 		{
@@ -51,18 +56,20 @@ func TestFrames(t *testing.T) {
 				"panic({0x4d2e60?, 0x5a1c10?})\n\t/usr/local/go/src/runtime/panic.go:770 +0x132\n" +
 				"github.com/acme/shop/cart.(*Cart).Total(0x0)\n\t/home/dev/shop/cart/cart.go:42 +0x1e\n" +
 				"main.main()\n\t/home/dev/shop/main.go:17 +0x25\nexit status 2\n",
-			want: []Frame{
-				{Path: "/home/dev/shop/cart/cart.go", Line: 42, Function: "github.com/acme/shop/cart.(*Cart).Total", Language: "go", Index: 0},
-				{Path: "/home/dev/shop/main.go", Line: 17, Function: "main.main", Language: "go", Index: 1},
+			lang: "go",
+			want: []string{
+				"/home/dev/shop/cart/cart.go:42 github.com/acme/shop/cart.(*Cart).Total",
+				"/home/dev/shop/main.go:17 main.main",
 			},
 		},
 		{
 			name: "go goroutine dump with created by",
 			text: "goroutine 7 [chan receive]:\nexample.com/q/worker.(*Pool).run(0xc000010000)\n\t/src/q/worker/pool.go:88 +0x5c\n" +
 				"created by example.com/q/worker.New in goroutine 1\n\t/src/q/worker/pool.go:31 +0x9a\n",
-			want: []Frame{
-				{Path: "/src/q/worker/pool.go", Line: 88, Function: "example.com/q/worker.(*Pool).run", Language: "go", Index: 0},
-				{Path: "/src/q/worker/pool.go", Line: 31, Function: "example.com/q/worker.New", Language: "go", Index: 1},
+			lang: "go",
+			want: []string{
+				"/src/q/worker/pool.go:88 example.com/q/worker.(*Pool).run",
+				"/src/q/worker/pool.go:31 example.com/q/worker.New",
 			},
 		},
 		{
@@ -74,10 +81,11 @@ func TestFrames(t *testing.T) {
 				"\tat java.base/java.io.FileInputStream.open0(Native Method)\n" +
 				"\tat com.acme.config.Loader$Reader.open(Loader.java:90)\n" +
 				"\t... 2 more\n",
-			want: []Frame{
-				{Path: "com/acme/config/Loader.java", Line: 90, Function: "com.acme.config.Loader$Reader.open", Language: "java", Index: 0},
-				{Path: "com/acme/config/Loader.java", Line: 57, Function: "com.acme.config.Loader.load", Language: "java", Index: 1},
-				{Path: "com/acme/App.java", Line: 12, Function: "com.acme.App.main", Language: "java", Index: 2},
+			lang: "java",
+			want: []string{
+				"com/acme/config/Loader.java:90 com.acme.config.Loader$Reader.open",
+				"com/acme/config/Loader.java:57 com.acme.config.Loader.load",
+				"com/acme/App.java:12 com.acme.App.main",
 			},
 		},
 		{
@@ -88,18 +96,20 @@ func TestFrames(t *testing.T) {
 				"    at async Router.handle (file:///srv/api/src/router.mjs:88:5)\n" +
 				"    at /srv/api/src/server.js:30:7\n" +
 				"    at Module._compile (node:internal/modules/cjs/loader:1256:14)\n",
-			want: []Frame{
-				{Path: "/srv/api/src/users/format.js", Line: 14, Function: "formatUser", Language: "javascript", Index: 0},
-				{Path: "/srv/api/src/router.mjs", Line: 88, Function: "Router.handle", Language: "javascript", Index: 1},
-				{Path: "/srv/api/src/server.js", Line: 30, Language: "javascript", Index: 2},
+			lang: "javascript",
+			want: []string{
+				"/srv/api/src/users/format.js:14 formatUser",
+				"/srv/api/src/router.mjs:88 Router.handle",
+				"/srv/api/src/server.js:30",
 			},
 		},
 		{
 			name: "typescript",
 			text: "Error: unknown column\n    at QueryBuilder.where (src/db/query.ts:120:11)\n    at src/index.ts:3:1\n",
-			want: []Frame{
-				{Path: "src/db/query.ts", Line: 120, Function: "QueryBuilder.where", Language: "javascript", Index: 0},
-				{Path: "src/index.ts", Line: 3, Language: "javascript", Index: 1},
+			lang: "javascript",
+			want: []string{
+				"src/db/query.ts:120 QueryBuilder.where",
+				"src/index.ts:3",
 			},
 		},
 		{
@@ -110,25 +120,28 @@ func TestFrames(t *testing.T) {
 				"   1: core::panicking::panic_bounds_check\n             at /rustc/90b35a6239c3d8bdabc530a6a0816f7ff89a0aaf/library/core/src/panicking.rs:208:5\n" +
 				"   2: mylang::parser::lexer::Lexer::next_token\n             at ./src/parser/lexer.rs:212:17\n" +
 				"   3: mylang::main\n             at ./src/main.rs:9:5\n",
-			want: []Frame{
-				{Path: "src/parser/lexer.rs", Line: 212, Language: "rust", Index: 0},
-				{Path: "./src/parser/lexer.rs", Line: 212, Function: "mylang::parser::lexer::Lexer::next_token", Language: "rust", Index: 1},
-				{Path: "./src/main.rs", Line: 9, Function: "mylang::main", Language: "rust", Index: 2},
+			lang: "rust",
+			want: []string{
+				"src/parser/lexer.rs:212",
+				"./src/parser/lexer.rs:212 mylang::parser::lexer::Lexer::next_token",
+				"./src/main.rs:9 mylang::main",
 			},
 		},
 		{
 			name: "rust, old panic format",
 			text: "thread 'worker-2' panicked at 'called `Option::unwrap()` on a `None` value', src/pool.rs:77:30\n",
-			want: []Frame{{Path: "src/pool.rs", Line: 77, Language: "rust", Index: 0}},
+			lang: "rust",
+			want: []string{"src/pool.rs:77"},
 		},
 		{
 			name: "address sanitizer",
 			text: "==1234==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602000000011\n" +
 				"    #0 0x4f2b1c in utf8_decode src/utf8.c:88:14\n    #1 0x4f3a02 in parse_string src/parser.c:301\n" +
 				"    #2 0x7f31f723984f  (/usr/lib/libc.so.6+0x2384f)\n",
-			want: []Frame{
-				{Path: "src/utf8.c", Line: 88, Function: "utf8_decode", Language: "c", Index: 0},
-				{Path: "src/parser.c", Line: 301, Function: "parse_string", Language: "c", Index: 1},
+			lang: "c",
+			want: []string{
+				"src/utf8.c:88 utf8_decode",
+				"src/parser.c:301 parse_string",
 			},
 		},
 		{
@@ -139,12 +152,24 @@ func TestFrames(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := analyze(c.text, nil).Frames
-			if !reflect.DeepEqual(got, c.want) {
-				t.Errorf("frames:\n got %+v\nwant %+v", got, c.want)
+			got, want := analyze(c.text, nil).Frames, frames(c.lang, c.want)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("frames:\n got %+v\nwant %+v", got, want)
 			}
 		})
 	}
+}
+
+// frames are the frames of a trace in language, numbered in order, from "path:line function" each.
+func frames(language string, want []string) []Frame {
+	var out []Frame
+	for i, w := range want {
+		at, function, _ := strings.Cut(w, " ")
+		colon := strings.LastIndexByte(at, ':')
+		line, _ := strconv.Atoi(at[colon+1:])
+		out = append(out, Frame{Path: at[:colon], Line: line, Function: function, Language: language, Index: i})
+	}
+	return out
 }
 
 func TestTraceMeansBugFix(t *testing.T) {

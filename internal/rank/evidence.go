@@ -51,46 +51,38 @@ func (r *ranker) pins() []pin {
 		r.pinned = append(r.pinned, pin{path: p, def: d, why: why})
 		return true
 	}
-	if r.on("frames") {
-		n := 0
-		for _, f := range r.a.Frames {
-			if n == maxFramePins {
-				break
-			}
-			ps := r.resolvePath(f.Path)
-			if len(ps) != 1 || f.Line <= 0 {
-				continue
-			}
-			if d := r.enclosing(ps[0], f.Line); d >= 0 && add(ps[0], d, frameWhy(f)) {
+	// each kind of evidence pins at most most definitions: pin(i) says whether its item i pinned one
+	upTo := func(signal string, most, items int, pin func(i int) bool) {
+		if !r.on(signal) {
+			return
+		}
+		for i, n := 0, 0; i < items && n < most; i++ {
+			if pin(i) {
 				n++
 			}
 		}
 	}
-	if r.on("symbols") {
-		n := 0
-		for _, an := range r.a.Anchors {
-			if n == maxNamePins {
-				break
-			}
-			if an.Kind != query.KindBacktick {
-				continue
-			}
-			if ref, ok := r.uniqueDefinition(an.Text); ok && add(ref.Path, ref.Def, fmt.Sprintf("`%s` quoted in the text", an.Text)) {
-				n++
-			}
+	upTo("frames", maxFramePins, len(r.a.Frames), func(i int) bool {
+		f := r.a.Frames[i]
+		ps := r.resolvePath(f.Path)
+		if len(ps) != 1 || f.Line <= 0 {
+			return false
 		}
-	}
-	if r.on("errors") {
-		n := 0
-		for i, m := range r.a.Errors {
-			if n == maxErrorPins {
-				break
-			}
-			if p, d, line, ok := r.uniqueMessage(i); ok && add(p, d, fmt.Sprintf("error message %q at line %d", words.Clip(m, 60), line)) {
-				n++
-			}
+		d := r.enclosing(ps[0], f.Line)
+		return d >= 0 && add(ps[0], d, frameWhy(f))
+	})
+	upTo("symbols", maxNamePins, len(r.a.Anchors), func(i int) bool {
+		an := r.a.Anchors[i]
+		if an.Kind != query.KindBacktick {
+			return false
 		}
-	}
+		ref, ok := r.uniqueDefinition(an.Text)
+		return ok && add(ref.Path, ref.Def, fmt.Sprintf("`%s` quoted in the text", an.Text))
+	})
+	upTo("errors", maxErrorPins, len(r.a.Errors), func(i int) bool {
+		p, d, line, ok := r.uniqueMessage(i)
+		return ok && add(p, d, fmt.Sprintf("error message %q at line %d", words.Clip(r.a.Errors[i], 60), line))
+	})
 	return r.pinned
 }
 

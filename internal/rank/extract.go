@@ -38,6 +38,7 @@ func (r *ranker) views() map[string]listView {
 	for _, l := range r.lists {
 		v := listView{rank: map[string]int{}, score: map[string]float64{}}
 		ranked := l.ranked()
+		absolute := signalNamed(l.name).absolute
 		top := 0.0
 		if len(ranked) > 0 {
 			top = l.files[ranked[0]].score
@@ -46,7 +47,7 @@ func (r *ranker) views() map[string]listView {
 			v.rank[p] = i
 			s := l.files[p].score
 			switch {
-			case l.absolute:
+			case absolute:
 				s = math.Min(1, s)
 			case l.name == "vectors": // cosine similarity has a scale of its own
 			case top > 0:

@@ -144,7 +144,7 @@ func (ff *focusFile) lines(from, to int, evidence []int, names, terms map[string
 			}
 		}
 		for _, name := range order {
-			if from-1+k < len(raw) && hasName(string(raw[from-1+k]), name) {
+			if from-1+k < len(raw) && query.HasName(string(raw[from-1+k]), name) {
 				s += names[name] * math.Log(1+float64(lines))
 			}
 		}
@@ -162,24 +162,4 @@ func (ff *focusFile) lines(from, to int, evidence []int, names, terms map[string
 		}
 	}
 	return out
-}
-
-// hasName tells whether a line holds name as a whole identifier.
-func hasName(line, name string) bool {
-	for off := 0; ; {
-		i := strings.Index(line[off:], name)
-		if i < 0 {
-			return false
-		}
-		i += off
-		j := i + len(name)
-		if (i == 0 || !identByte(line[i-1])) && (j == len(line) || !identByte(line[j])) {
-			return true
-		}
-		off = i + 1
-	}
-}
-
-func identByte(b byte) bool {
-	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }

@@ -26,9 +26,6 @@ type evidence struct {
 type signalList struct {
 	name  string
 	files map[string]*evidence
-	// absolute lists score on a fixed scale (1 = certain: an exact, unique identifier), so a weak first
-	// place (a common name from pasted code) earns less than a strong one; the others only rank.
-	absolute bool
 }
 
 func (l *signalList) add(p string, score float64, why string) *evidence {
@@ -92,7 +89,8 @@ type RankedFile struct {
 func (r *ranker) fuse() []RankedFile {
 	fused := map[string]*RankedFile{}
 	for _, l := range r.lists {
-		w := signalWeight(l.name)
+		sig := signalNamed(l.name)
+		w := sig.weight
 		for i, p := range l.ranked() {
 			ev := l.files[p]
 			f := fused[p]
@@ -101,7 +99,7 @@ func (r *ranker) fuse() []RankedFile {
 				fused[p] = f
 			}
 			conf := 1.0
-			if l.absolute {
+			if sig.absolute {
 				conf = math.Min(1, ev.score)
 			}
 			f.Score += w * conf / (rrfK + float64(i))

@@ -28,6 +28,9 @@ import (
 type signal struct {
 	name   string  // the signal's list, and what `--without` switches it off by
 	weight float64 // how much a rank in the signal's list counts in the fusion
+	// absolute lists score on a fixed scale (1 = certain: an exact, unique identifier), so a weak first
+	// place (a common name from pasted code) earns less than a strong one; the others only rank.
+	absolute bool
 	// run fills the signal's list; search, for a signal that asks an index search, starts the search
 	// before any signal runs and returns what fills the list once the search is in
 	run    func(r *ranker)
@@ -40,11 +43,11 @@ type signal struct {
 // stack frame names a file; BM25 and vectors only suggest one. A signal without a list (lexicon, graph)
 // is only switched: the lexicon's expansions of the text's words, the spread over the reference graph.
 var signals = []signal{
-	{name: "symbols", weight: 1.6, run: (*ranker).symbols},
-	{name: "paths", weight: 1.2, run: (*ranker).paths, switchedBy: "symbols"},
-	{name: "frames", weight: 2.0, run: (*ranker).frames},
-	{name: "errors", weight: 1.6, run: (*ranker).errors},
-	{name: "fuzzy", weight: 0.6, run: (*ranker).fuzzy},
+	{name: "symbols", weight: 1.6, absolute: true, run: (*ranker).symbols},
+	{name: "paths", weight: 1.2, absolute: true, run: (*ranker).paths, switchedBy: "symbols"},
+	{name: "frames", weight: 2.0, absolute: true, run: (*ranker).frames},
+	{name: "errors", weight: 1.6, absolute: true, run: (*ranker).errors},
+	{name: "fuzzy", weight: 0.6, absolute: true, run: (*ranker).fuzzy},
 	{name: "bm25", weight: 1.0, search: (*ranker).searchLexical},
 	{name: "vectors", weight: 0.35, search: (*ranker).searchVectors},
 	{name: "entities", weight: 0.5, run: (*ranker).entities},
@@ -66,14 +69,14 @@ func signalNames() []string {
 	return out
 }
 
-// signalWeight is how much a rank in a signal's list counts in the fusion.
-func signalWeight(name string) float64 {
+// signalNamed is the signal of a name, or none.
+func signalNamed(name string) signal {
 	for _, s := range signals {
 		if s.name == name {
-			return s.weight
+			return s
 		}
 	}
-	return 0
+	return signal{}
 }
 
 type ranker struct {
@@ -192,7 +195,6 @@ func kindWeight(kind string) float64 {
 // symbols: files that define the identifiers the text names.
 func (r *ranker) symbols() {
 	l := r.list("symbols")
-	l.absolute = true
 	for i, an := range r.a.Anchors {
 		if an.Kind == "path" || an.Kind == "file_line" {
 			continue
@@ -229,7 +231,6 @@ func (r *ranker) symbols() {
 // paths: files the text names by path.
 func (r *ranker) paths() {
 	l := r.list("paths")
-	l.absolute = true
 	for _, an := range r.a.Anchors {
 		if an.Kind != "path" && an.Kind != "file_line" {
 			continue
@@ -308,7 +309,6 @@ func commonSuffixSegments(a, b string) int {
 // frames: stack frames resolved to workspace files and their enclosing definitions.
 func (r *ranker) frames() {
 	l := r.list("frames")
-	l.absolute = true
 	for _, f := range r.a.Frames {
 		for _, p := range r.resolvePath(f.Path) {
 			sc := 1 / (1 + 0.3*float64(f.Index))
@@ -352,7 +352,6 @@ func (r *ranker) errors() {
 		return
 	}
 	l := r.list("errors")
-	l.absolute = true
 	msgs := make([]string, len(r.a.Errors))
 	for i, m := range r.a.Errors {
 		msgs[i] = strings.ToLower(m)
@@ -387,7 +386,6 @@ func (r *ranker) fuzzy() {
 		return
 	}
 	l := r.list("fuzzy")
-	l.absolute = true
 	for i, cand := range r.a.Identifiers {
 		if i >= 24 {
 			break

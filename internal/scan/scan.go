@@ -429,20 +429,25 @@ func hashWord(w []byte) uint64 {
 // a message's literal starts and ends at a quote or a space in all but a few.
 func phraseWords(p []byte) []uint64 {
 	var out []uint64
-	for i := 0; i < len(p); {
-		if !wordByte(p[i]) {
-			i++
-			continue
-		}
-		start := i
-		for i < len(p) && wordByte(p[i]) {
-			i++
-		}
-		if i-start >= 2 && i-start <= maxWord && len(out) < maxPhraseWords {
-			out = append(out, hashWord(p[start:i]))
+	for start, end := nextWord(p, 0); start < end; start, end = nextWord(p, end) {
+		if end-start >= 2 && end-start <= maxWord && len(out) < maxPhraseWords {
+			out = append(out, hashWord(p[start:end]))
 		}
 	}
 	return out
+}
+
+// nextWord finds the first run of word bytes in text at or after i: start and end are equal when
+// there is none.
+func nextWord(text []byte, i int) (start, end int) {
+	for i < len(text) && !wordByte(text[i]) {
+		i++
+	}
+	start = i
+	for i < len(text) && wordByte(text[i]) {
+		i++
+	}
+	return start, i
 }
 
 const (
@@ -455,16 +460,8 @@ const (
 // the last capital of a run that a lower-case letter follows: HTTPServer). w is valid during the call.
 func eachWord(text []byte, fn func(w []byte)) {
 	var buf [maxWord]byte
-	for i := 0; i < len(text); {
-		if !wordByte(text[i]) {
-			i++
-			continue
-		}
-		start := i
-		for i < len(text) && wordByte(text[i]) {
-			i++
-		}
-		tok := text[start:i]
+	for start, end := nextWord(text, 0); start < end; start, end = nextWord(text, end) {
+		tok := text[start:end]
 		if len(tok) < 2 || len(tok) > maxWord {
 			continue
 		}
@@ -472,10 +469,10 @@ func eachWord(text []byte, fn func(w []byte)) {
 		fn(low)
 		from := 0
 		for j := 1; j <= len(tok); j++ {
-			end := j == len(tok)
-			under := !end && tok[j] == '_'
-			camel := !end && isUpper(tok[j]) && (isLower(tok[j-1]) || isUpper(tok[j-1]) && j+1 < len(tok) && isLower(tok[j+1]))
-			if !end && !under && !camel {
+			last := j == len(tok)
+			under := !last && tok[j] == '_'
+			camel := !last && isUpper(tok[j]) && (isLower(tok[j-1]) || isUpper(tok[j-1]) && j+1 < len(tok) && isLower(tok[j+1]))
+			if !last && !under && !camel {
 				continue
 			}
 			if j-from >= 2 && j-from < len(tok) {

@@ -17,9 +17,7 @@ import (
 type recordWriter struct{ codec.Writer }
 
 func (w *recordWriter) record(r *model.Record) {
-	w.Str(r.Path)
-	w.Str(r.Language)
-	w.Str(r.Hash)
+	w.Strs(r.Path, r.Language, r.Hash)
 	w.Num(r.Size)
 	w.Num(r.ModTime)
 	w.Int(r.Lines)
@@ -27,65 +25,32 @@ func (w *recordWriter) record(r *model.Record) {
 	w.Flags(r.File != nil)
 	if f := r.File; f != nil {
 		w.Str(f.Language)
-		w.Size(len(f.Definitions))
-		for _, d := range f.Definitions {
-			w.Str(d.Name)
-			w.Str(d.Kind)
-			w.Str(d.Signature)
-			w.Str(d.Doc)
-			w.Str(d.Parent)
-			w.Int(d.StartLine)
-			w.Int(d.EndLine)
-			w.Int(d.StartByte)
-			w.Int(d.EndByte)
-		}
-		w.Size(len(f.References))
-		for _, x := range f.References {
-			w.Str(x.Name)
-			w.Int(x.Line)
-			w.Int(x.Enclosing)
-		}
-		w.Size(len(f.Comments))
-		for _, c := range f.Comments {
-			w.Str(c.Text)
-			w.Int(c.StartLine)
-			w.Int(c.EndLine)
-			w.Str(c.Marker)
-		}
-		w.Size(len(f.Imports))
-		for _, x := range f.Imports {
-			w.Str(x.Path)
-			w.Int(x.Line)
-		}
-		w.Size(len(f.Literals))
-		for _, x := range f.Literals {
-			w.Str(x.Text)
-			w.Int(x.Line)
-		}
+		codec.List(&w.Writer, f.Definitions, func(d parse.Definition) {
+			w.Strs(d.Name, d.Kind, d.Signature, d.Doc, d.Parent)
+			w.Ints(d.StartLine, d.EndLine, d.StartByte, d.EndByte)
+		})
+		codec.List(&w.Writer, f.References, func(x parse.Reference) { w.Str(x.Name); w.Ints(x.Line, x.Enclosing) })
+		codec.List(&w.Writer, f.Comments, func(c parse.Comment) { w.Str(c.Text); w.Ints(c.StartLine, c.EndLine); w.Str(c.Marker) })
+		codec.List(&w.Writer, f.Imports, func(x parse.Import) { w.Str(x.Path); w.Int(x.Line) })
+		codec.List(&w.Writer, f.Literals, func(x parse.Literal) { w.Str(x.Text); w.Int(x.Line) })
 	}
 	e := r.Entity
 	w.Str(e.Path)
-	w.Size(len(e.Terms))
-	for _, t := range e.Terms {
+	codec.List(&w.Writer, e.Terms, func(t model.Term) {
 		w.Str(t.Words)
 		w.Int(t.Count)
 		w.Flags(t.Named, t.TypeName, t.Defines, t.Folder, t.FolderName, t.FileName)
-	}
-	w.Int(e.Names)
-	w.Int(e.Plain)
+	})
+	w.Ints(e.Names, e.Plain)
 	w.Flags(e.Test, e.Util, e.Infra)
-	w.Size(len(r.Chunks))
-	for _, c := range r.Chunks {
-		w.Str(c.ID)
-		w.Str(c.Symbol)
-		w.Str(c.Kind)
-		w.Int(c.StartLine)
-		w.Int(c.EndLine)
+	codec.List(&w.Writer, r.Chunks, func(c model.ChunkRef) {
+		w.Strs(c.ID, c.Symbol, c.Kind)
+		w.Ints(c.StartLine, c.EndLine)
 		w.Str(c.Target)
 		for _, n := range c.Terms {
 			w.Num(int64(n))
 		}
-	}
+	})
 }
 
 var errRecord = errors.New("a record is cut short or damaged")
@@ -97,64 +62,37 @@ func (r *recordReader) record() (*model.Record, error) {
 	rec := &model.Record{Path: r.Str(), Language: r.Str(), Hash: r.Str(), Size: r.Num(), ModTime: r.Num(), Lines: r.Int(), Skip: r.Str()}
 	if r.Byte() == 1 {
 		f := &parse.File{Language: r.Str()}
-		if n := r.Size(); n > 0 {
-			f.Definitions = make([]parse.Definition, n)
-			for i := range f.Definitions {
-				d := &f.Definitions[i]
-				d.Name, d.Kind, d.Signature, d.Doc, d.Parent = r.Str(), r.Str(), r.Str(), r.Str(), r.Str()
-				d.StartLine, d.EndLine, d.StartByte, d.EndByte = r.Int(), r.Int(), r.Int(), r.Int()
-			}
-		}
-		if n := r.Size(); n > 0 {
-			f.References = make([]parse.Reference, n)
-			for i := range f.References {
-				x := &f.References[i]
-				x.Name, x.Line, x.Enclosing = r.Str(), r.Int(), r.Int()
-			}
-		}
-		if n := r.Size(); n > 0 {
-			f.Comments = make([]parse.Comment, n)
-			for i := range f.Comments {
-				c := &f.Comments[i]
-				c.Text, c.StartLine, c.EndLine, c.Marker = r.Str(), r.Int(), r.Int(), r.Str()
-			}
-		}
-		if n := r.Size(); n > 0 {
-			f.Imports = make([]parse.Import, n)
-			for i := range f.Imports {
-				f.Imports[i] = parse.Import{Path: r.Str(), Line: r.Int()}
-			}
-		}
-		if n := r.Size(); n > 0 {
-			f.Literals = make([]parse.Literal, n)
-			for i := range f.Literals {
-				f.Literals[i] = parse.Literal{Text: r.Str(), Line: r.Int()}
-			}
-		}
+		f.Definitions = codec.ReadList(&r.Reader, func() (d parse.Definition) {
+			d.Name, d.Kind, d.Signature, d.Doc, d.Parent = r.Str(), r.Str(), r.Str(), r.Str(), r.Str()
+			d.StartLine, d.EndLine, d.StartByte, d.EndByte = r.Int(), r.Int(), r.Int(), r.Int()
+			return d
+		})
+		f.References = codec.ReadList(&r.Reader, func() parse.Reference {
+			return parse.Reference{Name: r.Str(), Line: r.Int(), Enclosing: r.Int()}
+		})
+		f.Comments = codec.ReadList(&r.Reader, func() parse.Comment {
+			return parse.Comment{Text: r.Str(), StartLine: r.Int(), EndLine: r.Int(), Marker: r.Str()}
+		})
+		f.Imports = codec.ReadList(&r.Reader, func() parse.Import { return parse.Import{Path: r.Str(), Line: r.Int()} })
+		f.Literals = codec.ReadList(&r.Reader, func() parse.Literal { return parse.Literal{Text: r.Str(), Line: r.Int()} })
 		rec.File = f
 	}
 	e := &rec.Entity
 	e.Path = r.Str()
-	if n := r.Size(); n > 0 {
-		e.Terms = make([]model.Term, n)
-		for i := range e.Terms {
-			t := &e.Terms[i]
-			t.Words, t.Count = r.Str(), r.Int()
-			r.Flags(&t.Named, &t.TypeName, &t.Defines, &t.Folder, &t.FolderName, &t.FileName)
-		}
-	}
+	e.Terms = codec.ReadList(&r.Reader, func() (t model.Term) {
+		t.Words, t.Count = r.Str(), r.Int()
+		r.Flags(&t.Named, &t.TypeName, &t.Defines, &t.Folder, &t.FolderName, &t.FileName)
+		return t
+	})
 	e.Names, e.Plain = r.Int(), r.Int()
 	r.Flags(&e.Test, &e.Util, &e.Infra)
-	if n := r.Size(); n > 0 {
-		rec.Chunks = make([]model.ChunkRef, n)
-		for i := range rec.Chunks {
-			c := &rec.Chunks[i]
-			c.ID, c.Symbol, c.Kind, c.StartLine, c.EndLine, c.Target = r.Str(), r.Str(), r.Str(), r.Int(), r.Int(), r.Str()
-			for j := range c.Terms {
-				c.Terms[j] = int32(r.Int())
-			}
+	rec.Chunks = codec.ReadList(&r.Reader, func() (c model.ChunkRef) {
+		c.ID, c.Symbol, c.Kind, c.StartLine, c.EndLine, c.Target = r.Str(), r.Str(), r.Str(), r.Int(), r.Int(), r.Str()
+		for j := range c.Terms {
+			c.Terms[j] = int32(r.Int())
 		}
-	}
+		return c
+	})
 	if r.Bad {
 		return nil, errRecord
 	}

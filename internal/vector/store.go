@@ -511,21 +511,23 @@ func (s *Store) write(docs []chromem.Result) error {
 func (s *Store) Close() error {
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if s.setClosed(true) { // no writer can start now
 		return nil
 	}
-	s.closed = true // no writer can start now
-	s.mu.Unlock()
 	s.mu.RLock()
 	if err := s.saveLocked(); err != nil {
-		s.mu.Lock()
-		s.closed = false
-		s.mu.Unlock()
+		s.setClosed(false)
 		return err
 	}
 	return nil
+}
+
+// setClosed marks the store closed or open and says whether it was closed.
+func (s *Store) setClosed(closed bool) (was bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	was, s.closed = s.closed, closed
+	return was
 }
 
 func (s *Store) isClosed() bool {

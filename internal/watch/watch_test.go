@@ -37,13 +37,41 @@ func start(t *testing.T, files map[string]string, opts Options) *recorder {
 	return &recorder{t: t, w: w, root: root, seen: map[string]bool{}}
 }
 
+// goFiles are Go files at paths, each in the package its folder names (main at the root).
+func goFiles(paths ...string) map[string]string {
+	files := map[string]string{}
+	for _, p := range paths {
+		pkg := filepath.Base(filepath.Dir(p))
+		if pkg == "." {
+			pkg = "main"
+		}
+		files[p] = "package " + pkg + "\n"
+	}
+	return files
+}
+
 func (r *recorder) path(rel string) string { return filepath.Join(r.root, filepath.FromSlash(rel)) }
 
 func (r *recorder) write(files map[string]string) { r.t.Helper(); filetest.Write(r.t, r.root, files) }
 
+// rename moves from to to, both relative to the root.
+func (r *recorder) rename(from, to string) {
+	r.t.Helper()
+	if err := os.Rename(r.path(from), r.path(to)); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
 // phase starts a new recording.
 func (r *recorder) phase() {
 	r.batches, r.seen, r.rescan = nil, map[string]bool{}, false
+}
+
+// phaseWrite starts a new recording and writes files in it.
+func (r *recorder) phaseWrite(files map[string]string) {
+	r.t.Helper()
+	r.phase()
+	r.write(files)
 }
 
 // until reads batches until done holds, failing after patience.
@@ -69,14 +97,17 @@ func (r *recorder) until(what string, done func() bool) {
 
 func (r *recorder) untilSeen(paths ...string) {
 	r.t.Helper()
-	r.until(strings.Join(paths, ", "), func() bool {
-		for _, p := range paths {
-			if !r.seen[p] {
-				return false
-			}
+	r.until(strings.Join(paths, ", "), func() bool { return r.seenAll(paths) })
+}
+
+// seenAll says whether every one of paths was reported.
+func (r *recorder) seenAll(paths []string) bool {
+	for _, p := range paths {
+		if !r.seen[p] {
+			return false
 		}
-		return true
-	})
+	}
+	return true
 }
 
 func (r *recorder) untilRescan() {
@@ -109,9 +140,7 @@ func TestFileCreateWriteRenameDelete(t *testing.T) {
 	r.untilSeen("src/keep.go")
 
 	r.phase()
-	if err := os.Rename(r.path("src/a.go"), r.path("src/b.go")); err != nil {
-		t.Fatal(err)
-	}
+	r.rename("src/a.go", "src/b.go")
 	r.untilSeen("src/a.go", "src/b.go")
 
 	r.phase()
@@ -130,25 +159,18 @@ func TestFileCreateWriteRenameDelete(t *testing.T) {
 func TestAtomicSave(t *testing.T) {
 	r := start(t, map[string]string{"pkg/target.go": "package pkg\n"}, Options{})
 	r.write(map[string]string{"pkg/.target.go.swp": "package pkg\n\nfunc New() {}\n"})
-	if err := os.Rename(r.path("pkg/.target.go.swp"), r.path("pkg/target.go")); err != nil {
-		t.Fatal(err)
-	}
+	r.rename("pkg/.target.go.swp", "pkg/target.go")
 	r.untilSeen("pkg/target.go")
 
 	// the folder is still watched after the replace
-	r.phase()
-	r.write(map[string]string{"pkg/target.go": "package pkg\n\nfunc Old() {}\n"})
+	r.phaseWrite(map[string]string{"pkg/target.go": "package pkg\n\nfunc Old() {}\n"})
 	r.untilSeen("pkg/target.go")
 }
 
 // Files created in a new folder before its watch exists are found by scanning it.
 func TestNewFolderWithFiles(t *testing.T) {
 	r := start(t, nil, Options{})
-	r.write(map[string]string{
-		"feature/a.go":            "package feature\n",
-		"feature/inner/b.go":      "package inner\n",
-		"feature/inner/deep/c.go": "package deep\n",
-	})
+	r.write(goFiles("feature/a.go", "feature/inner/b.go", "feature/inner/deep/c.go"))
 	r.untilSeen("feature/a.go", "feature/inner/b.go", "feature/inner/deep/c.go")
 	for p := range r.seen {
 		if p == "feature" || p == "feature/inner" || p == "feature/inner/deep" {
@@ -156,8 +178,7 @@ func TestNewFolderWithFiles(t *testing.T) {
 		}
 	}
 
-	r.phase()
-	r.write(map[string]string{"feature/inner/deep/c.go": "package deep // changed\n"})
+	r.phaseWrite(map[string]string{"feature/inner/deep/c.go": "package deep // changed\n"})
 	r.untilSeen("feature/inner/deep/c.go")
 
 	// a tree moved in from outside has every file in place before any watch on it
@@ -168,18 +189,12 @@ func TestNewFolderWithFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.untilSeen("moved/x.go", "moved/sub/y.go")
-	r.phase()
-	r.write(map[string]string{"moved/sub/y.go": "package sub // changed\n"})
+	r.phaseWrite(map[string]string{"moved/sub/y.go": "package sub // changed\n"})
 	r.untilSeen("moved/sub/y.go")
 }
 
 func TestFolderRemove(t *testing.T) {
-	r := start(t, map[string]string{
-		"old/a.go":       "package old\n",
-		"old/sub/b.go":   "package sub\n",
-		"old/sub/c/d.go": "package c\n",
-		"other.go":       "package main\n",
-	}, Options{})
+	r := start(t, goFiles("old/a.go", "old/sub/b.go", "old/sub/c/d.go", "other.go"), Options{})
 	if err := os.RemoveAll(r.path("old")); err != nil {
 		t.Fatal(err)
 	}
@@ -189,30 +204,20 @@ func TestFolderRemove(t *testing.T) {
 
 // A renamed folder reports both names; afterwards its files report the new path only.
 func TestFolderRename(t *testing.T) {
-	r := start(t, map[string]string{
-		"old/a.go":          "package old\n",
-		"old/sub/b.go":      "package sub\n",
-		"old/sub/deep/c.go": "package deep\n",
-	}, Options{})
-	if err := os.Rename(r.path("old"), r.path("new")); err != nil {
-		t.Fatal(err)
-	}
+	r := start(t, goFiles("old/a.go", "old/sub/b.go", "old/sub/deep/c.go"), Options{})
+	r.rename("old", "new")
 	r.untilSeen("old/a.go", "old/sub/b.go", "old/sub/deep/c.go", "new/a.go", "new/sub/b.go", "new/sub/deep/c.go")
 	r.notSeen("old", "new", "old/sub", "new/sub")
 
-	r.phase()
-	r.write(map[string]string{"new/sub/b.go": "package sub // edited\n", "new/sub/deep/e.go": "package deep\n"})
+	r.phaseWrite(map[string]string{"new/sub/b.go": "package sub // edited\n", "new/sub/deep/e.go": "package deep\n"})
 	r.untilSeen("new/sub/b.go", "new/sub/deep/e.go")
 	r.notSeen("old/sub/b.go", "old/sub/deep/e.go")
 
 	// and back again
 	r.phase()
-	if err := os.Rename(r.path("new"), r.path("old")); err != nil {
-		t.Fatal(err)
-	}
+	r.rename("new", "old")
 	r.untilSeen("new/sub/deep/e.go", "old/sub/deep/e.go")
-	r.phase()
-	r.write(map[string]string{"old/sub/deep/e.go": "package deep // again\n"})
+	r.phaseWrite(map[string]string{"old/sub/deep/e.go": "package deep // again\n"})
 	r.untilSeen("old/sub/deep/e.go")
 	r.notSeen("new/sub/deep/e.go")
 }
@@ -226,14 +231,7 @@ func TestBurst(t *testing.T) {
 		want = append(want, rel)
 		r.write(map[string]string{rel: "package gen\n"})
 	}
-	r.until(fmt.Sprintf("all %d files", n), func() bool {
-		for _, p := range want {
-			if !r.seen[p] {
-				return false
-			}
-		}
-		return true
-	})
+	r.until(fmt.Sprintf("all %d files", n), func() bool { return r.seenAll(want) })
 	if len(r.batches) >= 20 {
 		t.Errorf("%d files came in %d batches; a burst should give few", n, len(r.batches))
 	}
@@ -303,25 +301,20 @@ func TestIgnoreFileChangeRescans(t *testing.T) {
 	r.write(map[string]string{".gitignore": "build/\n*.tmp\n"})
 	r.untilRescan()
 
-	r.phase()
-	r.write(map[string]string{"src/scratch.tmp": "tmp\n", "src/sentinel.go": "package main\n"})
+	r.phaseWrite(map[string]string{"src/scratch.tmp": "tmp\n", "src/sentinel.go": "package main\n"})
 	r.untilSeen("src/sentinel.go")
 	r.notSeen("src/scratch.tmp")
 
 	// un-ignoring a folder starts watching it
-	r.phase()
-	r.write(map[string]string{".gitignore": "*.tmp\n"})
+	r.phaseWrite(map[string]string{".gitignore": "*.tmp\n"})
 	r.untilRescan()
-	r.phase()
-	r.write(map[string]string{"build/new.go": "package build\n"})
+	r.phaseWrite(map[string]string{"build/new.go": "package build\n"})
 	r.untilSeen("build/new.go")
 
 	// a nested .ignore counts too
-	r.phase()
-	r.write(map[string]string{"src/.ignore": "*.go\n"})
+	r.phaseWrite(map[string]string{"src/.ignore": "*.go\n"})
 	r.untilRescan()
-	r.phase()
-	r.write(map[string]string{"src/later.go": "package main\n", "build/sentinel.go": "package build\n"})
+	r.phaseWrite(map[string]string{"src/later.go": "package main\n", "build/sentinel.go": "package build\n"})
 	r.untilSeen("build/sentinel.go")
 	r.notSeen("src/later.go")
 }
@@ -408,22 +401,16 @@ func TestFolderMovedIntoNewFolder(t *testing.T) {
 		if err := os.MkdirAll(r.path(next), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Rename(r.path(dir), r.path(next+"/in")); err != nil {
-			t.Fatal(err)
-		}
+		r.rename(dir, next+"/in")
 		dir = next + "/in"
 		r.phase()
 		r.untilSeen(dir+"/a.go", dir+"/sub/b.go")
 		time.Sleep(time.Duration(i%4) * 5 * time.Millisecond) // the old path's late events land in between
 		r.phase()
 		name := fmt.Sprintf("a%d.go", i)
-		if err := os.Rename(r.path(dir+"/a.go"), r.path(dir+"/"+name)); err != nil {
-			t.Fatal(err)
-		}
+		r.rename(dir+"/a.go", dir+"/"+name)
 		r.write(map[string]string{dir + "/sub/b.go": fmt.Sprintf("package sub // %d\n", i)})
 		r.untilSeen(dir+"/"+name, dir+"/sub/b.go")
-		if err := os.Rename(r.path(dir+"/"+name), r.path(dir+"/a.go")); err != nil {
-			t.Fatal(err)
-		}
+		r.rename(dir+"/"+name, dir+"/a.go")
 	}
 }

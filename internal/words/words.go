@@ -213,7 +213,7 @@ var irregular = map[string]string{
 // common programming languages: words that appear everywhere and name nothing.
 func Stopword(w string) bool { return stop[w] }
 
-var stop = set(`a an the and or but if then else when while for to of in on at by with from as is are was were be been
+var stop = Set(`a an the and or but if then else when while for to of in on at by with from as is are was were be been
 being it its this that these those there here we you he she they i me my our your their them us do does did done
 not no yes so than too very can could should would will shall may might must have has had having about above
 after again against all any because before below between both each few further how into just more most much
@@ -226,7 +226,8 @@ int integer float double bool boolean str string char byte long short unsigned s
 throw throws raise except finally async await yield lambda case switch break continue goto
 go java py js ts rs cpp cc hpp rb php kt swift scala sh md txt json yaml yml toml xml html css`)
 
-func set(s string) map[string]bool {
+// Set is the set of the words of s, separated by white space: a list written as one string.
+func Set(s string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(s) {
 		m[w] = true

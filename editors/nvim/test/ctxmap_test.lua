@@ -183,6 +183,18 @@ local function copied()
   return text
 end
 
+-- copy_by clears the registers, runs act (something that copies a pack) and waits for a register
+-- to fill; it says whether one did, the messages before act and the messages act added.
+local function copy_by(act)
+  clear_registers()
+  local before = messages()
+  act()
+  local got = vim.wait(60000, function()
+    return copied() ~= ""
+  end, 50)
+  return got, before, messages():sub(#before + 1)
+end
+
 local function run()
   must("CTXMAP_BIN, CTXMAP_WORKSPACE, CTXMAP_FILE, CTXMAP_WORD, CTXMAP_EXPECT are set", bin and workspace and file and word and expect)
   test_positions()
@@ -254,13 +266,10 @@ local function run()
 
   -- :CtxmapCopy with the cursor in the comment: the server finds the comment
   vim.api.nvim_win_set_cursor(0, { row + 1, col })
-  clear_registers()
-  local before = messages()
-  vim.cmd("CtxmapCopy")
-  local got = vim.wait(60000, function()
-    return copied() ~= ""
-  end, 50)
-  must(":CtxmapCopy fills a register", got, messages():sub(#before + 1))
+  local got, before, said = copy_by(function()
+    vim.cmd("CtxmapCopy")
+  end)
+  must(":CtxmapCopy fills a register", got, said)
   local pack = copied()
   save("pack.md", pack)
   local tokens, msgs = copied_tokens(before)
@@ -271,26 +280,20 @@ local function run()
 
   -- :'<,'>CtxmapCopy on the comment's line, selected linewise
   vim.cmd(string.format("normal! %dGV\27", row + 1))
-  clear_registers()
-  before = messages()
-  vim.cmd("'<,'>CtxmapCopy")
-  got = vim.wait(60000, function()
-    return copied() ~= ""
-  end, 50)
-  check(":'<,'>CtxmapCopy fills a register", got, messages():sub(#before + 1))
+  got, before, said = copy_by(function()
+    vim.cmd("'<,'>CtxmapCopy")
+  end)
+  check(":'<,'>CtxmapCopy fills a register", got, said)
   tokens = copied_tokens(before)
   check("the selection's pack is under the budget", tokens and tokens <= budget, tostring(tokens))
 
   -- a charwise selection of just the word
   vim.api.nvim_win_set_cursor(0, { row + 1, col })
   vim.cmd(string.format("normal! v%dl\27", #word - 1))
-  clear_registers()
-  before = messages()
-  vim.cmd("'<,'>CtxmapCopy")
-  got = vim.wait(60000, function()
-    return copied() ~= ""
-  end, 50)
-  check(":'<,'>CtxmapCopy on a charwise selection fills a register", got, messages():sub(#before + 1))
+  got, _, said = copy_by(function()
+    vim.cmd("'<,'>CtxmapCopy")
+  end)
+  check(":'<,'>CtxmapCopy on a charwise selection fills a register", got, said)
 
   -- the "Copy context for LLM" code lens above a TODO comment runs in the editor
   local todo = find_comment(bufnr, "TODO")
@@ -306,13 +309,8 @@ local function run()
     end, 500)
     if check("a code lens sits above the TODO comment", lensed) then
       vim.api.nvim_win_set_cursor(0, { todo + 1, 0 })
-      clear_registers()
-      before = messages()
-      vim.lsp.codelens.run()
-      got = vim.wait(60000, function()
-        return copied() ~= ""
-      end, 50)
-      check("running the lens fills a register", got, messages():sub(#before + 1))
+      got, before, said = copy_by(vim.lsp.codelens.run)
+      check("running the lens fills a register", got, said)
       tokens = copied_tokens(before)
       check("the lens's pack is under the budget", tokens and tokens <= budget, tostring(tokens))
     end
@@ -348,13 +346,10 @@ local function run()
   vim.api.nvim_buf_set_lines(scratch, 0, -1, false, { "Bug report:", "", line:gsub("^%s*[/#]+%s*", ""), "" })
   vim.api.nvim_win_set_cursor(0, { 3, 0 })
   check("a scratch buffer gets no client of its own", ctxmap_client(scratch) == nil)
-  clear_registers()
-  before = messages()
-  vim.cmd("CtxmapCopy")
-  got = vim.wait(60000, function()
-    return copied() ~= ""
-  end, 50)
-  check(":CtxmapCopy in a scratch buffer fills a register", got, messages():sub(#before + 1))
+  got, _, said = copy_by(function()
+    vim.cmd("CtxmapCopy")
+  end)
+  check(":CtxmapCopy in a scratch buffer fills a register", got, said)
   check("the scratch buffer's pack is about its text", copied():find(expect) ~= nil, clip(copied(), 600))
   vim.cmd("bwipeout!")
   vim.cmd("buffer " .. bufnr)

@@ -19,38 +19,22 @@ const minBudget = 100;
 export function readSettings(get: (key: string) => unknown): { settings: Settings; problems: string[] } {
   const settings = { ...defaults };
   const problems: string[] = [];
-  const budget = get('budget');
-  if (budget !== undefined && budget !== null) {
-    if (typeof budget === 'number' && Number.isInteger(budget) && budget >= minBudget) {
-      settings.budget = budget;
-    } else {
-      problems.push(`ctxmap.budget ${JSON.stringify(budget)} is not a whole number of at least ${minBudget} tokens; using ${defaults.budget}`);
+  // take uses a setting when ok accepts it, else names it with what it is not; unset, it keeps its default
+  const take = <K extends Exclude<keyof Settings, 'embedding'>>(key: K, ok: (v: unknown) => boolean, isNot: string): void => {
+    const value = get(key);
+    if (value === undefined || value === null) {
+      return;
     }
-  }
-  const format = get('format');
-  if (format !== undefined && format !== null) {
-    if (typeof format === 'string' && formats.includes(format)) {
-      settings.format = format;
+    if (ok(value)) {
+      settings[key] = value as Settings[K];
     } else {
-      problems.push(`ctxmap.format ${JSON.stringify(format)} is not one of ${formats.join(', ')}; using ${defaults.format}`);
+      problems.push(`ctxmap.${key} ${JSON.stringify(value)} is not ${isNot}; using ${defaults[key]}`);
     }
-  }
-  const tokenizer = get('tokenizer');
-  if (tokenizer !== undefined && tokenizer !== null) {
-    if (typeof tokenizer === 'string' && tokenizers.includes(tokenizer)) {
-      settings.tokenizer = tokenizer;
-    } else {
-      problems.push(`ctxmap.tokenizer ${JSON.stringify(tokenizer)} is not one of ${tokenizers.join(', ')}; using ${defaults.tokenizer}`);
-    }
-  }
-  const fill = get('fill');
-  if (fill !== undefined && fill !== null) {
-    if (typeof fill === 'boolean') {
-      settings.fill = fill;
-    } else {
-      problems.push(`ctxmap.fill ${JSON.stringify(fill)} is not true or false; using ${defaults.fill}`);
-    }
-  }
+  };
+  take('budget', (v) => typeof v === 'number' && Number.isInteger(v) && v >= minBudget, `a whole number of at least ${minBudget} tokens`);
+  take('format', (v) => typeof v === 'string' && formats.includes(v), `one of ${formats.join(', ')}`);
+  take('tokenizer', (v) => typeof v === 'string' && tokenizers.includes(v), `one of ${tokenizers.join(', ')}`);
+  take('fill', (v) => typeof v === 'boolean', 'true or false');
   const embedding = get('embedding');
   if (embedding !== undefined && embedding !== null) {
     const problem = embeddingProblem(embedding);

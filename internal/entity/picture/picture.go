@@ -5,10 +5,12 @@
 package picture
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/ctxmap/ctxmap/internal/entity"
@@ -184,12 +186,7 @@ func relations(chosen []*entity.Entity) []Edge {
 	for k, w := range weight {
 		out = append(out, Edge{From: k[0], To: k[1], Weight: w})
 	}
-	sort.Slice(out, func(a, b int) bool {
-		if out[a].From != out[b].From {
-			return out[a].From < out[b].From
-		}
-		return out[a].To < out[b].To
-	})
+	slices.SortFunc(out, func(a, b Edge) int { return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To)) })
 	return out
 }
 
@@ -226,16 +223,8 @@ func regions(chosen []*entity.Entity) ([]Region, []int) {
 	for _, h := range homes {
 		count[cut(h, best)]++
 	}
-	folders := make([]string, 0, len(count))
-	for f := range count {
-		folders = append(folders, f)
-	}
-	sort.Slice(folders, func(a, b int) bool {
-		if count[folders[a]] != count[folders[b]] {
-			return count[folders[a]] > count[folders[b]]
-		}
-		return folders[a] < folders[b]
-	})
+	folders := slices.Collect(maps.Keys(count)) // the most homes first
+	slices.SortFunc(folders, func(a, b string) int { return cmp.Or(cmp.Compare(count[b], count[a]), cmp.Compare(a, b)) })
 	at := map[string]int{}
 	var out []Region
 	for _, f := range folders {

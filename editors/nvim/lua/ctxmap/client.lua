@@ -221,21 +221,22 @@ function M.running()
   return out
 end
 
--- Client methods became methods (client:request) in Neovim 0.11; the field form is deprecated there.
+-- call calls the client's method name: client:name(...) from Neovim 0.11, which made them methods
+-- and deprecated the field form client.name(...).
 local methods = vim.fn.has("nvim-0.11") == 1
+local function call(client, name, ...)
+  if methods then
+    return client[name](client, ...)
+  end
+  return client[name](...)
+end
 
 function M.request(client, method, params, handler, bufnr)
-  if methods then
-    return client:request(method, params, handler, bufnr)
-  end
-  return client.request(method, params, handler, bufnr)
+  return call(client, "request", method, params, handler, bufnr)
 end
 
 function M.request_sync(client, method, params, timeout_ms, bufnr)
-  if methods then
-    return client:request_sync(method, params, timeout_ms, bufnr)
-  end
-  return client.request_sync(method, params, timeout_ms, bufnr)
+  return call(client, "request_sync", method, params, timeout_ms, bufnr)
 end
 
 local function command_params(command, args)

@@ -260,12 +260,19 @@ local function chunk_text(ch)
   return table.concat(parts, " ")
 end
 
--- explore puts the chunks about an entity into the quickfix list; without a name it offers the list.
-function M.explore(cfg, name, done)
-  local c = current(cfg)
-  if not c then
-    return
+-- with_server makes a command of fn(cfg, c, ...), c being the current buffer's server or else any
+-- running one; without one the command says so and does nothing.
+local function with_server(fn)
+  return function(cfg, ...)
+    local c = current(cfg)
+    if c then
+      return fn(cfg, c, ...)
+    end
   end
+end
+
+-- explore puts the chunks about an entity into the quickfix list; without a name it offers the list.
+M.explore = with_server(function(cfg, c, name, done)
   if not name or not name:match("%S") then
     vim.ui.select(entity_names(c), { prompt = "ctxmap entity: " }, function(choice)
       if choice then
@@ -297,14 +304,10 @@ function M.explore(cfg, name, done)
       done(res)
     end
   end)
-end
+end)
 
 -- status echoes what the server has indexed.
-function M.status(cfg, done)
-  local c = current(cfg)
-  if not c then
-    return
-  end
+M.status = with_server(function(_, c, done)
   client.execute(c, "ctxmap.status", nil, function(st)
     if type(st) ~= "table" then
       return fail("the server sent no status")
@@ -332,7 +335,7 @@ function M.status(cfg, done)
       done(st)
     end
   end)
-end
+end)
 
 -- open_file hands a file to the configured opener, else the system's (a browser for an HTML page).
 local function open_file(cfg, path)
@@ -354,11 +357,7 @@ local function open_file(cfg, path)
 end
 
 -- map writes the entity map (around one entity when a name is given) as an HTML page and opens it.
-function M.map(cfg, name, done)
-  local c = current(cfg)
-  if not c then
-    return
-  end
+M.map = with_server(function(cfg, c, name, done)
   local args = vim.empty_dict() -- {} would go as a JSON array
   if name and name:match("%S") then
     args = { entity = vim.trim(name) }
@@ -382,15 +381,12 @@ function M.map(cfg, name, done)
       done(path)
     end
   end)
-end
+end)
 
-function M.reindex(cfg)
-  local c = current(cfg)
-  if c then
-    client.execute(c, "ctxmap.reindex", nil, function()
-      info("ctxmap: reindexing " .. c.config.root_dir)
-    end)
-  end
-end
+M.reindex = with_server(function(_, c)
+  client.execute(c, "ctxmap.reindex", nil, function()
+    info("ctxmap: reindexing " .. c.config.root_dir)
+  end)
+end)
 
 return M

@@ -89,27 +89,23 @@ local function define_commands()
   cmd("CtxmapShow", function(o)
     commands.show(M.config, o)
   end, { range = true, desc = "Show the context pack in a scratch buffer" })
-  cmd("CtxmapExplore", function(o)
-    commands.explore(M.config, o.args)
-  end, {
-    nargs = "?",
-    complete = function(arglead)
-      return commands.complete_entity(M.config, arglead)
-    end,
-    desc = "List the code about an entity in the quickfix list",
-  })
+  -- a command about an entity takes one name, or none, completed from the server's entities
+  local function entity_cmd(name, run, desc)
+    cmd(name, function(o)
+      run(M.config, o.args)
+    end, {
+      nargs = "?",
+      complete = function(arglead)
+        return commands.complete_entity(M.config, arglead)
+      end,
+      desc = desc,
+    })
+  end
+  entity_cmd("CtxmapExplore", commands.explore, "List the code about an entity in the quickfix list")
   cmd("CtxmapStatus", function()
     commands.status(M.config)
   end, { desc = "Show what the ctxmap server has indexed" })
-  cmd("CtxmapMap", function(o)
-    commands.map(M.config, o.args)
-  end, {
-    nargs = "?",
-    complete = function(arglead)
-      return commands.complete_entity(M.config, arglead)
-    end,
-    desc = "Write the entity map as an HTML page and open it",
-  })
+  entity_cmd("CtxmapMap", commands.map, "Write the entity map as an HTML page and open it")
   cmd("CtxmapReindex", function()
     commands.reindex(M.config)
   end, { desc = "Rebuild the ctxmap index" })

@@ -3,19 +3,14 @@ package glovetable
 import (
 	"encoding/binary"
 	"math"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/ctxmap/ctxmap/internal/filetest"
 )
 
-func packed(t *testing.T) string {
-	t.Helper()
-	b, err := os.ReadFile("../../glove.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
+// packed is the packed table the embed package ships.
+func packed(t *testing.T) string { return filetest.Read(t, "../../glove.bin") }
 
 func TestParsePacked(t *testing.T) {
 	data := packed(t)
