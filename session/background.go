@@ -162,30 +162,17 @@ func StartBackground(ctx context.Context, root string, command []string) (starte
 // one) is not waited for: the command answers in its own process.
 func takeStartLock(ctx context.Context, dir, sock string) (release func(), err error) {
 	start := time.Now()
-	for {
-		release, err := index.TakeCacheLock(dir, startLock)
-		if err == nil {
-			return release, nil
+	return takeLockPolling(ctx, dir, startLock, func(waited time.Duration) (bool, error) {
+		switch {
+		case answers(sock):
+			return true, nil
+		case waited > lostWait && !startedAlive(dir, start):
+			return true, fmt.Errorf("another command holds %s and has started no background process for %s", filepath.Join(dir, startLock), lostWait)
+		case waited > startWait:
+			return true, fmt.Errorf("%s is still held after %s", filepath.Join(dir, startLock), startWait)
 		}
-		if !errors.Is(err, index.ErrLockHeld) {
-			return nil, err
-		}
-		if answers(sock) {
-			return nil, nil
-		}
-		waited := time.Since(start)
-		if waited > lostWait && !startedAlive(dir, start) {
-			return nil, fmt.Errorf("another command holds %s and has started no background process for %s", filepath.Join(dir, startLock), lostWait)
-		}
-		if waited > startWait {
-			return nil, fmt.Errorf("%s is still held after %s", filepath.Join(dir, startLock), startWait)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+		return false, nil
+	})
 }
 
 // startedAlive says whether the process the start lock's holder started since runs.
@@ -269,7 +256,18 @@ func answers(path string) bool {
 
 // takeLockWaiting takes the lock name in dir, waiting up to startWait for its holder to let it go.
 func takeLockWaiting(ctx context.Context, dir, name string) (release func(), err error) {
-	deadline := time.Now().Add(startWait)
+	return takeLockPolling(ctx, dir, name, func(waited time.Duration) (bool, error) {
+		if waited > startWait {
+			return true, fmt.Errorf("%s in %s is still held after %s", name, dir, startWait)
+		}
+		return false, nil
+	})
+}
+
+// takeLockPolling takes the lock name in dir, trying again every 10 ms while another process holds
+// it, until held, told how long it has waited, says to stop: with its error, or with no lock and none.
+func takeLockPolling(ctx context.Context, dir, name string, held func(waited time.Duration) (stop bool, err error)) (release func(), err error) {
+	start := time.Now()
 	for {
 		release, err := index.TakeCacheLock(dir, name)
 		if err == nil {
@@ -278,8 +276,8 @@ func takeLockWaiting(ctx context.Context, dir, name string) (release func(), err
 		if !errors.Is(err, index.ErrLockHeld) {
 			return nil, err
 		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%s in %s is still held after %s", name, dir, startWait)
+		if stop, err := held(time.Since(start)); stop || err != nil {
+			return nil, err
 		}
 		select {
 		case <-ctx.Done():
