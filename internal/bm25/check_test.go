@@ -156,7 +156,7 @@ func TestUnchangedSegmentsAreNotReadAgain(t *testing.T) {
 
 // The checks an open makes, on an index of 20,000 chunks: with the manifest of the last close (every
 // segment checked before: the usual start) and without one (the first start after a crash, and what
-// Verify reads). go test -run '^$' -bench CheckOnOpen ./internal/lexical/
+// Verify reads). go test -run '^$' -bench CheckOnOpen ./internal/bm25/
 func BenchmarkCheckOnOpen(b *testing.B) {
 	dir := filled(b, 20, 1000, func(n int) Doc {
 		var code strings.Builder
