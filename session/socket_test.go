@@ -169,7 +169,7 @@ func TestRemovedSocketIsMadeAgain(t *testing.T) {
 	for {
 		if _, err := Ask(ctx, root, index.Request{Text: "add to cart"}); err == nil {
 			break
-		} else if time.Since(start) > time.Second {
+		} else if time.Since(start) > 5*time.Second { // made again within a second; more on a loaded machine
 			t.Fatalf("no answer %s after the socket was removed: %v", time.Since(start), err)
 		}
 		time.Sleep(10 * time.Millisecond)
