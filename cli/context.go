@@ -123,11 +123,7 @@ func (e *env) runContext(dir string, req index.Request, o packOutput, noDaemon b
 		if err != nil {
 			return err
 		}
-		raw, err := json.Marshal(res.Pack)
-		if err != nil {
-			return err
-		}
-		return e.printPack(o, res.Pack, raw)
+		return e.printPack(o, res.Pack, nil)
 	})
 }
 
@@ -147,12 +143,21 @@ func (e *env) askRunning(dir string, req index.Request, o packOutput, start bool
 	})
 }
 
-// printPack prints a pack in the format its request resolved to: its text, or its JSON (raw) indented.
+// printPack prints a pack in the format its request resolved to: its text, or its JSON indented (raw,
+// as a running process sent it; nil: the pack marshalled here).
 func (e *env) printPack(o packOutput, p *index.Pack, raw json.RawMessage) error {
 	body := []byte(p.Text)
 	if p.Request.Format == "json" {
 		var b bytes.Buffer
-		if err := json.Indent(&b, raw, "", "  "); err != nil {
+		var err error
+		if raw != nil {
+			err = json.Indent(&b, raw, "", "  ")
+		} else {
+			var out []byte
+			out, err = json.MarshalIndent(p, "", "  ")
+			b.Write(out)
+		}
+		if err != nil {
 			return err
 		}
 		b.WriteByte('\n')

@@ -143,9 +143,12 @@ func (ff *focusFile) lines(from, to int, evidence []int, names, terms map[string
 				s += wt * math.Log(1+float64(lines)/float64(count[id]))
 			}
 		}
-		for _, name := range order {
-			if from-1+k < len(raw) && query.HasName(string(raw[from-1+k]), name) {
-				s += names[name] * math.Log(1+float64(lines))
+		if len(order) > 0 && from-1+k < len(raw) {
+			text := string(raw[from-1+k]) // once a line, not once a name
+			for _, name := range order {
+				if query.HasName(text, name) {
+					s += names[name] * math.Log(1+float64(lines))
+				}
 			}
 		}
 		if s > 0 {
