@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,12 @@ const (
 	CutLoss        = "cut_loss"        // changed lines inside an item's range but past what it shows / changed lines
 	FileShown      = "file_shown"      // code gold files with a changed line shown / code gold files
 	LineEfficiency = "line_efficiency" // line recall per 1,000 pack tokens
+	// As SWE-Explore scores ranked regions: the items that show code, in pack order, each line once.
+	LineRec100    = "line_rec@100"   // changed lines within the first 100 distinct lines shown / changed lines
+	LineRec300    = "line_rec@300"   // ... the first 300
+	LineRec500    = "line_rec@500"   // ... the first 500
+	FirstUseful   = "first_useful"   // 1 - i/n for the first of n showing items that shows a changed line (0: none)
+	LinePrecision = "line_precision" // changed lines shown / lines shown
 )
 
 // Changed are the line ranges a fix changed, per file: old side, 1-based, inclusive.
@@ -123,6 +130,65 @@ func LineMetrics(items []index.Item, tokens int, changed Changed) map[string]flo
 	}
 	if tokens > 0 {
 		m[LineEfficiency] = m[LineRecall] * 1000 / float64(tokens)
+	}
+	maps.Copy(m, rankedLineMetrics(items, changed, lines))
+	return m
+}
+
+// rankedLineMetrics reads the pack as a ranked list of line regions, as SWE-Explore does: how many of
+// the total changed lines come within the first 100, 300 and 500 distinct lines shown, how early the
+// first item that shows one comes, and the share of shown lines that changed.
+func rankedLineMetrics(items []index.Item, changed Changed, total int) map[string]float64 {
+	isChanged := func(path string, l int) bool { return index.IsCode(path) && within(changed[path], l) }
+	type line struct {
+		path string
+		n    int
+	}
+	seen := map[line]bool{}
+	var order []bool // each distinct shown line in pack order: whether the fix changed it
+	showing, first := 0, -1
+	for _, it := range items {
+		if it.Kind == OutlineKind || len(it.Shown) == 0 {
+			continue
+		}
+		hit := false
+		for _, r := range it.Shown {
+			for l := r[0]; l <= r[1]; l++ {
+				if seen[line{it.Path, l}] {
+					continue
+				}
+				seen[line{it.Path, l}] = true
+				c := isChanged(it.Path, l)
+				hit = hit || c
+				order = append(order, c)
+			}
+		}
+		if hit && first < 0 {
+			first = showing
+		}
+		showing++
+	}
+	m := map[string]float64{FirstUseful: 0, LinePrecision: 0}
+	for k, name := range map[int]string{100: LineRec100, 300: LineRec300, 500: LineRec500} {
+		n := 0
+		for _, c := range order[:min(k, len(order))] {
+			if c {
+				n++
+			}
+		}
+		m[name] = float64(n) / float64(total)
+	}
+	if first >= 0 {
+		m[FirstUseful] = 1 - float64(first)/float64(showing)
+	}
+	if len(order) > 0 {
+		n := 0
+		for _, c := range order {
+			if c {
+				n++
+			}
+		}
+		m[LinePrecision] = float64(n) / float64(len(order))
 	}
 	return m
 }

@@ -69,3 +69,24 @@ func TestLoadChangedBesideTheDataset(t *testing.T) {
 		t.Errorf("a broken line must be an error")
 	}
 }
+
+// The pack read as ranked regions: distinct lines in pack order, the first useful item, precision.
+func TestRankedLineMetrics(t *testing.T) {
+	items := []index.Item{
+		{Kind: "definition", Path: "a.go", StartLine: 1, EndLine: 80, Shown: []index.Lines{{1, 80}}},   // no changed line
+		{Kind: "outline", Path: "b.go", StartLine: 1, EndLine: 50},                                     // shows nothing
+		{Kind: "definition", Path: "c.go", StartLine: 1, EndLine: 400, Shown: []index.Lines{{1, 400}}}, // lines 81-480 of the pack
+		{Kind: "snippet", Path: "a.go", StartLine: 1, EndLine: 10, Shown: []index.Lines{{1, 10}}},      // already shown: counts no line
+	}
+	changed := Changed{"c.go": {{10, 10}, {300, 301}}, "d.go": {{1, 1}}} // 4 changed lines; c.go's at 90, 380, 381
+	m := LineMetrics(items, 3000, changed)
+	want := map[string]float64{LineRec100: 1.0 / 4, LineRec300: 1.0 / 4, LineRec500: 3.0 / 4, FirstUseful: 1 - 1.0/3, LinePrecision: 3.0 / 480}
+	for k, v := range want {
+		if math.Abs(m[k]-v) > 1e-9 {
+			t.Errorf("%s = %.4f, want %.4f", k, m[k], v)
+		}
+	}
+	if m := LineMetrics(items[:1], 3000, changed); m[FirstUseful] != 0 || m[LinePrecision] != 0 {
+		t.Errorf("no changed line shown: %v", m)
+	}
+}

@@ -40,7 +40,7 @@ const (
 
 // Columns is the order of the metrics in tables.
 var Columns = []string{Hit1, Hit5, CodeHit1, CodeHit5, Recall10, PackRecall, PackAll, CodePackAll, CodeNamedAll, SymbolRecall,
-	SymbolCoverage, SymbolFile, DefFirst, LineRecall, HunkAll, CutLoss, FileShown, WrongFileRate, PackFileCount, Tokens, Efficiency,
+	SymbolCoverage, SymbolFile, DefFirst, LineRecall, HunkAll, CutLoss, FileShown, LineRec100, LineRec300, LineRec500, FirstUseful, LinePrecision, WrongFileRate, PackFileCount, Tokens, Efficiency,
 	LineEfficiency, Brier}
 
 // FileMetrics scores a ranked list of files: hit@k (every gold file among the first k) and recall@k

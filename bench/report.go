@@ -170,6 +170,7 @@ var shortNames = map[string]string{
 	CodeHit1: "c_hit@1", CodeHit5: "c_hit@5", CodePackRecall: "c_pack_rec", CodePackAll: "c_pack_all", CodeNamedAll: "c_named_all", DefFirst: "def_first", Brier: "brier",
 	LatencyP50: "p50ms", LatencyP95: "p95ms",
 	LineRecall: "line_rec", HunkAll: "hunk_all", CutLoss: "cut_loss", FileShown: "file_shown", LineEfficiency: "line_eff",
+	LineRec100: "l_rec@100", LineRec300: "l_rec@300", LineRec500: "l_rec@500", FirstUseful: "first_use", LinePrecision: "l_prec",
 }
 
 // WriteTable prints the report for people: the systems side by side, then ctxmap and the baseline per

@@ -21,6 +21,9 @@ const (
 	SystemBM25   = "bm25-files"
 )
 
+// CurveName names a system run at another budget than the report's.
+func CurveName(system string, budget int) string { return fmt.Sprintf("%s@%d", system, budget) }
+
 // AblationName names ctxmap with some signals switched off.
 func AblationName(without []string) string { return "ctxmap-no-" + strings.Join(without, "+") }
 
@@ -30,6 +33,9 @@ type Options struct {
 	Changed   string // the lines each fix changed (JSONL); "": the dataset's -lines.jsonl beside it, if any
 	Worktrees string
 	Budget    int // tokens; 0: 8000
+	// Budgets are more budgets to run every system at, for a curve: each answer is reported as its
+	// system at that budget (CurveName).
+	Budgets   []int
 	Selection Selection
 	Without   [][]string   // ctxmap configurations to run besides the full one, each with these signals off
 	Baseline  bool         // run the whole-file BM25 baseline too
@@ -128,8 +134,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Budget == 0 {
 		opts.Budget = index.DefaultBudget
 	}
-	if opts.Budget < index.MinBudget {
-		return nil, fmt.Errorf("budget %d is below the minimum of %d tokens", opts.Budget, index.MinBudget)
+	for _, b := range append([]int{opts.Budget}, opts.Budgets...) {
+		if b < index.MinBudget {
+			return nil, fmt.Errorf("budget %d is below the minimum of %d tokens", b, index.MinBudget)
+		}
 	}
 	for _, w := range opts.Without {
 		if err := checkSignals(w); err != nil {
@@ -187,6 +195,13 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	if opts.Baseline {
 		rep.Systems = append(rep.Systems, SystemBM25)
+	}
+	for _, b := range opts.Budgets {
+		for _, name := range []string{SystemCtxmap, SystemFusion, SystemBM25} {
+			if name == SystemCtxmap || name == SystemFusion && opts.Fusion || name == SystemBM25 && opts.Baseline {
+				rep.Systems = append(rep.Systems, CurveName(name, b))
+			}
+		}
 	}
 	indexed := map[string]bool{}
 	for i, in := range selected {
@@ -313,12 +328,24 @@ func runInstance(ctx context.Context, in Instance, opts Options, cache string, i
 			Ranker: opts.Ranker, Fill: opts.Fill, Model: opts.Model}
 		res.Systems[name] = askCtxmap(ctx, ix, in, req, tok, defs, changed)
 	}
-	if opts.Fusion {
-		req := index.Request{Text: in.ProblemStatement, Budget: opts.Budget, Format: "markdown", Ranker: index.RankerFusion, Fill: true}
-		res.Systems[SystemFusion] = askCtxmap(ctx, ix, in, req, tok, defs, changed)
-	}
-	if opts.Baseline {
-		res.Systems[SystemBM25] = askBaseline(ctx, wt, snap.Paths, in, opts.Budget, tok, defs, changed)
+	for i, b := range append([]int{opts.Budget}, opts.Budgets...) {
+		name := func(system string) string {
+			if i == 0 {
+				return system
+			}
+			return CurveName(system, b)
+		}
+		if i > 0 {
+			req := index.Request{Text: in.ProblemStatement, Budget: b, Format: "markdown", Ranker: opts.Ranker, Fill: opts.Fill, Model: opts.Model}
+			res.Systems[name(SystemCtxmap)] = askCtxmap(ctx, ix, in, req, tok, defs, changed)
+		}
+		if opts.Fusion {
+			req := index.Request{Text: in.ProblemStatement, Budget: b, Format: "markdown", Ranker: index.RankerFusion, Fill: true}
+			res.Systems[name(SystemFusion)] = askCtxmap(ctx, ix, in, req, tok, defs, changed)
+		}
+		if opts.Baseline {
+			res.Systems[name(SystemBM25)] = askBaseline(ctx, wt, snap.Paths, in, b, tok, defs, changed)
+		}
 	}
 	res.Status = StatusOK
 	for _, s := range res.Systems {

@@ -27,6 +27,7 @@ never indexed against the full index's (with --dataset, on its issues and their 
 	changed := f.String("lines", "", "the lines each fix changed, one JSON object a line (default: the dataset's -lines.jsonl beside it)")
 	worktrees := f.String("worktrees", "", "folder of the instances' work trees, <owner>+<name>@<sha12> (quality mode)")
 	budget := f.Int("budget", index.DefaultBudget, "token budget of every pack")
+	budgets := f.IntSlice("budgets", nil, "also run every system at these budgets, for a curve (2000,4000,16000): each reported as SYSTEM@BUDGET")
 	repos := f.String("repos", "", "comma-separated owner/name list to keep")
 	limit := f.Int("limit", 0, "keep at most N instances in all (0: all)")
 	perRepo := f.Int("per-repo", 0, "keep the first N instances of each repository (0: all)")
@@ -92,7 +93,7 @@ never indexed against the full index's (with --dataset, on its issues and their 
 			Dataset: *dataset, Changed: *changed, Worktrees: *worktrees, Budget: *budget, Baseline: *baseline, CacheDir: *cache, Logf: logf,
 			CachePerTree: *perTree,
 			Selection:    bench.Selection{Repos: *repos, PerRepo: *perRepo, Limit: *limit},
-			Fusion:       *fusion, Ranker: *ranker, Fill: *fill,
+			Fusion:       *fusion, Ranker: *ranker, Fill: *fill, Budgets: *budgets,
 		}
 		if *features != "" {
 			fw, err := os.Create(*features)
