@@ -42,6 +42,7 @@ type Options struct {
 	Fusion    bool         // run the fused ranking with budget-filling packs too
 	Ranker    string       // ctxmap's ranker: learned (default) or fusion
 	Fill      bool         // ctxmap's packs fill the budget
+	Tight     bool         // ctxmap's packs stop with the evidence
 	Model     *index.Model // the learned ranker's model; nil: the shipped one
 	CacheDir  string       // per-repository caches go under it; "": a temporary folder removed at the end
 	// CachePerTree keeps a cache per work tree instead of one per repository updated from tree to
@@ -325,7 +326,7 @@ func runInstance(ctx context.Context, in Instance, opts Options, cache string, i
 			name = AblationName(without)
 		}
 		req := index.Request{Text: in.ProblemStatement, Budget: opts.Budget, Format: "markdown", Without: without,
-			Ranker: opts.Ranker, Fill: opts.Fill, Model: opts.Model}
+			Ranker: opts.Ranker, Fill: opts.Fill, Tight: opts.Tight, Model: opts.Model}
 		res.Systems[name] = askCtxmap(ctx, ix, in, req, tok, defs, changed)
 	}
 	for i, b := range append([]int{opts.Budget}, opts.Budgets...) {
@@ -336,7 +337,7 @@ func runInstance(ctx context.Context, in Instance, opts Options, cache string, i
 			return CurveName(system, b)
 		}
 		if i > 0 {
-			req := index.Request{Text: in.ProblemStatement, Budget: b, Format: "markdown", Ranker: opts.Ranker, Fill: opts.Fill, Model: opts.Model}
+			req := index.Request{Text: in.ProblemStatement, Budget: b, Format: "markdown", Ranker: opts.Ranker, Fill: opts.Fill, Tight: opts.Tight, Model: opts.Model}
 			res.Systems[name(SystemCtxmap)] = askCtxmap(ctx, ix, in, req, tok, defs, changed)
 		}
 		if opts.Fusion {

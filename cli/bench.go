@@ -37,6 +37,7 @@ never indexed against the full index's (with --dataset, on its issues and their 
 	fusion := f.Bool("fusion", true, "also run the fused ranking with budget-filling packs ("+bench.SystemFusion+")")
 	ranker := f.String("ranker", "", "ctxmap's ranker: learned (default) or fusion")
 	fill := f.Bool("fill", false, "ctxmap's packs fill the budget")
+	tight := f.Bool("tight", false, "ctxmap's packs stop with the evidence (the short pack)")
 	model := f.String("model", "", "a model file for the learned ranker (default: the shipped one)")
 	reliability := f.String("reliability", "", "write the learned ranker's reliability plot to this SVG file")
 	cache := f.String("cache", "", "folder for the per-repository caches (default: a temporary folder)")
@@ -93,7 +94,7 @@ never indexed against the full index's (with --dataset, on its issues and their 
 			Dataset: *dataset, Changed: *changed, Worktrees: *worktrees, Budget: *budget, Baseline: *baseline, CacheDir: *cache, Logf: logf,
 			CachePerTree: *perTree,
 			Selection:    bench.Selection{Repos: *repos, PerRepo: *perRepo, Limit: *limit},
-			Fusion:       *fusion, Ranker: *ranker, Fill: *fill, Budgets: *budgets,
+			Fusion:       *fusion, Ranker: *ranker, Fill: *fill, Tight: *tight, Budgets: *budgets,
 		}
 		if *features != "" {
 			fw, err := os.Create(*features)

@@ -34,7 +34,8 @@ itself.`)
 	intent := f.String("intent", "", "override the detected intent: bug_fix, implementation, refactor, test_writing, definition_lookup, usage_exploration")
 	tokenizer := f.String("tokenizer", "", "o200k_base or cl100k_base")
 	ranker := f.String("ranker", "", "learned (default) or fusion")
-	fill := f.Bool("fill", false, "fill the budget instead of stopping when the evidence does")
+	fill := f.Bool("fill", false, "fill the budget in the fused ranking's order")
+	tight := f.Bool("tight", false, "a short pack: stop with the evidence (at most five files) instead of spending the budget on likely code")
 	out := f.StringP("output", "o", "", "write the pack to `FILE` instead of stdout (-: stdout)")
 	copyIt := f.Bool("copy", false, "copy the pack to the system clipboard instead of printing it")
 	noDaemon := noDaemonFlag(cmd)
@@ -52,7 +53,7 @@ itself.`)
 			*budget = 0 // the workspace's, else the default
 		}
 		req := index.Request{Text: text, Budget: *budget, Format: *format, Intent: *intent, Tokenizer: *tokenizer,
-			Ranker: *ranker, Fill: *fill, Without: *without}
+			Ranker: *ranker, Fill: *fill, Tight: *tight, Without: *without}
 		o := packOutput{file: *out, copy: *copyIt}
 		if o.file == "-" { // as most tools read it: stdout
 			o.file = ""

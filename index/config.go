@@ -31,6 +31,7 @@ type Config struct {
 	Embedding   Embedding `yaml:"embedding" json:"embedding,omitzero"`      // the model that makes the vectors
 	Ranker      string    `yaml:"ranker" json:"ranker,omitempty"`           // learned (default) or fusion
 	Fill        bool      `yaml:"fill" json:"fill,omitempty"`               // fill the budget instead of stopping with the evidence
+	Tight       bool      `yaml:"tight" json:"tight,omitempty"`             // stop with the evidence: a short pack of at most five files
 	// the command line starts a background process that serves later commands; default true
 	Daemon *bool `yaml:"daemon" json:"daemon,omitempty"`
 }

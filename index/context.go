@@ -23,6 +23,7 @@ type Request struct {
 	Without   []string // signals switched off (see Signals)
 	Ranker    string   // learned, fusion; "": the configuration's, else learned
 	Fill      bool     // fill the budget (as the fusion ranker always did) instead of stopping with the evidence
+	Tight     bool     // stop with the evidence (at most five files) instead of spending the budget on likely code
 	Model     *Model   // the learned ranker's model; nil: the one shipped in the binary
 }
 
@@ -85,7 +86,7 @@ func (ix *Index) Context(ctx context.Context, req Resolved) (*Result, error) {
 	if req.intent != "" {
 		a.Intent = query.Intent{Name: req.intent, Confidence: 1}
 	}
-	ranked, err := rank.Rank(ctx, ix.view(s), a, rank.Options{Without: req.without, Ranker: req.ranker, Fill: req.fill, Model: req.model})
+	ranked, err := rank.Rank(ctx, ix.view(s), a, rank.Options{Without: req.without, Ranker: req.ranker, Fill: req.fill, Tight: req.tight, Model: req.model})
 	if err != nil {
 		return nil, err
 	}

@@ -75,6 +75,7 @@ type Resolved struct {
 	without   map[string]bool
 	ranker    string // learned or fusion
 	fill      bool
+	tight     bool
 	model     *Model
 }
 
@@ -88,7 +89,7 @@ func (r Request) Resolve(cfg Config) (Resolved, error) {
 	}
 	res := Resolved{text: text, budget: cmp.Or(r.Budget, cfg.Budget, DefaultBudget),
 		format: cmp.Or(r.Format, cfg.Format, "markdown"), tokenizer: cmp.Or(r.Tokenizer, cfg.Tokenizer, pack.DefaultTokenizer),
-		ranker: cmp.Or(r.Ranker, cfg.Ranker, RankerLearned), fill: r.Fill || cfg.Fill, model: r.Model}
+		ranker: cmp.Or(r.Ranker, cfg.Ranker, RankerLearned), fill: r.Fill || cfg.Fill, tight: r.Tight || cfg.Tight, model: r.Model}
 	if res.budget < MinBudget {
 		return Resolved{}, invalidf("budget %d is below the minimum of %d tokens", res.budget, MinBudget)
 	}
@@ -125,7 +126,7 @@ func (r Request) Resolve(cfg Config) (Resolved, error) {
 // stated is the request as a pack states it.
 func (r Resolved) stated() pack.Request {
 	return pack.Request{Budget: r.budget, Format: r.format, Tokenizer: r.tokenizer, Intent: r.intent,
-		Ranker: r.ranker, Fill: r.fill, Without: slices.Sorted(maps.Keys(r.without))}
+		Ranker: r.ranker, Fill: r.fill, Tight: r.tight, Without: slices.Sorted(maps.Keys(r.without))}
 }
 
 // CheckLimit checks a list request's size: 0 means the default, else 1 to maxListed.

@@ -248,8 +248,8 @@ func (s *Session) Reconfigure(cfg index.Config) (reindexing bool) {
 
 // sameIndexConfig says whether two configurations build the same index (request defaults aside).
 func sameIndexConfig(a, b index.Config) bool {
-	a.Budget, a.Format, a.Tokenizer, a.Ranker, a.Fill, a.Daemon = 0, "", "", "", false, nil
-	b.Budget, b.Format, b.Tokenizer, b.Ranker, b.Fill, b.Daemon = 0, "", "", "", false, nil
+	a.Budget, a.Format, a.Tokenizer, a.Ranker, a.Fill, a.Tight, a.Daemon = 0, "", "", "", false, false, nil
+	b.Budget, b.Format, b.Tokenizer, b.Ranker, b.Fill, b.Tight, b.Daemon = 0, "", "", "", false, false, nil
 	return reflect.DeepEqual(a, b)
 }
 

@@ -88,17 +88,18 @@ type wireContext struct {
 	Tokenizer string   `json:"tokenizer,omitempty"`
 	Ranker    string   `json:"ranker,omitempty"`
 	Fill      bool     `json:"fill,omitempty"`
+	Tight     bool     `json:"tight,omitempty"`
 	Without   []string `json:"without,omitempty"`
 }
 
 func typedContext(r index.Request) wireContext {
 	return wireContext{Text: r.Text, Budget: r.Budget, Format: r.Format, Intent: r.Intent, Tokenizer: r.Tokenizer,
-		Ranker: r.Ranker, Fill: r.Fill, Without: r.Without}
+		Ranker: r.Ranker, Fill: r.Fill, Tight: r.Tight, Without: r.Without}
 }
 
 func (w wireContext) request() index.Request {
 	return index.Request{Text: w.Text, Budget: w.Budget, Format: w.Format, Intent: w.Intent, Tokenizer: w.Tokenizer,
-		Ranker: w.Ranker, Fill: w.Fill, Without: w.Without}
+		Ranker: w.Ranker, Fill: w.Fill, Tight: w.Tight, Without: w.Without}
 }
 
 type askAnswer struct {

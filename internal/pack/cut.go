@@ -154,6 +154,9 @@ func elision(lang, first string, n int) string {
 	case "markdown", "text", "":
 		prefix = ""
 	}
+	if n == 1 {
+		return indent + prefix + "... 1 line ..."
+	}
 	return indent + prefix + "... " + strconv.Itoa(n) + " lines ..."
 }
 

@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 )
@@ -8,34 +9,40 @@ import (
 // finish renders the pack, and if the whole text counts over the budget (the parts' counts should add
 // up to it exactly) drops the lowest-ranked items until it fits.
 func (a *assembly) finish() {
+	a.reclaim()
 	items := a.byRank()
+	var parts []string
 	for {
-		text, n := a.settle(items)
+		var text string
+		var n int
+		items, parts = a.layout(items)
+		text, n = a.settle(items, parts)
 		if n <= a.p.Budget || len(items) == 0 {
 			if n > a.p.Budget {
 				a.detail = headerDetails[len(headerDetails)-1]
-				text = a.tok.clip(a.render(nil), a.p.Budget)
+				text = a.tok.clip(a.render(), a.p.Budget)
 				n = a.tok.Count(text)
 			}
 			a.p.Text, a.p.Tokens = text, n
 			break
 		}
-		last := items[len(items)-1]
-		for _, r := range last.c.parts() {
+		last := slices.IndexFunc(items, func(x *piece) bool { return x.rank == lastRank(items) })
+		for _, r := range items[last].c.parts() {
 			a.state[r] = dropped
 		}
-		items = items[:len(items)-1]
+		items = slices.Delete(items, last, last+1)
 	}
 	a.p.Items = make([]Item, 0, len(items))
 	a.p.Sections = map[string]int{}
 	for _, b := range buckets {
 		a.p.Sections[b] = 0
 	}
-	for _, x := range items {
-		a.p.Sections[x.bucket] += x.tokens
+	for i, x := range items {
+		n := a.tok.Count(parts[i])
+		a.p.Sections[x.bucket] += n
 		a.p.Items = append(a.p.Items, Item{
 			Kind: x.kind, Path: x.path, Symbol: x.symbol, StartLine: x.start, EndLine: x.end,
-			Tokens: x.tokens, Score: x.score, Size: x.size, Why: x.why, Probability: x.prob,
+			Tokens: n, Score: x.score, Size: x.size, Why: x.why, Probability: x.prob,
 			Code: x.code, Shown: x.shown,
 		})
 	}
@@ -50,9 +57,9 @@ const maxHeaderShare = 0.10
 
 // settle renders the pack with a header that states the pack's own total and takes at most
 // maxHeaderShare of it, at the most detail that allows.
-func (a *assembly) settle(items []*piece) (string, int) {
-	spent := a.spends(items)
-	body := a.renderBody(items, spent)
+func (a *assembly) settle(items []*piece, parts []string) (string, int) {
+	spent := a.spends(items, parts)
+	body := a.renderBody(items, parts, spent)
 	bodyTokens := a.tok.Count(body) // the parts' counts add up (see render.go): only the header varies
 	var head string
 	var h int
@@ -73,11 +80,11 @@ func (a *assembly) settle(items []*piece) (string, int) {
 	return head + body, h + bodyTokens
 }
 
-// spends is what the header lists: the tokens of each bucket the items use.
-func (a *assembly) spends(items []*piece) []spend {
+// spends is what the header lists: the tokens of each bucket the items use, as laid out.
+func (a *assembly) spends(items []*piece, parts []string) []spend {
 	per := map[string]int{}
-	for _, x := range items {
-		per[x.bucket] += a.count(x)
+	for i, x := range items {
+		per[x.bucket] += a.tok.Count(parts[i])
 	}
 	var out []spend
 	for _, b := range buckets {
@@ -88,13 +95,14 @@ func (a *assembly) spends(items []*piece) []spend {
 	return out
 }
 
-func (a *assembly) render(items []*piece) string {
-	spent := a.spends(items)
-	return renderHeader(a.format, a.p, a.detail, spent, a.tok) + a.renderBody(items, spent)
+// render is the header and footer of a pack without items.
+func (a *assembly) render() string {
+	return renderHeader(a.format, a.p, a.detail, nil, a.tok) + a.renderBody(nil, nil, nil)
 }
 
-// renderBody is everything after the header: the items (in XML, in their sections) and the footer.
-func (a *assembly) renderBody(items []*piece, spent []spend) string {
+// renderBody is everything after the header: the items' parts (in XML, in their sections) and the
+// footer.
+func (a *assembly) renderBody(items []*piece, parts []string, spent []spend) string {
 	per := map[string]int{}
 	for _, s := range spent {
 		per[s.bucket] = s.tokens
@@ -112,18 +120,105 @@ func (a *assembly) renderBody(items []*piece, spent []spend) string {
 				continue
 			}
 			sb.WriteString(sectionOpen(b))
-			for _, x := range items {
+			for i, x := range items {
 				if x.bucket == b {
-					sb.WriteString(x.text)
+					sb.WriteString(parts[i])
 				}
 			}
 			sb.WriteString(sectionClose(b))
 		}
 	} else {
-		for _, x := range items {
-			sb.WriteString(x.text)
+		for _, part := range parts {
+			sb.WriteString(part)
 		}
 	}
 	sb.WriteString(renderFooter(a.format, omitted))
 	return sb.String()
 }
+
+// lastRank is the worst rank among items: what goes first when the pack is over its budget.
+func lastRank(items []*piece) int {
+	worst := -1
+	for _, x := range items {
+		worst = max(worst, x.rank)
+	}
+	return worst
+}
+
+// layout orders the chosen pieces for reading and renders each: a file's pieces together in line
+// order, the files in the order of their best piece, outlines last. In Markdown a file's pieces are
+// one block, under one heading that gives the why of its best piece, with a line for each gap that
+// says how many lines it hides; parts[i] is items[i]'s share of the text, so the parts add up to it.
+func (a *assembly) layout(items []*piece) ([]*piece, []string) {
+	first := map[string]int{}
+	for _, x := range items {
+		if r, ok := first[x.path]; !ok || x.rank < r {
+			first[x.path] = x.rank
+		}
+	}
+	ordered := slices.Clone(items)
+	slices.SortStableFunc(ordered, func(x, y *piece) int {
+		if ox, oy := x.kind == "outline", y.kind == "outline"; ox != oy {
+			return boolCmp(ox, oy)
+		}
+		if x.path != y.path {
+			return cmp.Compare(first[x.path], first[y.path])
+		}
+		return cmp.Compare(x.start, y.start)
+	})
+	parts := make([]string, len(ordered))
+	for i := 0; i < len(ordered); {
+		j := i + 1
+		for j < len(ordered) && ordered[j].path == ordered[i].path && joinable(ordered[j]) && joinable(ordered[i]) {
+			j++
+		}
+		if a.format == "xml" || j == i+1 {
+			for k := i; k < j; k++ {
+				parts[k] = ordered[k].text
+			}
+		} else {
+			copy(parts[i:j], renderFileBlock(ordered[i:j]))
+		}
+		i = j
+	}
+	return ordered, parts
+}
+
+// joinable: a piece that can share its file's block (code with its place; not an outline).
+func joinable(x *piece) bool { return x.kind != "outline" && x.start > 0 && x.code != "" }
+
+func boolCmp(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// reclaim gives the candidates that did not fit what laying the files out as blocks saves (a heading
+// for each file rather than for each piece), once: the budget is the reader's, not the layout's.
+func (a *assembly) reclaim() {
+	items := a.byRank()
+	_, parts := a.layout(items)
+	saved := 0
+	for _, x := range items {
+		saved += a.count(x)
+	}
+	for _, p := range parts {
+		saved -= a.tok.Count(p)
+	}
+	if saved < minReclaim {
+		return
+	}
+	a.avail += saved
+	for _, c := range a.cands {
+		if a.state[c.rank] == pending {
+			a.place(c, true, false)
+		}
+	}
+}
+
+// minReclaim is the least saving worth a second placement.
+const minReclaim = 30

@@ -99,6 +99,7 @@ type Request struct {
 	Intent    string   `json:"intent,omitempty"` // the intent asked for; "": the one the text says
 	Ranker    string   `json:"ranker"`
 	Fill      bool     `json:"fill,omitempty"`
+	Tight     bool     `json:"tight,omitempty"`
 	Without   []string `json:"without,omitempty"` // the signals switched off
 }
 

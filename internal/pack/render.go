@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -223,6 +224,57 @@ func renderMarkdownItem(p *piece) string {
 	f := fence(p.code)
 	b.WriteString(f + p.lang + "\n" + p.code + "\n" + f + "\n\n")
 	return b.String()
+}
+
+// renderFileBlock renders pieces of one file, in line order, as one block: a heading with the lines
+// they span and the symbols they show, the why of the best-ranked one, and their code in one fence,
+// each gap between them a line that says how many lines it hides. The parts, one per piece, add up to
+// the block.
+func renderFileBlock(ps []*piece) []string {
+	best := ps[0]
+	var syms []string
+	end := 0
+	for _, p := range ps {
+		if p.rank < best.rank {
+			best = p
+		}
+		if p.symbol != "" && !slices.Contains(syms, p.symbol) {
+			syms = append(syms, p.symbol)
+		}
+		end = max(end, p.end)
+	}
+	codes := make([]string, len(ps))
+	for i, p := range ps {
+		codes[i] = p.code
+	}
+	f := fence(strings.Join(codes, "\n"))
+	var head strings.Builder
+	head.WriteString("### " + best.path + lineRange(ps[0].start, end, ":"))
+	if len(syms) > 0 {
+		head.WriteString(" · " + strings.Join(syms, ", "))
+	}
+	head.WriteString("\nwhy: " + strings.Join(best.why, "; "))
+	if best.prob > 0 {
+		head.WriteString(" (p=" + probText(best.prob) + ")")
+	}
+	head.WriteString("\n" + f + best.lang + "\n")
+	parts := make([]string, len(ps))
+	reached := 0 // the last line shown or stood for so far
+	for i, p := range ps {
+		var b strings.Builder
+		if i == 0 {
+			b.WriteString(head.String())
+		} else if gap := p.start - reached - 1; gap > 0 {
+			b.WriteString(elision(p.lang, "", gap) + "\n")
+		}
+		b.WriteString(p.code + "\n")
+		if i == len(ps)-1 {
+			b.WriteString(f + "\n\n")
+		}
+		parts[i] = b.String()
+		reached = max(reached, p.end)
+	}
+	return parts
 }
 
 func renderXMLItem(p *piece) string {

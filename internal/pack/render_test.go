@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -142,8 +143,12 @@ func TestGoldenContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Items[0].Symbol != "RuleIndex.Active" || p.Items[0].Size != sizeFull {
-		t.Errorf("first item %+v, want RuleIndex.Active in full", p.Items[0])
+	// the top file comes first, as one block in line order: its imports, then its definitions
+	if i := slices.IndexFunc(p.Items, func(it Item) bool { return it.Symbol == "RuleIndex.Active" }); i < 0 || p.Items[i].Size != sizeFull {
+		t.Errorf("RuleIndex.Active not in full: %+v", p.Items)
+	}
+	if p.Items[0].Path != "rules/index.go" || strings.Count(p.Text, "### rules/index.go") != 1 {
+		t.Errorf("the top file is not one block, first: %+v", p.Items[0])
 	}
 	for _, it := range p.Items {
 		if it.Kind == "snippet" {
@@ -156,7 +161,7 @@ func TestGoldenContent(t *testing.T) {
 	if !strings.HasPrefix(p.Text, "# Context: RuleIndex.Active crashes with a nil") || strings.Contains(p.Text, "panic:") {
 		t.Errorf("the title must be the query's first line only:\n%s", p.Text[:200])
 	}
-	for _, want := range []string{"- intent: bug_fix (0.90)", "RULE (0.91)", fmt.Sprintf("- pack: %d of 900 tokens (o200k_base): definitions ", p.Tokens)} {
+	for _, want := range []string{"- intent: bug_fix (0.90)", fmt.Sprintf("- pack: %d of 900 tokens (o200k_base): definitions ", p.Tokens)} {
 		if !strings.Contains(p.Text, want) {
 			t.Errorf("header lacks %q", want)
 		}

@@ -169,7 +169,7 @@ func (r *ranker) pinnedCandidates(files []RankedFile) []pack.Candidate {
 			f := files[k]
 			if f.Prob > 0 {
 				why = append(why, fmt.Sprintf("file #%d, p=%.2f", k+1, f.Prob))
-				prob, limit = f.Prob, capFor(max(f.Prob, pinMinProb))
+				prob, limit = f.Prob, r.plan.cap(max(f.Prob, pinMinProb))
 			} else {
 				why = append(why, fmt.Sprintf("file #%d", k+1))
 			}

@@ -22,6 +22,9 @@ const (
 	focusName     = 3.0 // a name the text states (backticks, CamelCase, snake_case, a call)
 	focusCodeName = 1.5 // a name in the reporter's code block
 	maxFocus      = 8
+	// a body this short needs no cut to guide; a longer one may be cut whatever its room (the pack's
+	// budget may run out before it), and a cut without focus would keep only its head
+	minFocusBytes = 400
 )
 
 // focus gives each candidate that shows a body the lines of it the evidence and the text point at.
@@ -43,8 +46,8 @@ func (r *ranker) focus(cands []pack.Candidate, files []RankedFile) {
 		if c.Full == "" || c.StartLine <= 0 || c.Kind == "outline" || c.Kind == "import" {
 			continue
 		}
-		if c.Cap > 0 && len(c.Full) < c.Cap*bytesPerToken/2 {
-			continue // surely shown whole within its room: no cut to guide
+		if len(c.Full) < minFocusBytes {
+			continue // a few lines: a cut would not keep fewer
 		}
 		ff, ok := byPath[c.Path]
 		if !ok {

@@ -12,7 +12,8 @@ import (
 type Options struct {
 	Without map[string]bool // signals switched off (see Signals)
 	Ranker  string          // Learned (also ""), Fusion
-	Fill    bool            // fill the budget instead of stopping with the evidence (the learned ranker)
+	Fill    bool            // fill the budget with the fused ranking's order (the learned ranker)
+	Tight   bool            // stop with the evidence: at most five files past the model's threshold
 	Model   *Model          // the learned ranker's model; nil: the one shipped in the binary
 }
 
@@ -31,7 +32,10 @@ func Rank(ctx context.Context, v *View, a *query.Analysis, opts Options) (*Ranki
 	if without == nil {
 		without = map[string]bool{}
 	}
-	r := &ranker{s: v, a: a, without: without}
+	r := &ranker{s: v, a: a, without: without, plan: recallPlan}
+	if opts.Tight {
+		r.plan = tightPlan
+	}
 	files := r.rank(ctx)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -59,7 +63,7 @@ func Rank(ctx context.Context, v *View, a *query.Analysis, opts Options) (*Ranki
 }
 
 // TightFiles is the most files a tight pack shows.
-const TightFiles = tightFiles
+var TightFiles = tightPlan.files
 
 // OutlineCap is the most tokens an outline of a file where a tight pack stops may take.
 const OutlineCap = outlineCap

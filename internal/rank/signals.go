@@ -91,6 +91,7 @@ type ranker struct {
 	names    map[string]bool     // projectNames' answer
 	quoted   [][]model.Literal   // per error message of the text, the literals that hold it (errors)
 	srcs     map[string][]byte   // the files read for this request, each once
+	plan     plan                // how far a pack goes past its likeliest file
 }
 
 func (r *ranker) on(signal string) bool { return !r.without[signal] }

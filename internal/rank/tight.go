@@ -37,23 +37,38 @@ func (r *ranker) learned(files []RankedFile, m *Model) []RankedFile {
 	return append(out, files[n:]...)
 }
 
-// A tight pack: the files whose probability clears the model's threshold (the best one always), at
-// most tightFiles; in each, its likeliest definitions, or the whole file when it is small enough. An
-// item may spend tokens in proportion to the probability that the fix changes it: it is shown whole
-// while it brings at least 1/tokensPerProb expected changes a token, and cut around its evidence
-// past that. The next likely files, and the files that changed with the shown ones, are outlined.
+// A pack shows the likeliest files, in each its likeliest definitions, or the whole file when it is
+// small enough, and outlines the next likely files where it stops. An item may spend tokens in
+// proportion to the probability that the fix changes it: it is shown whole while it brings at least
+// 1/perProb expected changes a token, and cut around its evidence past that. A plan says how far a
+// pack goes past its likeliest file.
+type plan struct {
+	files   int     // the most files shown
+	fileMin float64 // the least probability of a shown file past the first; < 0: the model's threshold
+	defs    int     // a file's likeliest definitions shown, down to defMin
+	defMin  float64
+	itemMin float64 // the least probability (the file's times the definition's) an item is worth
+	perProb float64 // what an item that is certain to change may spend
+	related bool    // a bug fix's pack shows a test and a caller of the code it shows, where there are some
+}
+
+// The default plan spends the budget while the regions it adds are likely enough to hold a changed
+// line (missing code, not noise, is what stops a fix); the tight one stops with the evidence: at most
+// five files past the model's threshold (a sixth was not the fix's in any of the 23 dev-set packs
+// that had one).
+var (
+	recallPlan = plan{files: 40, fileMin: 0.03, defs: 30, defMin: 0.01, itemMin: 0.008, perProb: 20000, related: true}
+	tightPlan  = plan{files: 5, fileMin: -1, defs: 8, defMin: 0.08, perProb: 5000}
+)
+
 const (
-	tightFiles    = 5      // a sixth file was not the fix's in any of the 23 dev-set packs that had one
-	tightDefs     = 8      // a file's likeliest definitions, down to defMinProb
-	defMinProb    = 0.08   // a definition past a file's best is shown when at least this likely
-	tokensPerProb = 5000.0 // what an item that is certain to change may spend
-	minCap        = 250    // and one that is not: a body this size costs less than a wrong guess
-	moreMinCap    = 90     // the least a definition past a file's best may take: its opening lines
-	alsoFiles     = 20     // files outlined where the pack stops
-	alsoMinProb   = 0.01   // and how likely each must be
-	outlineDefs   = 1      // signatures an outline shows: its likeliest
-	outlineCap    = 70     // tokens an outline may take
-	parentCard    = 80     // a method's class wider than this many lines is shown as a card, not whole
+	minCap      = 250 // the least an item may take: a body this size costs less than a wrong guess
+	moreMinCap  = 90  // the least a definition past a file's best may take: its opening lines
+	alsoFiles   = 20  // files outlined where the pack stops
+	alsoMinProb = 0.01
+	outlineDefs = 1  // signatures an outline shows: its likeliest
+	outlineCap  = 70 // tokens an outline may take
+	parentCard  = 80 // a method's class wider than this many lines is shown as a card, not whole
 )
 
 func (r *ranker) tight(files []RankedFile, m *Model) []pack.Candidate {
@@ -62,8 +77,15 @@ func (r *ranker) tight(files []RankedFile, m *Model) []pack.Candidate {
 	var prims []primary
 	qw := r.queryWords()
 	show, also := r.tightFiles(files, m)
+	var shown []valued
 	for _, t := range show {
-		out = append(out, r.showFile(t, m, qw, &prims)...)
+		shown = append(shown, r.showFile(t, m, qw, &prims)...)
+	}
+	// the regions of every shown file, likeliest first: a file's fifth definition is worth less than
+	// the next file's best
+	slices.SortStableFunc(shown, func(a, b valued) int { return cmp.Compare(b.q, a.q) })
+	for _, v := range shown {
+		out = append(out, v.Candidate)
 	}
 	for _, t := range also {
 		if len(outlines) == alsoFiles {
@@ -80,6 +102,13 @@ func (r *ranker) tight(files []RankedFile, m *Model) []pack.Candidate {
 	return append(out, outlines...)
 }
 
+// valued is a region of a shown file with the probability that the fix changes it, which orders the
+// regions of all shown files.
+type valued struct {
+	pack.Candidate
+	q float64
+}
+
 // tightFile is a file a tight pack shows or outlines: its place in the ranking and, for a companion
 // of a shown file, what it changed with.
 type tightFile struct {
@@ -88,78 +117,91 @@ type tightFile struct {
 	with string
 }
 
-// tightFiles are the files a tight pack shows (the likeliest, then every file whose probability clears
-// the model's threshold, at most tightFiles) and those it outlines where it stops, likeliest first.
-// The files that changed together with the shown ones in the workspace's history are outlined with
-// the probability that gives them (noisy-or with the shown file's probability times the pair's
-// confidence), whether a signal found them or not; shown, they added wrong files for few lines.
+// tightFiles are the files a pack shows (the likeliest, then every file as likely as the plan asks,
+// at most its count) and those it outlines where it stops, likeliest first. The files that changed
+// together with the likeliest ones in the workspace's history have their probability raised by it
+// (noisy-or with that file's probability times the pair's confidence, discounted when few commits
+// say so), whether a signal found them or not, before the files are chosen: a file shown is never
+// less likely than one outlined.
 func (r *ranker) tightFiles(files []RankedFile, m *Model) (show, rest []tightFile) {
+	var all []tightFile
 	for k, f := range files {
-		rec := r.s.Record(f.Path)
-		if rec == nil || rec.File == nil {
-			continue
+		if rec := r.s.Record(f.Path); rec != nil && rec.File != nil {
+			all = append(all, tightFile{f: f, k: k})
 		}
-		t := tightFile{f: f, k: k}
-		if len(show) > 0 && (f.Prob < m.FileThreshold || len(show) >= tightFiles) {
-			rest = append(rest, t)
-			continue
-		}
-		show = append(show, t)
 	}
-	rest = r.withCompanions(show, rest, len(files))
+	if len(all) == 0 {
+		return nil, nil
+	}
+	fileMin := r.plan.fileMin
+	if fileMin < 0 {
+		fileMin = m.FileThreshold
+	}
+	var likely []tightFile // the files whose companions count: the likeliest, and those past the threshold
+	for i, t := range all {
+		if i > 0 && (t.f.Prob < m.FileThreshold || len(likely) >= tightPlan.files) {
+			break
+		}
+		likely = append(likely, t)
+	}
+	all = r.withCompanions(likely, all, len(files))
+	for i, t := range all {
+		if i == 0 || t.f.Prob >= fileMin && len(show) < r.plan.files {
+			show = append(show, t)
+			continue
+		}
+		rest = append(rest, t)
+	}
 	rest = slices.DeleteFunc(rest, func(t tightFile) bool { return t.f.Prob < alsoMinProb || r.hasPins(t.f.Path) })
 	return show, rest
 }
 
 // Companions: the files the history says change with a shown one.
 const (
-	companionsPer = 8 // companions of each shown file
+	companionsPer = 8 // companions of each likely file
 	companionMin  = 2 // commits a pair must share
+	companionHalf = 3 // the commits at which a pair's confidence counts half: two shared commits are weak
 )
 
-// withCompanions raises the probability of the files that changed with the shown ones and adds
+// withCompanions raises the probability of the files that changed with the likely ones and adds
 // those no signal found, then orders the files by probability.
-func (r *ranker) withCompanions(show, rest []tightFile, n int) []tightFile {
+func (r *ranker) withCompanions(likely, all []tightFile, n int) []tightFile {
 	if r.s.History == nil || !r.on("history") {
-		return rest
+		return all
 	}
 	at := map[string]int{}
-	for i, t := range rest {
+	for i, t := range all {
 		at[t.f.Path] = i
 	}
-	shown := map[string]bool{}
-	for _, t := range show {
-		shown[t.f.Path] = true
-	}
-	for _, s := range show {
+	for _, s := range likely {
 		p := max(s.f.Prob, alsoMinProb)
 		for _, c := range r.s.History.Companions(s.f.Path, companionMin, companionsPer) {
-			if shown[c.Path] || !model.IsCode(c.Path) || !r.s.HasFile(c.Path) {
+			if c.Path == s.f.Path || !model.IsCode(c.Path) || !r.s.HasFile(c.Path) {
 				continue
 			}
-			q := p * c.Confidence
+			q := p * c.Confidence * float64(c.Commits) / float64(c.Commits+companionHalf)
 			with := fmt.Sprintf("changed with %s in %d commits", s.f.Path, c.Commits)
 			i, ok := at[c.Path]
 			if !ok {
-				rest = append(rest, tightFile{f: RankedFile{Path: c.Path, fusedRank: n, fusedTop: s.f.fusedTop}, k: n})
-				i = len(rest) - 1
+				all = append(all, tightFile{f: RankedFile{Path: c.Path, fusedRank: n, fusedTop: s.f.fusedTop}, k: n})
+				i = len(all) - 1
 				at[c.Path] = i
 				n++
 			}
-			t := &rest[i]
+			t := &all[i]
 			t.f.Prob = 1 - (1-t.f.Prob)*(1-q)
 			if t.with == "" {
 				t.with = with
 			}
 		}
 	}
-	slices.SortStableFunc(rest, func(a, b tightFile) int { return cmp.Compare(b.f.Prob, a.f.Prob) })
-	return rest
+	slices.SortStableFunc(all, func(a, b tightFile) int { return cmp.Compare(b.f.Prob, a.f.Prob) })
+	return all
 }
 
 // showFile is one shown file's candidates: its likeliest definitions, the best as itself (a method's
 // class as a card), the others as their opening lines.
-func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]primary) []pack.Candidate {
+func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]primary) []valued {
 	f, k := t.f, t.k
 	rec := r.s.Record(f.Path)
 	src := r.source(f.Path)
@@ -170,18 +212,18 @@ func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]pr
 		if len(scored) > 0 && len(*prims) < 3 && !model.IsTest(f.Path) { // its callers and tests are its best definition's
 			*prims = append(*prims, primary{path: f.Path, def: defs[scored[0].Index]})
 		}
-		return []pack.Candidate{c}
+		return []valued{{c, f.Prob}}
 	}
 	if len(scored) == 0 {
 		c := outlineCandidate(rec, src, f, why)
-		c.Probability, c.Cap = f.Prob, capFor(f.Prob)
-		return []pack.Candidate{c}
+		c.Probability, c.Cap = f.Prob, r.plan.cap(f.Prob)
+		return []valued{{c, f.Prob}}
 	}
-	var out []pack.Candidate
+	var out []valued
 	cards := map[string]bool{}
 	first := -1 // the file's best definition that is not pinned
 	for j, s := range scored {
-		if j >= tightDefs || j > 0 && s.Prob < defMinProb {
+		if j >= r.plan.defs || j > 0 && (s.Prob < r.plan.defMin || f.Prob*s.Prob < r.plan.itemMin) {
 			break
 		}
 		d := defs[s.Index]
@@ -211,13 +253,13 @@ func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]pr
 		if first < 0 {
 			first = s.Index
 		}
-		c.Probability, c.Cap = q, capFor(q)
+		c.Probability, c.Cap = q, r.plan.cap(q)
 		if first != s.Index { // past the file's best, a body or nothing
-			c.Cap = max(moreMinCap, int(q*tokensPerProb))
+			c.Cap = max(moreMinCap, int(q*r.plan.perProb))
 			c.BodyOnly = true
 			c.Probability = 0 // it is here beside the best, whose probability the pack states
 		}
-		out = append(out, c)
+		out = append(out, valued{c, q})
 		if len(*prims) < 3 && !model.IsTest(f.Path) && c.Kind == "definition" {
 			*prims = append(*prims, primary{path: f.Path, def: d})
 		}
@@ -231,8 +273,8 @@ func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]pr
 			if pd.EndLine-pd.StartLine+1 > parentCard || r.holdsPin(f.Path, pd) {
 				card.Full, card.Standard = "", ""
 			}
-			card.Probability, card.Cap = q, capFor(q*0.5)
-			out = append(out, card)
+			card.Probability, card.Cap = q, r.plan.cap(q*0.5)
+			out = append(out, valued{card, q * 0.9})
 		}
 	}
 	return out
@@ -306,9 +348,14 @@ func (r *ranker) fileWhy(f RankedFile) []string {
 
 // asked are the callers or the tests of the best definitions when the text asks for them (usage
 // exploration, test writing): what the task is about, though no fix changes them. The model learned
-// what fixes change, never tests, so the tests the ranking found come too.
+// what fixes change, never tests, so the tests the ranking found come too. A bug fix's pack, when its
+// plan says so, shows the first test and the first caller of the code it shows: how the code is
+// reached and checked, which a fix must keep true.
 func (r *ranker) asked(prims []primary, files []RankedFile) []pack.Candidate {
 	want := map[string]string{query.UsageExploration: "caller", query.TestWriting: "test"}[r.a.Intent.Name]
+	if want == "" && r.plan.related && r.a.Intent.Name == query.BugFix {
+		return r.beside(prims, files)
+	}
 	if want == "" || len(files) == 0 {
 		return nil
 	}
@@ -346,8 +393,27 @@ func (r *ranker) asked(prims []primary, files []RankedFile) []pack.Candidate {
 	return out
 }
 
-// capFor is the tokens an item of probability q may take.
-func capFor(q float64) int { return max(minCap, int(q*tokensPerProb)) }
+// beside is a bug fix's test and caller of the code it shows: the first of each, as a body of its
+// least room.
+func (r *ranker) beside(prims []primary, files []RankedFile) []pack.Candidate {
+	if len(files) == 0 {
+		return nil
+	}
+	var out []pack.Candidate
+	took := map[string]bool{}
+	for _, c := range r.related(prims, files, files[0].Score) {
+		if took[c.Kind] {
+			continue
+		}
+		took[c.Kind] = true
+		c.Cap = minCap
+		out = append(out, c)
+	}
+	return out
+}
+
+// cap is the tokens an item of probability q may take.
+func (p plan) cap(q float64) int { return max(minCap, int(q*p.perProb)) }
 
 // parentOf is the index of the type that holds d in the same file, or -1.
 func parentOf(defs []parse.Definition, d parse.Definition) int {
@@ -362,7 +428,7 @@ func parentOf(defs []parse.Definition, d parse.Definition) int {
 // wholeFile is a likely file small enough to be shown whole within its item's room: the lines between
 // and around its definitions (imports, a module's constants, where a new function goes) come with it.
 func (r *ranker) wholeFile(rec *model.Record, src []byte, f RankedFile, why []string) (pack.Candidate, bool) {
-	cap := capFor(f.Prob)
+	cap := r.plan.cap(f.Prob)
 	if f.Prob < wholeFileProb || r.hasPins(f.Path) || rec.Lines > maxBodyLines || int(rec.Size)/bytesPerToken > cap {
 		return pack.Candidate{}, false
 	}
