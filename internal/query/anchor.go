@@ -51,6 +51,8 @@ func findAnchors(doc *document) []Anchor {
 	for _, l := range doc.lines {
 		switch {
 		case l.frame || l.fence || l.skip:
+		case l.diff:
+			s.diffLine(l.raw)
 		case l.code:
 			s.scan(l.raw, inCode, nil)
 		default:
@@ -62,6 +64,29 @@ func findAnchors(doc *document) []Anchor {
 		}
 	}
 	return s.list
+}
+
+// diffLine reads a line of a quoted diff: the function a hunk header names, the file a header names,
+// the names of the lines added, removed and around them.
+func (s *anchors) diffLine(raw string) {
+	s.in = inCode
+	if fn := hunkFunction(raw); fn != "" {
+		s.add(Anchor{Text: fn, Kind: KindCall})
+		return
+	}
+	if p := diffPath(raw); p != "" {
+		if isPathLike(p, false) || isFileName(p) {
+			s.add(Anchor{Text: p, Kind: KindPath, Path: p})
+		}
+		return
+	}
+	if strings.HasPrefix(raw, "diff --git ") || strings.HasPrefix(raw, "index ") {
+		return
+	}
+	if raw != "" && (raw[0] == '+' || raw[0] == '-' || raw[0] == ' ') {
+		raw = raw[1:]
+	}
+	s.scan(raw, inCode, nil)
 }
 
 func (s *anchors) add(a Anchor) {

@@ -55,6 +55,8 @@ type Analysis struct {
 	Errors      []string `json:"errors"`      // error and exception messages, to match string literals in code
 	Terms       []Term   `json:"terms"`       // the query's words, then expansions by weight
 	Identifiers []string `json:"identifiers"` // identifier names the prose suggests (build tree -> BuildTree, TreeBuilder), best first
+	SetAside    SetAside `json:"setAside"`    // the template answers, environment blocks and images the analysis set aside
+	Kept        string   `json:"-"`           // the text without what was set aside, links and images: what entities and vectors read
 }
 
 // Analyze reads a query. lex expands terms; nil means no expansion. Analyze never fails: text it
@@ -63,7 +65,7 @@ func Analyze(text string, lex *lexicon.Lexicon) (a *Analysis) {
 	defer func() {
 		if recover() != nil {
 			// A text that trips a bug here must not take the caller down: answer with no signals.
-			a = &Analysis{Text: text, Intent: Intent{Name: Implementation, Confidence: defaultConfidence}}
+			a = &Analysis{Text: text, Kept: text, Intent: Intent{Name: Implementation, Confidence: defaultConfidence}}
 		}
 	}()
 	return analyze(text, lex)
@@ -78,5 +80,16 @@ func analyze(text string, lex *lexicon.Lexicon) *Analysis {
 	a.Terms = findTerms(doc, lex)
 	a.Identifiers = identifierCandidates(doc)
 	a.Intent = detectIntent(doc, len(a.Frames) > 0, len(a.Errors) > 0)
+	a.SetAside = doc.aside
+	a.Kept = doc.keptText()
 	return a
+}
+
+// Words is the text whose words ranking reads as a whole (entities, vectors): the text without what
+// was set aside, links and images.
+func (a *Analysis) Words() string {
+	if a.Kept == "" {
+		return a.Text
+	}
+	return a.Kept
 }

@@ -139,7 +139,7 @@ func (r *ranker) searchLexical(ctx context.Context) func() {
 
 // searchVectors starts the search for the chunks nearest to the text; the list is filled from its hits.
 func (r *ranker) searchVectors(ctx context.Context) func() {
-	hits := async(func() []vector.Hit { return r.s.SearchVectors(ctx, words.Clip(r.a.Text, 4096), 100) })
+	hits := async(func() []vector.Hit { return r.s.SearchVectors(ctx, words.Clip(r.a.Words(), 4096), 100) })
 	return func() { r.vectors(hits()) }
 }
 
@@ -587,7 +587,7 @@ const maxEntityShare = 0.25
 func (r *ranker) entityMatches() []entity.Match {
 	if r.matches == nil {
 		r.matches = []entity.Match{}
-		for _, m := range r.s.Entities.Match(r.a.Text) {
+		for _, m := range r.s.Entities.Match(r.a.Words()) {
 			if !slices.ContainsFunc(m.Words, func(w string) bool { return !query.Chatter(w) }) {
 				continue
 			}
