@@ -268,3 +268,74 @@ func TestTheInnermostFrameInASharedHelperComesFirst(t *testing.T) {
 		}
 	})
 }
+
+// withOthers adds n small files of other commands to a workspace, so that a case is a project, not
+// three files; lang is "go" or "py".
+func withOthers(files map[string]string, n int, lang string) map[string]string {
+	for i := range n {
+		if lang == "py" {
+			files[fmt.Sprintf("app/other%d/run.py", i)] = fmt.Sprintf("def run%d(args):\n    \"\"\"Run command %d.\"\"\"\n    return args\n", i, i)
+			continue
+		}
+		files[fmt.Sprintf("pkg/cmd/other%d/other.go", i)] = fmt.Sprintf("package other%d\n\n// Run runs command %d.\nfunc Run%d() error { return nil }\n", i, i, i)
+	}
+	return files
+}
+
+// pinnedBy checks that the pack holds item, its first reason starting with why.
+func pinnedBy(t *testing.T, ix *Index, res *Result, item, why string) {
+	t.Helper()
+	it := findItem(ix, res.Pack, item)
+	if it == nil {
+		t.Fatalf("the pack lacks %s; items: %v", item, itemNames(res.Pack))
+	}
+	if !strings.HasPrefix(it.Why[0], why) {
+		t.Errorf("%s: why = %q, want it to start with %q", item, it.Why, why)
+	}
+}
+
+// A nested Java class written in its binary form (Outer$Inner) names the class Outer.Inner.
+func TestANestedClassBinaryNamePinsTheClass(t *testing.T) {
+	entry := func(pkg, outer string) string {
+		return "package com.acme." + pkg + ";\n\npublic class " + outer + " {\n    /** One line of the " + pkg + ". */\n" +
+			"    public static class Entry {\n        private final String id;\n\n        Entry(String id) {\n            this.id = id;\n        }\n\n" +
+			"        public String key() {\n            return id.trim();\n        }\n    }\n\n    public Entry first() {\n        return null;\n    }\n}\n"
+	}
+	ix := built(t, withOthers(map[string]string{
+		"src/main/java/com/acme/order/OrderBook.java": entry("order", "OrderBook"),
+		"src/main/java/com/acme/cart/Cart.java":       entry("cart", "Cart"),
+	}, 20, "go"))
+	text := "NullPointerException from `OrderBook$Entry` when a line has no id"
+	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
+		pinnedBy(t, ix, res, "src/main/java/com/acme/order/OrderBook.java::OrderBook.Entry", "`OrderBook$Entry` quoted in the text")
+	})
+}
+
+// A Rust macro named with its bang is the macro, not a function of the same name.
+func TestAMacroNamedWithItsBangPinsTheMacro(t *testing.T) {
+	ix := built(t, withOthers(map[string]string{
+		"src/macros.rs": "/// Checks a buffer's length.\n#[macro_export]\nmacro_rules! ensure_len {\n    ($buf:expr, $n:expr) => {\n" +
+			"        if $buf.len() < $n {\n            panic!(\"buffer of {} bytes\", $buf.len());\n        }\n    };\n}\n",
+		"src/legacy.rs": "/// The old check, kept for the C API.\npub fn ensure_len(buf: &[u8], n: usize) -> bool {\n    buf.len() >= n\n}\n",
+		"src/frame.rs":  "/// Reads a frame.\npub fn read_frame(buf: &[u8]) -> usize {\n    ensure_len!(buf, 4);\n    buf[0] as usize\n}\n",
+	}, 20, "go"))
+	text := "Calling ensure_len! on an empty buffer panics with a message that names no frame"
+	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
+		pinnedBy(t, ix, res, "src/macros.rs::ensure_len", "`ensure_len!` quoted in the text")
+	})
+}
+
+// A command-line flag is looked up as the string literal that declares it.
+func TestACommandLineFlagPinsItsDeclaration(t *testing.T) {
+	ix := built(t, withOthers(map[string]string{
+		"pkg/cmd/repo/sync/sync.go": "package sync\n\n// NewCmdSync makes the sync command.\nfunc NewCmdSync(opts *SyncOptions) *Command {\n" +
+			"\tcmd := &Command{Use: \"sync\"}\n\tcmd.Flags().BoolVar(&opts.Force, \"force\", false, \"Hard reset the branch\")\n" +
+			"\tcmd.Flags().BoolVar(&opts.Preview, \"dry-run\", false, \"Show the changes without making them\")\n\treturn cmd\n}\n\n" +
+			"// syncRun syncs a repository.\nfunc syncRun(opts *SyncOptions) error {\n\tif opts.Preview {\n\t\treturn nil\n\t}\n\treturn push(opts)\n}\n",
+		"pkg/cmd/repo/sync/git.go": "package sync\n\n// push pushes the branch.\nfunc push(opts *SyncOptions) error { return nil }\n",
+	}, 30, "go"))
+	text := "gh repo sync `--dry-run` still pushes\n\nWith the flag the command should only say what it would change."
+	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
+		pinnedBy(t, ix, res, "pkg/cmd/repo/sync/sync.go::NewCmdSync", "flag `--dry-run` declared at line 7")
+	})
+}

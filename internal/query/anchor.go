@@ -15,7 +15,7 @@ const (
 
 // When one name appears in several forms, the most explicit one is kept (at its first position).
 var kindRank = map[string]int{
-	KindCode: 1, KindCamel: 2, KindSnake: 2, KindDotted: 3, KindCall: 4, KindBacktick: 5, KindPath: 6, KindFileLine: 7,
+	KindCode: 1, KindCamel: 2, KindSnake: 2, KindDotted: 3, KindCall: 4, KindBacktick: 5, KindMacro: 5, KindFlag: 5, KindPath: 6, KindFileLine: 7,
 }
 
 // mode is where a token was read: prose, a fenced code block, or inline code.
@@ -159,7 +159,14 @@ func tokenRune(s string, i int) bool {
 // token classifies one run of name characters; rest is the text after it (for "name(").
 func (s *anchors) token(tok, rest string, m mode, prev string) {
 	if strings.HasPrefix(tok, "-") && len(tok) > 1 && (tok[1] == '-' || isAlnum(tok[1])) {
-		return // a command-line flag
+		if isFlag(strings.TrimRight(tok, ".:,")) {
+			s.add(Anchor{Text: strings.TrimRight(tok, ".:,"), Kind: KindFlag})
+		}
+		return
+	}
+	if macro(tok, rest) {
+		s.add(Anchor{Text: tok, Kind: KindMacro})
+		return
 	}
 	for len(tok) > 0 && strings.IndexByte(".:@\\", tok[0]) >= 0 && !strings.HasPrefix(tok, "./") && !strings.HasPrefix(tok, "../") {
 		tok = tok[1:]
@@ -259,13 +266,17 @@ func (s *anchors) span(c string) {
 	if lt := strings.IndexByte(c, '<'); lt > 0 {
 		c = c[:lt] // std::vector<int>
 	}
+	if name, ok := strings.CutSuffix(c, "!"); ok && macro(name, "!") {
+		s.add(Anchor{Text: name, Kind: KindMacro})
+		return
+	}
 	c = strings.TrimRight(c, "!?;,:")
 	c = strings.TrimLeft(c, "@.")
 	switch {
 	case c == "" || !hasLetter(c):
 	case strings.HasPrefix(c, "-"):
-		if flag := strings.TrimLeft(c, "-"); letters(flag) >= 3 && (isIdent(flag) || isKebab(flag)) {
-			s.add(Anchor{Text: c, Kind: KindBacktick}) // --max-count
+		if flag, _, _ := strings.Cut(c, "="); isFlag(flag) {
+			s.add(Anchor{Text: flag, Kind: KindFlag}) // --max-count
 		}
 	case strings.IndexByte(c, ':') >= 0 && !strings.Contains(c, "::"):
 		if path, line, ok := fileLine(c); ok {
@@ -281,6 +292,25 @@ func (s *anchors) span(c string) {
 	case isDotted(c) || isIdent(c) && !words.Stopword(strings.ToLower(c)) || isKebab(c):
 		s.add(Anchor{Text: c, Kind: KindBacktick})
 	}
+}
+
+// macro tells a macro's name written with its bang (ensure_len!, vec_of!(...)): a lower-case name of
+// three letters or more, the bang right after it, and no "!=".
+func macro(tok, rest string) bool {
+	if !strings.HasPrefix(rest, "!") || strings.HasPrefix(rest, "!=") || len(tok) < 3 || !isIdent(tok) || codeNoise[tok+"!"] {
+		return false
+	}
+	return tok[0] >= 'a' && tok[0] <= 'z' || tok[0] == '_'
+}
+
+// isFlag tells a command-line flag: --max-count, --dry-run, -s; not "--" or a negative number.
+func isFlag(tok string) bool {
+	name, long := strings.CutPrefix(tok, "--")
+	if !long {
+		name = strings.TrimPrefix(tok, "-")
+		return len(name) == 1 && (name[0] >= 'a' && name[0] <= 'z' || name[0] >= 'A' && name[0] <= 'Z')
+	}
+	return letters(name) >= 2 && len(name) <= 40 && (isIdent(name) || isKebab(name)) && name[0] != '-'
 }
 
 // fileLine reads path:line and path:line:col, where path looks like a file.

@@ -19,7 +19,9 @@ const (
 	KindPath     = "path"
 	KindFileLine = "file_line"
 	KindCall     = "call" // a name followed by "("
-	KindCode     = "code" // an identifier inside a fenced code block
+	KindCode     = "code"  // an identifier inside a fenced code block
+	KindMacro    = "macro" // a name written with a macro's bang: name!, name!(...)
+	KindFlag     = "flag"  // a command-line flag: --some-flag, -s
 )
 
 // Anchor is a name the text states explicitly.

@@ -1,10 +1,12 @@
 package rank
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/ctxmap/ctxmap/internal/model"
@@ -31,6 +33,7 @@ type pin struct {
 const (
 	maxFramePins = 3
 	maxNamePins  = 3
+	maxFlagPins  = 2
 	maxErrorPins = 2
 )
 
@@ -73,11 +76,31 @@ func (r *ranker) pins() []pin {
 	})
 	upTo("symbols", maxNamePins, len(r.a.Anchors), func(i int) bool {
 		an := r.a.Anchors[i]
-		if an.Kind != query.KindBacktick {
+		switch an.Kind {
+		case query.KindBacktick:
+			ref, ok := r.uniqueDefinition(an.Text, "")
+			return ok && add(ref.Path, ref.Def, fmt.Sprintf("`%s` quoted in the text", an.Text))
+		case query.KindMacro:
+			ref, ok := r.uniqueDefinition(an.Text, "macro")
+			return ok && add(ref.Path, ref.Def, fmt.Sprintf("`%s!` quoted in the text", an.Text))
+		}
+		return false
+	})
+	upTo("symbols", maxFlagPins, len(r.a.Anchors), func(i int) bool {
+		an := r.a.Anchors[i]
+		if an.Kind != query.KindFlag {
 			return false
 		}
-		ref, ok := r.uniqueDefinition(an.Text)
-		return ok && add(ref.Path, ref.Def, fmt.Sprintf("`%s` quoted in the text", an.Text))
+		pinned := false
+		for k, at := range r.flagDeclarations(an.Text) {
+			if k == 2 {
+				break
+			}
+			if d := r.enclosing(at.path, at.line); d >= 0 {
+				pinned = add(at.path, d, fmt.Sprintf("flag `%s` declared at line %d", an.Text, at.line)) || pinned
+			}
+		}
+		return pinned
 	})
 	upTo("errors", maxErrorPins, len(r.a.Errors), func(i int) bool {
 		p, d, line, ok := r.uniqueMessage(i)
@@ -104,8 +127,9 @@ func frameWhy(f query.Frame) string {
 	return fmt.Sprintf("stack frame %d (%s:%d%s)", f.Index, path.Base(f.Path), f.Line, in)
 }
 
-// uniqueDefinition is the one project definition a quoted name (`Name`, `Type.name`) stands for.
-func (r *ranker) uniqueDefinition(text string) (model.SymbolRef, bool) {
+// uniqueDefinition is the one project definition a quoted name (`Name`, `Type.name`) stands for; kind,
+// when not "", is the only kind of definition it may be (a macro's name written with its bang).
+func (r *ranker) uniqueDefinition(text, kind string) (model.SymbolRef, bool) {
 	name, parent := symbolNames(text)
 	if len(name) < 3 {
 		return model.SymbolRef{}, false
@@ -113,7 +137,7 @@ func (r *ranker) uniqueDefinition(text string) (model.SymbolRef, bool) {
 	var found []model.SymbolRef
 	for _, ref := range r.s.Symbols[name] {
 		d, ok := r.s.Definition(ref)
-		if !ok || d.Kind == "section" || parent != "" && d.Parent != parent || !r.project(ref.Path) {
+		if !ok || d.Kind == "section" || kind != "" && d.Kind != kind || parent != "" && d.Parent != parent || !r.project(ref.Path) {
 			continue
 		}
 		found = append(found, ref)
@@ -142,6 +166,71 @@ func (r *ranker) uniqueMessage(i int) (string, int, int, bool) {
 		where, def, line = lit.Path, d, lit.Line
 	}
 	return where, def, line, where != ""
+}
+
+// fileLine is a line of a file.
+type fileLine struct {
+	path string
+	line int
+}
+
+// flagDeclarations are the lines of the project's files that a signal ranked where a string literal
+// declares a command-line flag: "--dry-run" or "dry-run" (argparse, clap, cobra's long name), a
+// commander-style "-n, --dry-run <x>"; a short flag only as "-n" itself. In path order.
+func (r *ranker) flagDeclarations(flag string) []fileLine {
+	name := strings.TrimLeft(flag, "-")
+	long := strings.HasPrefix(flag, "--")
+	var files []string
+	seen := map[string]bool{}
+	for _, l := range r.lists {
+		for p := range l.files {
+			if !seen[p] && r.project(p) {
+				seen[p] = true
+				files = append(files, p)
+			}
+		}
+	}
+	slices.Sort(files)
+	var out []fileLine
+	for _, p := range files {
+		src := r.source(p)
+		if !bytes.Contains(src, []byte(flag)) && !(long && strings.Contains(name, "-") && bytes.Contains(src, []byte(name))) {
+			continue
+		}
+		for n, line := range bytes.Split(src, []byte("\n")) {
+			if declaresFlag(string(line), flag, name, long) {
+				out = append(out, fileLine{p, n + 1})
+			}
+		}
+	}
+	return out
+}
+
+// declaresFlag tells a line whose string literal is the flag: quoted whole, or (a long flag) among
+// the names of a commander-style declaration.
+func declaresFlag(line, flag, name string, long bool) bool {
+	for _, q := range []string{`"`, `'`, "`"} {
+		if strings.Contains(line, q+flag+q) || long && strings.Contains(name, "-") && strings.Contains(line, q+name+q) {
+			return true
+		}
+	}
+	if !long {
+		return false
+	}
+	for i := 0; ; {
+		j := strings.Index(line[i:], flag)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(flag)
+		before := j > 0 && strings.ContainsRune(`"', `, rune(line[j-1]))
+		after := end < len(line) && strings.ContainsRune(`"' <=[,`, rune(line[end]))
+		if before && after && strings.ContainsAny(line[:j], `"'`) {
+			return true
+		}
+		i = end
+	}
 }
 
 // pinnedCandidates are the pins as the pack's first items, each with its own evidence, then what

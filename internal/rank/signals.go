@@ -19,6 +19,7 @@ import (
 	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/entity"
 	"github.com/ctxmap/ctxmap/internal/model"
+	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
 	"github.com/ctxmap/ctxmap/internal/vector"
 	"github.com/ctxmap/ctxmap/internal/words"
@@ -168,11 +169,13 @@ func async[T any](f func() T) func() T {
 	}
 }
 
-// symbolNames are the names an anchor may stand for: `a.b.Name` -> a.b.Name, Name (parent b).
+// symbolNames are the names an anchor may stand for, its parts split as the languages write them
+// (parse.NameParts): `a.b.Name` -> Name (parent b), `Outer$Inner` -> Inner (parent Outer).
 func symbolNames(anchor string) (name, parent string) {
-	a := strings.TrimSuffix(strings.TrimSpace(anchor), "()")
-	a = strings.NewReplacer("::", ".", "->", ".", "#", ".").Replace(a)
-	parts := strings.Split(a, ".")
+	parts := parse.NameParts(anchor)
+	if len(parts) == 0 {
+		return strings.TrimSpace(anchor), ""
+	}
 	name = parts[len(parts)-1]
 	if len(parts) > 1 {
 		parent = parts[len(parts)-2]
@@ -181,7 +184,7 @@ func symbolNames(anchor string) (name, parent string) {
 }
 
 var anchorWeight = map[string]float64{
-	"backtick": 1, "camel": 0.9, "snake": 0.8, "dotted": 0.9, "call": 0.8, "file_line": 1, "path": 1, "code": 0.4,
+	"backtick": 1, "macro": 1, "camel": 0.9, "snake": 0.8, "dotted": 0.9, "call": 0.8, "file_line": 1, "path": 1, "code": 0.4,
 }
 
 // kindWeight is how much an anchor of a kind counts; kinds not listed count half.
@@ -196,7 +199,7 @@ func kindWeight(kind string) float64 {
 func (r *ranker) symbols() {
 	l := r.list("symbols")
 	for i, an := range r.a.Anchors {
-		if an.Kind == "path" || an.Kind == "file_line" {
+		if an.Kind == "path" || an.Kind == "file_line" || an.Kind == query.KindFlag {
 			continue
 		}
 		name, parent := symbolNames(an.Text)
@@ -214,6 +217,9 @@ func (r *ranker) symbols() {
 		spread := 1 / math.Log2(1+float64(len(refs)))
 		for _, ref := range refs {
 			d, _ := r.s.Definition(ref)
+			if an.Kind == query.KindMacro && d.Kind != "macro" {
+				continue // name! is the macro, not a function of its name
+			}
 			sc := w * spread
 			if parent != "" && d.Parent == parent {
 				sc *= 2
