@@ -339,3 +339,72 @@ func TestACommandLineFlagPinsItsDeclaration(t *testing.T) {
 		pinnedBy(t, ix, res, "pkg/cmd/repo/sync/sync.go::NewCmdSync", "flag `--dry-run` declared at line 7")
 	})
 }
+
+// A quoted message pins the definition whose literal holds the most of it, not one whose format string
+// shares its last words.
+func TestAQuotedMessagePinsTheWholeMatch(t *testing.T) {
+	ix := built(t, withOthers(map[string]string{
+		"pkg/cache/store.go": "package cache\n\n// Put adds an entry.\nfunc Put(key string) error {\n\tif key == \"\" {\n\t\treturn nil\n\t}\n" +
+			"\treturn fmt.Errorf(\"%s already exists\", key)\n}\n",
+		"pkg/cmd/release/create/create.go": "package create\n\n// createRun creates a release.\nfunc createRun(tag string) error {\n\tif tag == \"\" {\n\t\treturn nil\n\t}\n" +
+			"\treturn fmt.Errorf(\"a release with tag %s already exists\", tag)\n}\n",
+	}, 30, "go"))
+	text := "gh release create says \"a release with tag v1.2.0 already exists\" for a new tag"
+	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
+		pinnedBy(t, ix, res, "pkg/cmd/release/create/create.go::createRun", "error message")
+		if it := findItem(ix, res.Pack, "pkg/cache/store.go::Put"); it != nil && strings.HasPrefix(it.Why[0], "error message") {
+			t.Errorf("the format string that shares the message's last words is pinned: %q", it.Why)
+		}
+	})
+}
+
+// A Go frame's function is looked up in its package's folder: another package's function of the same
+// name is not that frame.
+func TestAGoFrameNamesItsPackagesFunction(t *testing.T) {
+	view := func(pkg string) string {
+		return "package view\n\n// run renders the " + pkg + " view.\nfunc run(w io.Writer) error {\n\tvar rows []string\n\tfor _, r := range rows {\n" +
+			"\t\tfmt.Fprintln(w, r)\n\t}\n\treturn render(w)\n}\n"
+	}
+	ix := built(t, withOthers(map[string]string{
+		"pkg/a/view/view.go":   view("a"),
+		"pkg/b/view/view.go":   view("b"),
+		"pkg/a/view/render.go": "package view\n\n// render draws the table.\nfunc render(w io.Writer) error {\n\tvar t *Table\n\treturn t.Draw(w)\n}\n",
+	}, 20, "go"))
+	text := "panic: runtime error: invalid memory address or nil pointer dereference\n\ngoroutine 1 [running]:\n" +
+		"example.com/app/pkg/a/view.render({0x1, 0x2})\n\t/build/app/pkg/a/view/render.go:6 +0x2c\n" +
+		"example.com/app/pkg/a/view.run({0x3, 0x4})\n\t/build/app/pkg/a/view/view.go:9 +0x3f\n"
+	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
+		for _, it := range res.Pack.Items {
+			if it.Path == "pkg/b/view/view.go" && strings.Contains(strings.Join(it.Why, ";"), "stack frame") {
+				t.Errorf("another package's run is labelled a frame: %q", it.Why)
+			}
+		}
+		for _, f := range res.Files {
+			if f.Path == "pkg/b/view/view.go" && strings.Contains(strings.Join(f.Why, ";"), "stack frame") {
+				t.Errorf("another package's run is ranked as a frame: %q", f.Why)
+			}
+		}
+	})
+}
+
+// A trace whose innermost project frame is in a small shared module's top-level code: the module,
+// shown whole, comes first, before its caller's frame.
+func TestAFrameInAWholeSmallFileLeads(t *testing.T) {
+	ix := built(t, withOthers(map[string]string{
+		"app/api/client.py": "import os\n\nimport requests\n\nSESSION = requests.Session()\nSESSION.headers[\"Authorization\"] = os.environ[\"API_TOKEN\"]\n\n\n" +
+			"def get(path):\n    return SESSION.get(path)\n",
+		"app/cmd/release.py": "def create_release(tag):\n    \"\"\"Create a release for a tag and upload its assets.\"\"\"\n    if not tag:\n        return None\n" +
+			"    from app.api import client\n    return client.get('/releases/' + tag)\n\n\ndef upload_assets(release, assets):\n    \"\"\"Upload a release's assets.\"\"\"\n    return [release, assets]\n",
+	}, 30, "py"))
+	text := "Creating a release crashes with a KeyError when I run `create_release` without a token: the release " +
+		"command should say that the token is missing\n\n```\nTraceback (most recent call last):\n" +
+		"  File \"/home/me/app/cmd/release.py\", line 5, in create_release\n    from app.api import client\n" +
+		"  File \"/home/me/app/api/client.py\", line 6, in <module>\n    SESSION.headers[\"Authorization\"] = os.environ[\"API_TOKEN\"]\n" +
+		"KeyError: 'API_TOKEN'\n```\n"
+	inEveryStyle(t, ix, "", text, 0, func(t *testing.T, res *Result) {
+		items := res.Pack.Items
+		if len(items) == 0 || items[0].Path != "app/api/client.py" || !strings.HasPrefix(items[0].Why[0], "stack frame 0 (client.py:6") {
+			t.Fatalf("first item: %v", itemNames(res.Pack))
+		}
+	})
+}

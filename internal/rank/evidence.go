@@ -21,11 +21,23 @@ import (
 // places at once, so a pack always shows the definitions they point at, each labelled with its own
 // evidence, the innermost frame first; the ranking orders everything else around them.
 
-// pin is a definition the text points at.
+// pin is a definition the text points at, or a small file whole (def is wholeFile) where a frame's
+// line lies outside every definition.
 type pin struct {
 	path string
 	def  int
 	why  string
+}
+
+const (
+	wholeFile      = -2 // not a definition's index, nor enclosing's "none"
+	smallFileLines = 120
+)
+
+// smallFile tells a file a pin may show whole.
+func (r *ranker) smallFile(p string) bool {
+	rec := r.s.Record(p)
+	return rec != nil && rec.File != nil && rec.Lines <= smallFileLines && int(rec.Size)/bytesPerToken <= capFor(pinMinProb)
 }
 
 // How many definitions each kind of evidence may pin: a trace's first frames are where the error is;
@@ -72,7 +84,10 @@ func (r *ranker) pins() []pin {
 			return false
 		}
 		d := r.enclosing(ps[0], f.Line)
-		return d >= 0 && add(ps[0], d, frameWhy(f))
+		if d < 0 && len(r.pinned) == 0 && r.smallFile(ps[0]) {
+			d = wholeFile // the innermost frame in a module's top-level code: the file is its place
+		}
+		return (d >= 0 || d == wholeFile) && add(ps[0], d, frameWhy(f))
 	})
 	upTo("symbols", maxNamePins, len(r.a.Anchors), func(i int) bool {
 		an := r.a.Anchors[i]
@@ -252,10 +267,11 @@ func (r *ranker) pinnedCandidates(files []RankedFile) []pack.Candidate {
 		if rec == nil || rec.File == nil || p.def >= len(rec.File.Definitions) {
 			continue
 		}
+		f := RankedFile{Path: p.path}
 		why := []string{p.why}
 		prob, limit := 0.0, 0
 		if k, ok := rankOf[p.path]; ok {
-			f := files[k]
+			f = files[k]
 			if f.Prob > 0 {
 				why = append(why, fmt.Sprintf("file #%d, p=%.2f", k+1, f.Prob))
 				prob, limit = f.Prob, capFor(max(f.Prob, pinMinProb))
@@ -267,6 +283,12 @@ func (r *ranker) pinnedCandidates(files []RankedFile) []pack.Candidate {
 					why = append(why, w)
 				}
 			}
+		}
+		if p.def == wholeFile {
+			c := outlineCandidate(rec, r.source(p.path), f, why)
+			c.Kind, c.Bucket, c.Score, c.Probability, c.Cap = "file", "definitions", 1, prob, max(limit, capFor(pinMinProb))
+			out = append(out, c)
+			continue
 		}
 		c := defCandidate(rec, r.source(p.path), rec.File.Definitions[p.def], 1, why)
 		c.Kind, c.Bucket, c.Probability, c.Cap = "definition", "definitions", prob, limit
@@ -333,7 +355,7 @@ var projectName = regexp.MustCompile(`(?m)^\s*(?:module\s+(\S+)|"name"\s*:\s*"([
 func (r *ranker) holdsPin(p string, d parse.Definition) bool {
 	rec := r.s.Record(p)
 	for _, x := range r.pins() {
-		if x.path != p || rec == nil || rec.File == nil {
+		if x.path != p || rec == nil || rec.File == nil || x.def == wholeFile {
 			continue
 		}
 		in := rec.File.Definitions[x.def]

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -327,8 +328,15 @@ func (r *ranker) frames() {
 			}
 		}
 		if f.Function != "" {
-			name, _ := symbolNames(f.Function)
+			fn, pkg := f.Function, ""
+			if f.Language == "go" {
+				pkg, fn = goPackage(f.Function)
+			}
+			name, _ := symbolNames(fn)
 			for _, ref := range r.s.Symbols[name] {
+				if pkg != "" && !r.inGoPackage(ref.Path, pkg) {
+					continue // another package's function of the same name
+				}
 				sc := 0.6 / (1 + 0.3*float64(f.Index))
 				e := l.add(ref.Path, sc, fmt.Sprintf("stack frame %d (%s)", f.Index, f.Function))
 				e.defs[ref.Def] = math.Max(e.defs[ref.Def], sc)
@@ -336,6 +344,48 @@ func (r *ranker) frames() {
 		}
 	}
 }
+
+// goPackage splits a Go frame's function into its package's import path and the function:
+// "example.com/app/pkg/a/view.(*T).run.func1" -> "example.com/app/pkg/a/view", "(*T).run". A closure's
+// suffix (.func1, .gowrap2) goes; the package of "main" is none (any folder may hold it).
+func goPackage(fn string) (pkg, name string) {
+	slash := strings.LastIndexByte(fn, '/')
+	dot := strings.IndexByte(fn[slash+1:], '.')
+	if dot < 0 {
+		return "", fn
+	}
+	pkg, name = fn[:slash+1+dot], fn[slash+1+dot+1:]
+	for {
+		i := strings.LastIndexByte(name, '.')
+		if i < 0 || !closureSuffix(name[i+1:]) {
+			break
+		}
+		name = name[:i]
+	}
+	if pkg == "main" {
+		pkg = ""
+	}
+	return pkg, name
+}
+
+// closureSuffix tells the parts Go names a function literal by: func1, gowrap2, 1.
+func closureSuffix(s string) bool {
+	s = strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(s, "func"), "gowrap"), "0123456789")
+	return s == ""
+}
+
+// inGoPackage tells whether a file lies in the folder of a package's import path: the folder is the
+// path's end (pkg/a/view of example.com/app/pkg/a/view), or the root when the path is go.mod's module.
+func (r *ranker) inGoPackage(p, pkg string) bool {
+	dir := path.Dir(p)
+	if dir == "." {
+		m := goModule.FindSubmatch(r.source("go.mod"))
+		return m != nil && string(m[1]) == pkg
+	}
+	return pkg == dir || strings.HasSuffix(pkg, "/"+dir)
+}
+
+var goModule = regexp.MustCompile(`(?m)^\s*module\s+(\S+)`)
 
 // enclosing is the innermost definition of a file containing a line, or -1.
 func (r *ranker) enclosing(p string, line int) int {
@@ -352,7 +402,11 @@ func (r *ranker) enclosing(p string, line int) int {
 	return best
 }
 
-// errors: string literals in the code that the text's error messages quote.
+// errors: string literals in the code that the text's error messages quote. A message is matched
+// whole: of the literals that hold it, those that cover the most of it count (a format string's verbs
+// match anything, so "%s already exists" holds any message that ends so, but covers little of "a
+// release with tag v1 already exists"); a match of a few words is kept in the list, weakly, and pins
+// nothing.
 func (r *ranker) errors() {
 	if len(r.a.Errors) == 0 {
 		return
@@ -362,19 +416,66 @@ func (r *ranker) errors() {
 	for i, m := range r.a.Errors {
 		msgs[i] = strings.ToLower(m)
 	}
-	r.quoted = make([][]model.Literal, len(msgs))
+	type match struct {
+		lit   model.Literal
+		cover float64
+	}
+	found := make([][]match, len(msgs))
 	for _, lit := range r.s.Literals() {
 		for i, m := range msgs {
 			if matchesLiteral(m, lit.Pieces) {
-				r.quoted[i] = append(r.quoted[i], lit)
-				e := l.add(lit.Path, demote(lit.Path, r.a.Intent.Name), fmt.Sprintf("error message %q at line %d", words.Clip(lit.Text, 60), lit.Line))
-				e.lines = append(e.lines, lit.Line)
-				if d := r.enclosing(lit.Path, lit.Line); d >= 0 {
-					e.defs[d] = 1
-				}
+				found[i] = append(found[i], match{lit, coverage(m, lit.Pieces)})
 			}
 		}
 	}
+	r.quoted = make([][]model.Literal, len(msgs))
+	for i, ms := range found {
+		best := 0.0
+		for _, m := range ms {
+			best = max(best, m.cover)
+		}
+		for _, m := range ms {
+			if m.cover < bestShare*best {
+				continue // another literal holds more of the message
+			}
+			lit, sc := m.lit, demote(m.lit.Path, r.a.Intent.Name)
+			if strong(m.cover, lit.Pieces) {
+				r.quoted[i] = append(r.quoted[i], lit)
+			} else {
+				sc *= 0.3
+			}
+			e := l.add(lit.Path, sc, fmt.Sprintf("error message %q at line %d", words.Clip(lit.Text, 60), lit.Line))
+			e.lines = append(e.lines, lit.Line)
+			if d := r.enclosing(lit.Path, lit.Line); d >= 0 {
+				e.defs[d] = max(e.defs[d], sc)
+			}
+		}
+	}
+}
+
+// bestShare: a literal covering less than this share of what the best covers of a message is another
+// message that ends alike.
+const bestShare = 0.8
+
+// coverage is the share of a message a literal's fixed parts show.
+func coverage(msg string, pieces []string) float64 {
+	n := 0
+	for _, p := range pieces {
+		n += len(p)
+	}
+	if len(msg) == 0 {
+		return 0
+	}
+	return min(1, float64(n)/float64(len(msg)))
+}
+
+// strong tells a match that names its place: three words or more of the message, or most of it.
+func strong(cover float64, pieces []string) bool {
+	n := 0
+	for _, p := range pieces {
+		n += len(strings.Fields(p))
+	}
+	return n >= 3 || cover >= 0.8
 }
 
 func matchesLiteral(msg string, pieces []string) bool {
