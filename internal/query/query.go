@@ -18,7 +18,7 @@ const (
 	KindDotted   = "dotted"
 	KindPath     = "path"
 	KindFileLine = "file_line"
-	KindCall     = "call" // a name followed by "("
+	KindCall     = "call"  // a name followed by "("
 	KindCode     = "code"  // an identifier inside a fenced code block
 	KindMacro    = "macro" // a name written with a macro's bang: name!, name!(...)
 	KindFlag     = "flag"  // a command-line flag: --some-flag, -s
