@@ -408,3 +408,73 @@ func TestAFrameInAWholeSmallFileLeads(t *testing.T) {
 		}
 	})
 }
+
+// giftCardShop is a project where the words of an issue template's answers, an environment block and
+// an image link each name files that have nothing to do with the bug.
+func giftCardShop(t *testing.T) *Index {
+	return built(t, withOthers(map[string]string{
+		"pkg/refund/giftcard.go": "package refund\n\n// RefundGiftCard gives a gift card's balance back after a refund.\nfunc RefundGiftCard(card *GiftCard, amount int) error {\n" +
+			"\tif card.Balance+amount > card.Limit {\n\t\treturn errLimit\n\t}\n\tcard.Balance += amount\n\treturn nil\n}\n",
+		"packaging/homebrew/formula.rb": "# Homebrew formula: install method for macOS\nclass Shop < Formula\n  desc \"shop\"\n  version \"2.4.1\"\n" +
+			"  def install\n    bin.install \"shop\"\n  end\nend\n",
+		"internal/platform/macos.go": "package platform\n\n// MacOSVersion names the operating system on macOS (darwin, arm64).\nfunc MacOSVersion() string { return \"14.2\" }\n\n" +
+			"// CPU names the processor: Apple M1, arm64.\nfunc CPU() string { return \"arm64\" }\n",
+		"scripts/node.js":         "// Checks the Node and npm versions the binaries need.\nfunction nodeVersion() { return process.versions.node }\nfunction npmVersion() { return '9.6.7' }\n",
+		"adapters/http/server.go": "package http\n\n// Server adapts the shop to HTTP: images, png and user uploads.\nfunc Server() bool { return true }\n",
+		"adapters/http/image.go":  "package http\n\n// Image serves a png image of githubusercontent assets.\nfunc Image() bool { return true }\n",
+	}, 30, "go"))
+}
+
+// noItemFrom fails the test when the pack shows a file under one of the folders.
+func noItemFrom(t *testing.T, res *Result, folders ...string) {
+	t.Helper()
+	for _, it := range res.Pack.Items {
+		for _, f := range folders {
+			if strings.HasPrefix(it.Path, f) {
+				t.Errorf("%s::%s (%q) from words that were set aside", it.Path, it.Symbol, it.Why)
+			}
+		}
+	}
+}
+
+func TestATemplatesAnswersDriveNothing(t *testing.T) {
+	ix := giftCardShop(t)
+	text := "Gift card refunds fail\n\n### Describe the bug\n\nRefunding a gift card returns an error and the balance is not restored.\n\n" +
+		"### Version\n\n2.4.1\n\n### Installation method\n\nHomebrew\n\n### Operating system\n\nmacOS\n"
+	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
+		noItemFrom(t, res, "packaging/", "internal/platform/")
+		if !strings.Contains(res.Pack.Text, "- set aside: 3 template answers ignored") || res.Pack.SetAside == "" {
+			t.Errorf("the header does not say what was set aside:\n%s", head(res.Pack.Text, 12))
+		}
+	})
+}
+
+func TestAnEnvironmentBlockDrivesNothing(t *testing.T) {
+	ix := giftCardShop(t)
+	text := "Gift card refunds fail\n\nRefunding a gift card returns an error and the balance is not restored.\n\n### System Details\n\n" +
+		"```\nSystem:\n  OS: macOS 14.2\n  CPU: (8) arm64 Apple M1\nBinaries:\n  Node: 18.17.0 - /usr/local/bin/node\n  npm: 9.6.7 - /usr/local/bin/npm\n```\n"
+	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
+		noItemFrom(t, res, "scripts/", "internal/platform/", "packaging/")
+		if !strings.Contains(res.Pack.Text, "- set aside: 1 environment block ignored") {
+			t.Errorf("the header does not say what was set aside:\n%s", head(res.Pack.Text, 12))
+		}
+	})
+}
+
+func TestAnImageLinkDrivesNothing(t *testing.T) {
+	ix := giftCardShop(t)
+	text := "Gift card refunds fail\n\nRefunding a gift card returns an error and the balance is not restored.\n\n" +
+		"![image](https://user-images.githubusercontent.com/1234/http-server-image.png)\n"
+	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
+		noItemFrom(t, res, "adapters/")
+		if !strings.Contains(res.Pack.Text, "- set aside: 1 image ignored") {
+			t.Errorf("the header does not say what was set aside:\n%s", head(res.Pack.Text, 12))
+		}
+	})
+}
+
+// head is the first n lines of s.
+func head(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	return strings.Join(lines[:min(n, len(lines))], "\n")
+}
