@@ -478,3 +478,23 @@ func head(s string, n int) string {
 	lines := strings.SplitN(s, "\n", n+1)
 	return strings.Join(lines[:min(n, len(lines))], "\n")
 }
+
+// A title in Chinese that names a class in code, with no space around it: the class leads the pack.
+func TestAChineseTitleNamingAClassFindsIt(t *testing.T) {
+	class := func(pkg, name, doc string) string {
+		return "package com.acme." + pkg + ";\n\n/** " + doc + " */\npublic class " + name + " {\n    public boolean accept(String token) {\n" +
+			"        return token != null && !token.isEmpty();\n    }\n}\n"
+	}
+	ix := built(t, withOthers(map[string]string{
+		"src/main/java/com/acme/auth/TokenValidator.java": class("auth", "TokenValidator", "Checks a session token's signature and expiry."),
+		"src/main/java/com/acme/auth/TokenStore.java":     class("auth", "TokenStore", "Keeps the tokens of the sessions."),
+		"src/main/java/com/acme/auth/TokenCache.java":     class("auth", "TokenCache", "Caches tokens for a minute."),
+		"src/main/java/com/acme/order/OrderService.java":  class("order", "OrderService", "Places orders."),
+	}, 20, "go"))
+	text := "调用TokenValidator校验令牌时抛出异常\n\n升级到2.0之后，每次登录都会报错，截图如下。"
+	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
+		if len(res.Pack.Items) == 0 || res.Pack.Items[0].Path != "src/main/java/com/acme/auth/TokenValidator.java" {
+			t.Fatalf("items: %v", itemNames(res.Pack))
+		}
+	})
+}

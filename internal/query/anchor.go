@@ -153,7 +153,7 @@ func tokenRune(s string, i int) bool {
 		return isAlnum(c) || strings.IndexByte("_$./\\:-~@", c) >= 0
 	}
 	r, _ := utf8.DecodeRuneInString(s[i:])
-	return unicode.IsLetter(r) || unicode.IsDigit(r)
+	return (unicode.IsLetter(r) || unicode.IsDigit(r)) && !unspacedRune(r) // 调用TokenValidator: a name in Chinese text
 }
 
 // token classifies one run of name characters; rest is the text after it (for "name(").

@@ -71,3 +71,18 @@ func TestAQuotedDiffGivesTheFunctionsItTouches(t *testing.T) {
 		}
 	}
 }
+
+// A text in Chinese: the names in it drive the ranking, and its technical words reach the English the
+// code uses.
+func TestChineseTextGivesNamesAndEnglishTerms(t *testing.T) {
+	a := Analyze("调用TokenValidator校验令牌时抛出异常，解析配置文件失败", lexicon.Builtin())
+	if got := anchorTexts(a); !slices.Contains(got, "TokenValidator") {
+		t.Errorf("anchors %q", got)
+	}
+	terms := termMap(a.Terms)
+	for _, w := range []string{"validate", "token", "exception", "parse", "config", "file"} {
+		if terms[w].Source != "query" {
+			t.Errorf("term %q: %+v; terms %+v", w, terms[w], a.Terms)
+		}
+	}
+}

@@ -45,7 +45,7 @@ type Frame struct {
 type Term struct {
 	Word   string  `json:"word"`
 	Weight float64 `json:"weight"` // 1 for the query's own words (title words a little more), lexicon weights for expansions
-	Source string  `json:"source"` // "query", or "lexicon:<the word it was expanded from>"
+	Source string  `json:"source"` // "query" (the text's words, and the English of its Chinese words), or "lexicon:<the word it was expanded from>"
 }
 
 // Analysis is everything read from one query text.
@@ -83,7 +83,7 @@ func analyze(text string, lex *lexicon.Lexicon) *Analysis {
 	a.Identifiers = identifierCandidates(doc)
 	a.Intent = detectIntent(doc, len(a.Frames) > 0, len(a.Errors) > 0)
 	a.SetAside = doc.aside
-	a.Kept = doc.keptText()
+	a.Kept = splitScripts(doc.keptText())
 	return a
 }
 
