@@ -46,7 +46,9 @@ const (
 	maxFramePins = 3
 	maxNamePins  = 3
 	maxFlagPins  = 2
-	maxErrorPins = 2
+	// a flag declared in more places than this is one every command has
+	maxFlagPlaces = 2
+	maxErrorPins  = 2
 )
 
 // pins are the definitions the text's evidence points at, in the order a person would read them:
@@ -106,11 +108,12 @@ func (r *ranker) pins() []pin {
 		if an.Kind != query.KindFlag {
 			return false
 		}
+		decls := r.flagDeclarations(an.Text)
+		if len(decls) > maxFlagPlaces {
+			return false // a flag every command has (-v, --help) names no place
+		}
 		pinned := false
-		for k, at := range r.flagDeclarations(an.Text) {
-			if k == 2 {
-				break
-			}
+		for _, at := range decls {
 			if d := r.enclosing(at.path, at.line); d >= 0 {
 				pinned = add(at.path, d, fmt.Sprintf("flag `%s` declared at line %d", an.Text, at.line)) || pinned
 			}
