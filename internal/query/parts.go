@@ -109,8 +109,7 @@ func (d *document) templateAnswers() {
 		if l.code || l.skip || l.head || l.title {
 			continue
 		}
-		if label, value, ok := labelled(l.raw); ok && shortAnswer(value) && !errorLabel(label) &&
-			(len(strings.Fields(value)) == 1 || strings.ContainsAny(value, "0123456789")) {
+		if label, value, ok := labelled(l.raw); ok && shortAnswer(value) && !errorLabel(label) {
 			l.skip = true
 			d.aside.TemplateAnswers++
 		}
@@ -160,15 +159,16 @@ func errorLabel(label string) bool {
 
 var reVersion = regexp.MustCompile(`\bv?\d+\.\d+(?:\.\d+)*\b`)
 
-// shortAnswer is a template's kind of answer: a version, a name, yes or no; not a sentence. An answer
-// that quotes code or names a path is the reporter's evidence and stays.
+// shortAnswer is a template's kind of answer: a name (Homebrew, develop), a version or a system with
+// its number (Windows 11), yes or no; not words of the reporter's own ("Parse bytes"). An answer that
+// quotes code or names a path is the reporter's evidence and stays.
 func shortAnswer(s string) bool {
 	s = strings.TrimSpace(strings.Trim(s, "*_"))
 	if s == "" || strings.ContainsAny(s, "`/\\(") || len(s) > 60 {
 		return false
 	}
 	n := len(strings.Fields(s))
-	return n <= 2 || n <= 5 && reVersion.MatchString(s)
+	return n == 1 || n <= 5 && strings.ContainsAny(s, "0123456789")
 }
 
 var (

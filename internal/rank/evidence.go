@@ -105,8 +105,8 @@ func (r *ranker) pins() []pin {
 	})
 	upTo("symbols", maxFlagPins, len(r.a.Anchors), func(i int) bool {
 		an := r.a.Anchors[i]
-		if an.Kind != query.KindFlag {
-			return false
+		if an.Kind != query.KindFlag || !strings.HasPrefix(an.Text, "--") {
+			return false // a short flag (-v) is declared alike by every tool
 		}
 		decls := r.flagDeclarations(an.Text)
 		if len(decls) > maxFlagPlaces {
