@@ -498,3 +498,18 @@ func TestAChineseTitleNamingAClassFindsIt(t *testing.T) {
 		}
 	})
 }
+
+// A Go name quoted with its package's import path names the function in that package's folder.
+func TestAGoNameWithItsPackagePathPinsIt(t *testing.T) {
+	view := func(pkg string) string {
+		return "package view\n\n// run renders the " + pkg + " view.\nfunc run(w io.Writer) error {\n\treturn nil\n}\n"
+	}
+	ix := built(t, withOthers(map[string]string{
+		"pkg/a/view/view.go": view("a"),
+		"pkg/b/view/view.go": view("b"),
+	}, 20, "go"))
+	text := "`example.com/app/pkg/a/view.run` writes nothing when the table is empty"
+	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
+		pinnedBy(t, ix, res, "pkg/a/view/view.go::run", "`example.com/app/pkg/a/view.run` quoted in the text")
+	})
+}

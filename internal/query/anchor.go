@@ -200,6 +200,10 @@ func (s *anchors) token(tok, rest string, m mode, prev string) {
 		}
 	}
 	if strings.ContainsAny(tok, "/\\") {
+		if goQualified(tok) {
+			s.add(Anchor{Text: tok, Kind: m.kind(KindDotted)})
+			return
+		}
 		if isPathLike(tok, trailingSlash) {
 			if trailingSlash {
 				tok += "/"
@@ -282,6 +286,8 @@ func (s *anchors) span(c string) {
 		if path, line, ok := fileLine(c); ok {
 			s.add(Anchor{Text: c, Kind: KindFileLine, Path: path, Line: line})
 		}
+	case goQualified(c):
+		s.add(Anchor{Text: c, Kind: KindBacktick})
 	case strings.ContainsAny(c, "/\\"):
 		if isPathLike(c, strings.HasSuffix(c, "/")) {
 			s.add(Anchor{Text: c, Kind: KindPath, Path: c})
@@ -292,6 +298,23 @@ func (s *anchors) span(c string) {
 	case isDotted(c) || isIdent(c) && !words.Stopword(strings.ToLower(c)) || isKebab(c):
 		s.add(Anchor{Text: c, Kind: KindBacktick})
 	}
+}
+
+// goQualified tells a Go name qualified by its package's import path: example.com/app/pkg/a/view.run,
+// github.com/x/y.(*T).M; not a file (example.com/app/view.go) or a host alone.
+func goQualified(tok string) bool {
+	first, _, _ := strings.Cut(tok, "/")
+	slash := strings.LastIndexByte(tok, '/')
+	if slash < 0 || !strings.Contains(first, ".") || strings.ContainsAny(tok, "\\:") {
+		return false
+	}
+	last := tok[slash+1:]
+	dot := strings.IndexByte(last, '.')
+	if dot <= 0 || isFileName(last) {
+		return false
+	}
+	name := strings.NewReplacer("(*", "", "(", "", ")", "", ".", "").Replace(last[dot+1:])
+	return isIdent(name) && isIdent(last[:dot])
 }
 
 // macro tells a macro's name written with its bang (ensure_len!, vec_of!(...)): a lower-case name of

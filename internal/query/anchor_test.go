@@ -40,6 +40,9 @@ func TestAnchorKinds(t *testing.T) {
 		{"flags and macros", "Passing -Q or --max-count=3 to ensure_len! fails; `vec_of!` too; a != b, it works!",
 			[]Anchor{{Text: "-Q", Kind: KindFlag}, {Text: "--max-count", Kind: KindFlag}, {Text: "ensure_len", Kind: KindMacro},
 				{Text: "vec_of", Kind: KindMacro}, {Text: "works", Kind: KindMacro}}},
+		{"go package paths", "`example.com/app/pkg/a/view.run` and github.com/x/y/z.Run fail; example.com/app/view.go is a file",
+			[]Anchor{{Text: "example.com/app/pkg/a/view.run", Kind: KindBacktick}, {Text: "github.com/x/y/z.Run", Kind: KindDotted},
+				{Text: "example.com/app/view.go", Kind: KindPath, Path: "example.com/app/view.go"}}},
 		{"code block keeps file lines", "```\nerror: src/lib.rs:10:3: expected `;`\n```\n",
 			[]Anchor{{Text: "src/lib.rs:10:3", Kind: KindFileLine, Path: "src/lib.rs", Line: 10}}},
 	}

@@ -148,14 +148,15 @@ func frameWhy(f query.Frame) string {
 // uniqueDefinition is the one project definition a quoted name (`Name`, `Type.name`) stands for; kind,
 // when not "", is the only kind of definition it may be (a macro's name written with its bang).
 func (r *ranker) uniqueDefinition(text, kind string) (model.SymbolRef, bool) {
-	name, parent := symbolNames(text)
+	name, parent, pkg := r.nameOf(text)
 	if len(name) < 3 {
 		return model.SymbolRef{}, false
 	}
 	var found []model.SymbolRef
 	for _, ref := range r.s.Symbols[name] {
 		d, ok := r.s.Definition(ref)
-		if !ok || d.Kind == "section" || kind != "" && d.Kind != kind || parent != "" && d.Parent != parent || !r.project(ref.Path) {
+		if !ok || d.Kind == "section" || kind != "" && d.Kind != kind || parent != "" && d.Parent != parent || !r.project(ref.Path) ||
+			pkg != "" && !r.inGoPackage(ref.Path, pkg) {
 			continue
 		}
 		found = append(found, ref)

@@ -184,6 +184,16 @@ func symbolNames(anchor string) (name, parent string) {
 	return name, parent
 }
 
+// nameOf is the name an anchor stands for, the type that holds it, and for a Go name qualified by its
+// import path (example.com/app/pkg/a/view.(*T).run) the package's path, whose folder holds it.
+func (r *ranker) nameOf(anchor string) (name, parent, pkg string) {
+	if strings.Contains(anchor, "/") {
+		pkg, anchor = goPackage(anchor)
+	}
+	name, parent = symbolNames(anchor)
+	return name, parent, pkg
+}
+
 var anchorWeight = map[string]float64{
 	"backtick": 1, "macro": 1, "camel": 0.9, "snake": 0.8, "dotted": 0.9, "call": 0.8, "file_line": 1, "path": 1, "code": 0.4,
 }
@@ -203,7 +213,7 @@ func (r *ranker) symbols() {
 		if an.Kind == "path" || an.Kind == "file_line" || an.Kind == query.KindFlag {
 			continue
 		}
-		name, parent := symbolNames(an.Text)
+		name, parent, pkg := r.nameOf(an.Text)
 		refs := r.s.Symbols[name]
 		if len(refs) == 0 {
 			for _, n := range r.s.Folded(strings.ToLower(name)) {
@@ -218,8 +228,8 @@ func (r *ranker) symbols() {
 		spread := 1 / math.Log2(1+float64(len(refs)))
 		for _, ref := range refs {
 			d, _ := r.s.Definition(ref)
-			if an.Kind == query.KindMacro && d.Kind != "macro" {
-				continue // name! is the macro, not a function of its name
+			if an.Kind == query.KindMacro && d.Kind != "macro" || pkg != "" && !r.inGoPackage(ref.Path, pkg) {
+				continue // name! is the macro, not a function of its name; a Go package's name is in its folder
 			}
 			sc := w * spread
 			if parent != "" && d.Parent == parent {
