@@ -84,20 +84,19 @@ func parseDocument(text string) *document {
 	return d
 }
 
-// kept is the text as ranking reads its words: the parts set aside left out, links and images blanked.
+// keptText is the text as ranking reads its words: the parts set aside left out, links and images blanked.
 func (d *document) keptText() string {
-	var b strings.Builder
-	for _, l := range d.lines {
+	kept := make([]string, len(d.lines))
+	for i, l := range d.lines {
 		switch {
 		case l.skip:
 		case l.code:
-			b.WriteString(l.raw)
+			kept[i] = l.raw
 		default:
-			b.WriteString(l.kept)
+			kept[i] = l.kept
 		}
-		b.WriteByte('\n')
 	}
-	return b.String()
+	return strings.Join(kept, "\n")
 }
 
 // scanProse blanks inline code, URLs, images and e-mail addresses from a prose line, returning the
