@@ -159,8 +159,8 @@ func tokenRune(s string, i int) bool {
 // token classifies one run of name characters; rest is the text after it (for "name(").
 func (s *anchors) token(tok, rest string, m mode, prev string) {
 	if strings.HasPrefix(tok, "-") && len(tok) > 1 && (tok[1] == '-' || isAlnum(tok[1])) {
-		if isFlag(strings.TrimRight(tok, ".:,")) {
-			s.add(Anchor{Text: strings.TrimRight(tok, ".:,"), Kind: KindFlag})
+		if flag := strings.TrimRight(tok, ".:,"); m != inCode && isFlag(flag) {
+			s.add(Anchor{Text: flag, Kind: KindFlag}) // a command line in a code block is how to reproduce, not what is asked
 		}
 		return
 	}

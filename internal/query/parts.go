@@ -189,8 +189,9 @@ func environmentLine(raw string) bool {
 	return ok && !errorLabel(label) && len(value) <= 100 && (reVersion.MatchString(value) || reOSName.MatchString(value))
 }
 
-// environmentShape tells a block of lines that is mostly an environment: at least two of its lines
-// are environment lines, and they and section labels ("Binaries:") make most of it.
+// environmentShape tells a block of lines that is an environment: a list of labelled values (or
+// packages and variables) of which at least two are versions or systems, with section labels
+// ("Binaries:") and headings between them.
 func environmentShape(lines []line) bool {
 	env, other := 0, 0
 	for _, l := range lines {
@@ -201,10 +202,12 @@ func environmentShape(lines []line) bool {
 			env++
 		case strings.HasSuffix(t, ":") && len(strings.Fields(t)) <= 3 || l.head:
 		default:
-			other++
+			if label, _, ok := labelled(l.raw); !ok || errorLabel(label) {
+				other++
+			}
 		}
 	}
-	return env >= 2 && env >= 3*other
+	return env >= 2 && other == 0
 }
 
 // diffShape tells a unified diff: a hunk header, or file headers.
