@@ -101,6 +101,7 @@ func (ix *Index) Context(ctx context.Context, req Resolved) (*Result, error) {
 		Tokenizer: tok,
 		Format:    req.format,
 		Partial:   ix.partial,
+		SetAside:  a.SetAside.Note(),
 		Shares: map[string]float64{
 			"definitions": prof.Definitions, "snippets": prof.Snippets, "imports": prof.Imports,
 			"tests": prof.Tests, "callers": prof.Callers,

@@ -268,3 +268,248 @@ func TestTheInnermostFrameInASharedHelperComesFirst(t *testing.T) {
 		}
 	})
 }
+
+// withOthers adds n small files of other commands to a workspace, so that a case is a project, not
+// three files; lang is "go" or "py".
+func withOthers(files map[string]string, n int, lang string) map[string]string {
+	for i := range n {
+		if lang == "py" {
+			files[fmt.Sprintf("app/other%d/run.py", i)] = fmt.Sprintf("def run%d(args):\n    \"\"\"Run command %d.\"\"\"\n    return args\n", i, i)
+			continue
+		}
+		files[fmt.Sprintf("pkg/cmd/other%d/other.go", i)] = fmt.Sprintf("package other%d\n\n// Run runs command %d.\nfunc Run%d() error { return nil }\n", i, i, i)
+	}
+	return files
+}
+
+// pinnedBy checks that the pack holds item, its first reason starting with why.
+func pinnedBy(t *testing.T, ix *Index, res *Result, item, why string) {
+	t.Helper()
+	it := findItem(ix, res.Pack, item)
+	if it == nil {
+		t.Fatalf("the pack lacks %s; items: %v", item, itemNames(res.Pack))
+	}
+	if !strings.HasPrefix(it.Why[0], why) {
+		t.Errorf("%s: why = %q, want it to start with %q", item, it.Why, why)
+	}
+}
+
+// A nested Java class written in its binary form (Outer$Inner) names the class Outer.Inner.
+func TestANestedClassBinaryNamePinsTheClass(t *testing.T) {
+	entry := func(pkg, outer string) string {
+		return "package com.acme." + pkg + ";\n\npublic class " + outer + " {\n    /** One line of the " + pkg + ". */\n" +
+			"    public static class Entry {\n        private final String id;\n\n        Entry(String id) {\n            this.id = id;\n        }\n\n" +
+			"        public String key() {\n            return id.trim();\n        }\n    }\n\n    public Entry first() {\n        return null;\n    }\n}\n"
+	}
+	ix := built(t, withOthers(map[string]string{
+		"src/main/java/com/acme/order/OrderBook.java": entry("order", "OrderBook"),
+		"src/main/java/com/acme/cart/Cart.java":       entry("cart", "Cart"),
+	}, 20, "go"))
+	text := "NullPointerException from `OrderBook$Entry` when a line has no id"
+	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
+		pinnedBy(t, ix, res, "src/main/java/com/acme/order/OrderBook.java::OrderBook.Entry", "`OrderBook$Entry` quoted in the text")
+	})
+}
+
+// A Rust macro named with its bang is the macro, not a function of the same name.
+func TestAMacroNamedWithItsBangPinsTheMacro(t *testing.T) {
+	ix := built(t, withOthers(map[string]string{
+		"src/macros.rs": "/// Checks a buffer's length.\n#[macro_export]\nmacro_rules! ensure_len {\n    ($buf:expr, $n:expr) => {\n" +
+			"        if $buf.len() < $n {\n            panic!(\"buffer of {} bytes\", $buf.len());\n        }\n    };\n}\n",
+		"src/legacy.rs": "/// The old check, kept for the C API.\npub fn ensure_len(buf: &[u8], n: usize) -> bool {\n    buf.len() >= n\n}\n",
+		"src/frame.rs":  "/// Reads a frame.\npub fn read_frame(buf: &[u8]) -> usize {\n    ensure_len!(buf, 4);\n    buf[0] as usize\n}\n",
+	}, 20, "go"))
+	text := "Calling ensure_len! on an empty buffer panics with a message that names no frame"
+	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
+		pinnedBy(t, ix, res, "src/macros.rs::ensure_len", "`ensure_len!` quoted in the text")
+	})
+}
+
+// A command-line flag is looked up as the string literal that declares it.
+func TestACommandLineFlagPinsItsDeclaration(t *testing.T) {
+	ix := built(t, withOthers(map[string]string{
+		"pkg/cmd/repo/sync/sync.go": "package sync\n\n// NewCmdSync makes the sync command.\nfunc NewCmdSync(opts *SyncOptions) *Command {\n" +
+			"\tcmd := &Command{Use: \"sync\"}\n\tcmd.Flags().BoolVar(&opts.Force, \"force\", false, \"Hard reset the branch\")\n" +
+			"\tcmd.Flags().BoolVar(&opts.Preview, \"dry-run\", false, \"Show the changes without making them\")\n\treturn cmd\n}\n\n" +
+			"// syncRun syncs a repository.\nfunc syncRun(opts *SyncOptions) error {\n\tif opts.Preview {\n\t\treturn nil\n\t}\n\treturn push(opts)\n}\n",
+		"pkg/cmd/repo/sync/git.go": "package sync\n\n// push pushes the branch.\nfunc push(opts *SyncOptions) error { return nil }\n",
+	}, 30, "go"))
+	text := "gh repo sync `--dry-run` still pushes\n\nWith the flag the command should only say what it would change."
+	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
+		pinnedBy(t, ix, res, "pkg/cmd/repo/sync/sync.go::NewCmdSync", "flag `--dry-run` declared at line 7")
+	})
+}
+
+// A quoted message pins the definition whose literal holds the most of it, not one whose format string
+// shares its last words.
+func TestAQuotedMessagePinsTheWholeMatch(t *testing.T) {
+	ix := built(t, withOthers(map[string]string{
+		"pkg/cache/store.go": "package cache\n\n// Put adds an entry.\nfunc Put(key string) error {\n\tif key == \"\" {\n\t\treturn nil\n\t}\n" +
+			"\treturn fmt.Errorf(\"%s already exists\", key)\n}\n",
+		"pkg/cmd/release/create/create.go": "package create\n\n// createRun creates a release.\nfunc createRun(tag string) error {\n\tif tag == \"\" {\n\t\treturn nil\n\t}\n" +
+			"\treturn fmt.Errorf(\"a release with tag %s already exists\", tag)\n}\n",
+	}, 30, "go"))
+	text := "gh release create says \"a release with tag v1.2.0 already exists\" for a new tag"
+	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
+		pinnedBy(t, ix, res, "pkg/cmd/release/create/create.go::createRun", "error message")
+		if it := findItem(ix, res.Pack, "pkg/cache/store.go::Put"); it != nil && strings.HasPrefix(it.Why[0], "error message") {
+			t.Errorf("the format string that shares the message's last words is pinned: %q", it.Why)
+		}
+	})
+}
+
+// A Go frame's function is looked up in its package's folder: another package's function of the same
+// name is not that frame.
+func TestAGoFrameNamesItsPackagesFunction(t *testing.T) {
+	view := func(pkg string) string {
+		return "package view\n\n// run renders the " + pkg + " view.\nfunc run(w io.Writer) error {\n\tvar rows []string\n\tfor _, r := range rows {\n" +
+			"\t\tfmt.Fprintln(w, r)\n\t}\n\treturn render(w)\n}\n"
+	}
+	ix := built(t, withOthers(map[string]string{
+		"pkg/a/view/view.go":   view("a"),
+		"pkg/b/view/view.go":   view("b"),
+		"pkg/a/view/render.go": "package view\n\n// render draws the table.\nfunc render(w io.Writer) error {\n\tvar t *Table\n\treturn t.Draw(w)\n}\n",
+	}, 20, "go"))
+	text := "panic: runtime error: invalid memory address or nil pointer dereference\n\ngoroutine 1 [running]:\n" +
+		"example.com/app/pkg/a/view.render({0x1, 0x2})\n\t/build/app/pkg/a/view/render.go:6 +0x2c\n" +
+		"example.com/app/pkg/a/view.run({0x3, 0x4})\n\t/build/app/pkg/a/view/view.go:9 +0x3f\n"
+	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
+		for _, it := range res.Pack.Items {
+			if it.Path == "pkg/b/view/view.go" && strings.Contains(strings.Join(it.Why, ";"), "stack frame") {
+				t.Errorf("another package's run is labelled a frame: %q", it.Why)
+			}
+		}
+		for _, f := range res.Files {
+			if f.Path == "pkg/b/view/view.go" && strings.Contains(strings.Join(f.Why, ";"), "stack frame") {
+				t.Errorf("another package's run is ranked as a frame: %q", f.Why)
+			}
+		}
+	})
+}
+
+// A trace whose innermost project frame is in a small shared module's top-level code: the module,
+// shown whole, comes first, before its caller's frame.
+func TestAFrameInAWholeSmallFileLeads(t *testing.T) {
+	ix := built(t, withOthers(map[string]string{
+		"app/api/client.py": "import os\n\nimport requests\n\nSESSION = requests.Session()\nSESSION.headers[\"Authorization\"] = os.environ[\"API_TOKEN\"]\n\n\n" +
+			"def get(path):\n    return SESSION.get(path)\n",
+		"app/cmd/release.py": "def create_release(tag):\n    \"\"\"Create a release for a tag and upload its assets.\"\"\"\n    if not tag:\n        return None\n" +
+			"    from app.api import client\n    return client.get('/releases/' + tag)\n\n\ndef upload_assets(release, assets):\n    \"\"\"Upload a release's assets.\"\"\"\n    return [release, assets]\n",
+	}, 30, "py"))
+	text := "Creating a release crashes with a KeyError when I run `create_release` without a token: the release " +
+		"command should say that the token is missing\n\n```\nTraceback (most recent call last):\n" +
+		"  File \"/home/me/app/cmd/release.py\", line 5, in create_release\n    from app.api import client\n" +
+		"  File \"/home/me/app/api/client.py\", line 6, in <module>\n    SESSION.headers[\"Authorization\"] = os.environ[\"API_TOKEN\"]\n" +
+		"KeyError: 'API_TOKEN'\n```\n"
+	inEveryStyle(t, ix, "", text, 0, func(t *testing.T, res *Result) {
+		items := res.Pack.Items
+		if len(items) == 0 || items[0].Path != "app/api/client.py" || !strings.HasPrefix(items[0].Why[0], "stack frame 0 (client.py:6") {
+			t.Fatalf("first item: %v", itemNames(res.Pack))
+		}
+	})
+}
+
+// giftCardShop is a project where the words of an issue template's answers, an environment block and
+// an image link each name files that have nothing to do with the bug.
+func giftCardShop(t *testing.T) *Index {
+	return built(t, withOthers(map[string]string{
+		"pkg/refund/giftcard.go": "package refund\n\n// RefundGiftCard gives a gift card's balance back after a refund.\nfunc RefundGiftCard(card *GiftCard, amount int) error {\n" +
+			"\tif card.Balance+amount > card.Limit {\n\t\treturn errLimit\n\t}\n\tcard.Balance += amount\n\treturn nil\n}\n",
+		"packaging/homebrew/formula.rb": "# Homebrew formula: install method for macOS\nclass Shop < Formula\n  desc \"shop\"\n  version \"2.4.1\"\n" +
+			"  def install\n    bin.install \"shop\"\n  end\nend\n",
+		"internal/platform/macos.go": "package platform\n\n// MacOSVersion names the operating system on macOS (darwin, arm64).\nfunc MacOSVersion() string { return \"14.2\" }\n\n" +
+			"// CPU names the processor: Apple M1, arm64.\nfunc CPU() string { return \"arm64\" }\n",
+		"scripts/node.js":         "// Checks the Node and npm versions the binaries need.\nfunction nodeVersion() { return process.versions.node }\nfunction npmVersion() { return '9.6.7' }\n",
+		"adapters/http/server.go": "package http\n\n// Server adapts the shop to HTTP: images, png and user uploads.\nfunc Server() bool { return true }\n",
+		"adapters/http/image.go":  "package http\n\n// Image serves a png image of githubusercontent assets.\nfunc Image() bool { return true }\n",
+	}, 30, "go"))
+}
+
+// noItemFrom fails the test when the pack shows a file under one of the folders.
+func noItemFrom(t *testing.T, res *Result, folders ...string) {
+	t.Helper()
+	for _, it := range res.Pack.Items {
+		for _, f := range folders {
+			if strings.HasPrefix(it.Path, f) {
+				t.Errorf("%s::%s (%q) from words that were set aside", it.Path, it.Symbol, it.Why)
+			}
+		}
+	}
+}
+
+func TestATemplatesAnswersDriveNothing(t *testing.T) {
+	ix := giftCardShop(t)
+	text := "Gift card refunds fail\n\n### Describe the bug\n\nRefunding a gift card returns an error and the balance is not restored.\n\n" +
+		"### Version\n\n2.4.1\n\n### Installation method\n\nHomebrew\n\n### Operating system\n\nmacOS\n"
+	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
+		noItemFrom(t, res, "packaging/", "internal/platform/")
+		if !strings.Contains(res.Pack.Text, "- set aside: 3 template answers ignored") {
+			t.Errorf("the header does not say what was set aside:\n%s", head(res.Pack.Text, 12))
+		}
+	})
+}
+
+func TestAnEnvironmentBlockDrivesNothing(t *testing.T) {
+	ix := giftCardShop(t)
+	text := "Gift card refunds fail\n\nRefunding a gift card returns an error and the balance is not restored.\n\n### System Details\n\n" +
+		"```\nSystem:\n  OS: macOS 14.2\n  CPU: (8) arm64 Apple M1\nBinaries:\n  Node: 18.17.0 - /usr/local/bin/node\n  npm: 9.6.7 - /usr/local/bin/npm\n```\n"
+	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
+		noItemFrom(t, res, "scripts/", "internal/platform/", "packaging/")
+		if !strings.Contains(res.Pack.Text, "- set aside: 1 environment block ignored") {
+			t.Errorf("the header does not say what was set aside:\n%s", head(res.Pack.Text, 12))
+		}
+	})
+}
+
+func TestAnImageLinkDrivesNothing(t *testing.T) {
+	ix := giftCardShop(t)
+	text := "Gift card refunds fail\n\nRefunding a gift card returns an error and the balance is not restored.\n\n" +
+		"![image](https://user-images.githubusercontent.com/1234/http-server-image.png)\n"
+	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
+		noItemFrom(t, res, "adapters/")
+		if !strings.Contains(res.Pack.Text, "- set aside: 1 image ignored") {
+			t.Errorf("the header does not say what was set aside:\n%s", head(res.Pack.Text, 12))
+		}
+	})
+}
+
+// head is the first n lines of s.
+func head(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	return strings.Join(lines[:min(n, len(lines))], "\n")
+}
+
+// A title in Chinese that names a class in code, with no space around it: the class leads the pack.
+func TestAChineseTitleNamingAClassFindsIt(t *testing.T) {
+	class := func(pkg, name, doc string) string {
+		return "package com.acme." + pkg + ";\n\n/** " + doc + " */\npublic class " + name + " {\n    public boolean accept(String token) {\n" +
+			"        return token != null && !token.isEmpty();\n    }\n}\n"
+	}
+	ix := built(t, withOthers(map[string]string{
+		"src/main/java/com/acme/auth/TokenValidator.java": class("auth", "TokenValidator", "Checks a session token's signature and expiry."),
+		"src/main/java/com/acme/auth/TokenStore.java":     class("auth", "TokenStore", "Keeps the tokens of the sessions."),
+		"src/main/java/com/acme/auth/TokenCache.java":     class("auth", "TokenCache", "Caches tokens for a minute."),
+		"src/main/java/com/acme/order/OrderService.java":  class("order", "OrderService", "Places orders."),
+	}, 20, "go"))
+	text := "调用TokenValidator校验令牌时抛出异常\n\n升级到2.0之后，每次登录都会报错，截图如下。"
+	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
+		if len(res.Pack.Items) == 0 || res.Pack.Items[0].Path != "src/main/java/com/acme/auth/TokenValidator.java" {
+			t.Fatalf("items: %v", itemNames(res.Pack))
+		}
+	})
+}
+
+// A Go name quoted with its package's import path names the function in that package's folder.
+func TestAGoNameWithItsPackagePathPinsIt(t *testing.T) {
+	view := func(pkg string) string {
+		return "package view\n\n// run renders the " + pkg + " view.\nfunc run(w io.Writer) error {\n\treturn nil\n}\n"
+	}
+	ix := built(t, withOthers(map[string]string{
+		"pkg/a/view/view.go": view("a"),
+		"pkg/b/view/view.go": view("b"),
+	}, 20, "go"))
+	text := "`example.com/app/pkg/a/view.run` writes nothing when the table is empty"
+	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
+		pinnedBy(t, ix, res, "pkg/a/view/view.go::run", "`example.com/app/pkg/a/view.run` quoted in the text")
+	})
+}

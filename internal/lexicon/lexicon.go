@@ -27,6 +27,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/ctxmap/ctxmap/internal/words"
 )
@@ -59,6 +60,7 @@ type Lexicon struct {
 	rel    map[string]map[string]float64 // from -> to -> weight
 	ignore map[string]bool
 	syn    map[string][]Synonym // rel without ignored words, best first
+	spaced []string             // keys of languages written without spaces (Chinese, Japanese), longest first
 }
 
 func newLexicon() *Lexicon {
@@ -180,7 +182,61 @@ func (l *Lexicon) finish() {
 			return strings.Compare(a.Word, b.Word)
 		})
 		l.syn[from] = list
+		if Unspaced(from) {
+			l.spaced = append(l.spaced, from)
+		}
 	}
+	slices.SortFunc(l.spaced, func(a, b string) int {
+		if c := cmp.Compare(len(b), len(a)); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+}
+
+// Inside finds the words of a language written without spaces inside a run of its text, in the
+// order they stand, each once: "解析配置文件失败" holds 解析, 配置 and 文件. The longest word at a
+// place wins: a shorter one inside it is not found there.
+func (l *Lexicon) Inside(run string) []string {
+	if l == nil || len(l.spaced) == 0 || !Unspaced(run) {
+		return nil
+	}
+	taken := make([]bool, len(run))
+	at := map[string]int{}
+	for _, k := range l.spaced {
+		for from := 0; ; {
+			i := strings.Index(run[from:], k)
+			if i < 0 {
+				break
+			}
+			i += from
+			if !slices.Contains(taken[i:i+len(k)], true) {
+				for j := i; j < i+len(k); j++ {
+					taken[j] = true
+				}
+				if _, ok := at[k]; !ok {
+					at[k] = i
+				}
+			}
+			from = i + len(k)
+		}
+	}
+	out := make([]string, 0, len(at))
+	for k := range at {
+		out = append(out, k)
+	}
+	slices.SortFunc(out, func(a, b string) int { return cmp.Compare(at[a], at[b]) })
+	return out
+}
+
+// Unspaced tells a text holding letters of a script written without spaces between words.
+func Unspaced(s string) bool {
+	for _, r := range s {
+		if r >= 0x2E80 && (unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)) {
+			return true
+		}
+	}
+	return false
 }
 
 // key is the form words are stored and looked up under.

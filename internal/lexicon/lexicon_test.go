@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -293,5 +294,16 @@ func BenchmarkSynonyms(b *testing.B) {
 	l := Builtin()
 	for b.Loop() {
 		l.Synonyms("config")
+	}
+}
+
+func TestInsideFindsWordsInARunOfChinese(t *testing.T) {
+	got := Builtin().Inside("反序列化配置文件失败")
+	want := []string{"反序列化", "配置", "文件"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Inside = %q, want %q", got, want)
+	}
+	if Builtin().Inside("deserialize") != nil {
+		t.Error("words of a spaced language found inside")
 	}
 }

@@ -61,6 +61,7 @@ type Options struct {
 	Shares    map[string]float64 // bucket -> fraction of the budget; nil means a balanced default
 	Format    string             // "markdown" (default), "xml", "json"
 	Partial   *Partial           // the pack is made from part of the workspace (said in its header)
+	SetAside  string             // what the text's analysis set aside ("2 template answers ignored"), said in the header
 }
 
 // Partial says a pack was made from some of the workspace's files, while its index is being built.
@@ -120,6 +121,7 @@ type Pack struct {
 	Items     []Item         `json:"items"`    // in rank order
 	Text      string         `json:"text"`     // the rendering; markdown when the format is "json"
 	Partial   *Partial       `json:"partial,omitempty"`
+	SetAside  string         `json:"setAside,omitempty"` // the parts of the text ranking did not read
 }
 
 // The budgets of a pack, in tokens: the one used when none is given, and the smallest that holds anything.
@@ -187,6 +189,7 @@ func Assemble(query string, intent Intent, entities []Entity, cands []Candidate,
 		Tokenizer: opts.Tokenizer.Name(),
 		Entities:  ents,
 		Partial:   opts.Partial,
+		SetAside:  opts.SetAside,
 	}
 	a := newAssembly(p, prepared, opts)
 	a.run()

@@ -127,6 +127,9 @@ func renderHeader(format string, p *Pack, d headerDetail, spent []spend, tok *To
 		b.WriteString("- partial: from " + Thousands(pt.Files) + " of " + Thousands(pt.Total) + " files; the index is " +
 			strconv.Itoa(int(pt.Built*100)) + "% built\n")
 	}
+	if p.SetAside != "" {
+		b.WriteString("- set aside: " + p.SetAside + "\n")
+	}
 	b.WriteString("\n")
 	return b.String()
 }

@@ -31,30 +31,38 @@ type language struct {
 	grammar func() *sitter.Language
 	exts    []string // lower-case, with the dot
 	files   []string // exact base names for files without a telling extension
+	naming  naming
+}
+
+// naming is how a language writes a qualified name in text (a trace, a log, an issue): the separators
+// between its parts, and the one that joins a nested type to its outer type in a binary name.
+type naming struct {
+	seps   []string // "::" (ns::Class::m), "." (pkg.Class.m), "->", "#" (Class#method)
+	nested string   // "$": Java's Outer$Inner, which splits only before the inner type's capital
 }
 
 var table = []language{
-	{"go", golang.GetLanguage, []string{".go"}, nil},
-	{"python", python.GetLanguage, []string{".py", ".pyi", ".pyw"}, []string{"SConstruct", "SConscript"}},
-	{"javascript", javascript.GetLanguage, []string{".js", ".jsx", ".mjs", ".cjs"}, nil},
-	{"typescript", typescript.GetLanguage, []string{".ts", ".mts", ".cts"}, nil},
-	{"tsx", tsx.GetLanguage, []string{".tsx"}, nil},
-	{"java", java.GetLanguage, []string{".java"}, nil},
-	{"rust", rust.GetLanguage, []string{".rs"}, nil},
-	{"c", c.GetLanguage, []string{".c", ".h"}, nil},
-	{"cpp", cpp.GetLanguage, []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".tpp"}, nil},
-	{"csharp", csharp.GetLanguage, []string{".cs"}, nil},
-	{"ruby", ruby.GetLanguage, []string{".rb", ".rake", ".gemspec"}, []string{"Rakefile", "Gemfile", "Guardfile", "Vagrantfile"}},
-	{"php", php.GetLanguage, []string{".php", ".phtml"}, nil},
-	{"kotlin", kotlin.GetLanguage, []string{".kt", ".kts"}, nil},
-	{"scala", scala.GetLanguage, []string{".scala", ".sc"}, nil},
-	{"swift", swift.GetLanguage, []string{".swift"}, nil},
-	{"bash", bash.GetLanguage, []string{".sh", ".bash"}, []string{".bashrc", ".bash_profile"}},
-	{"markdown", nil, []string{".md", ".markdown", ".mdx"}, nil},
+	{"go", golang.GetLanguage, []string{".go"}, nil, naming{seps: []string{"."}}},
+	{"python", python.GetLanguage, []string{".py", ".pyi", ".pyw"}, []string{"SConstruct", "SConscript"}, naming{seps: []string{"."}}},
+	{"javascript", javascript.GetLanguage, []string{".js", ".jsx", ".mjs", ".cjs"}, nil, naming{seps: []string{".", "#"}}},
+	{"typescript", typescript.GetLanguage, []string{".ts", ".mts", ".cts"}, nil, naming{seps: []string{".", "#"}}},
+	{"tsx", tsx.GetLanguage, []string{".tsx"}, nil, naming{seps: []string{".", "#"}}},
+	{"java", java.GetLanguage, []string{".java"}, nil, naming{seps: []string{"."}, nested: "$"}},
+	{"rust", rust.GetLanguage, []string{".rs"}, nil, naming{seps: []string{"::"}}},
+	{"c", c.GetLanguage, []string{".c", ".h"}, nil, naming{seps: []string{"->", "."}}},
+	{"cpp", cpp.GetLanguage, []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".tpp"}, nil, naming{seps: []string{"::", "->", "."}}},
+	{"csharp", csharp.GetLanguage, []string{".cs"}, nil, naming{seps: []string{"."}}},
+	{"ruby", ruby.GetLanguage, []string{".rb", ".rake", ".gemspec"}, []string{"Rakefile", "Gemfile", "Guardfile", "Vagrantfile"}, naming{seps: []string{"::", "#", "."}}},
+	{"php", php.GetLanguage, []string{".php", ".phtml"}, nil, naming{seps: []string{"::", "->", "\\"}}},
+	{"kotlin", kotlin.GetLanguage, []string{".kt", ".kts"}, nil, naming{seps: []string{"."}, nested: "$"}},
+	{"scala", scala.GetLanguage, []string{".scala", ".sc"}, nil, naming{seps: []string{".", "#"}, nested: "$"}},
+	{"swift", swift.GetLanguage, []string{".swift"}, nil, naming{seps: []string{"."}}},
+	{"bash", bash.GetLanguage, []string{".sh", ".bash"}, []string{".bashrc", ".bash_profile"}, naming{}},
+	{"markdown", nil, []string{".md", ".markdown", ".mdx"}, nil, naming{}},
 	// configuration and other text that issues ask to change: indexed as one section per file
 	{"text", nil, []string{".txt", ".rst", ".adoc", ".toml", ".yaml", ".yml", ".json", ".cfg", ".ini", ".conf",
 		".properties", ".gradle", ".cmake", ".proto", ".sql", ".jq", ".el", ".vim", ".lua", ".pl", ".r", ".dart", ".ex", ".exs", ".hs", ".ml", ".nim", ".zig"},
-		[]string{"Makefile", "Dockerfile", "CMakeLists.txt", "CHANGELOG", "CHANGES", "NEWS", "Cargo.toml", "go.mod", "setup.cfg", "tox.ini"}},
+		[]string{"Makefile", "Dockerfile", "CMakeLists.txt", "CHANGELOG", "CHANGES", "NEWS", "Cargo.toml", "go.mod", "setup.cfg", "tox.ini"}, naming{}},
 }
 
 var (
@@ -74,6 +82,66 @@ func init() {
 			byFile[f] = l.name
 		}
 	}
+}
+
+var nameSeps, nestedSeps = namingSeps()
+
+// namingSeps are the separators of every language's names, the longest first.
+func namingSeps() (seps, nested []string) {
+	seen := map[string]bool{}
+	for _, l := range table {
+		for _, s := range l.naming.seps {
+			if !seen[s] {
+				seen[s] = true
+				seps = append(seps, s)
+			}
+		}
+		if n := l.naming.nested; n != "" && !seen[n] {
+			seen[n] = true
+			nested = append(nested, n)
+		}
+	}
+	sort.SliceStable(seps, func(i, j int) bool { return len(seps[i]) > len(seps[j]) })
+	return seps, nested
+}
+
+// NameParts splits a qualified name as the languages write it, outermost first: "ns::Class::m",
+// "com.x.Outer$Inner", "Class#method", "$obj->call". A nested type's separator ($) splits only before
+// a capital: "Outer$Inner", not "$scope". A Go receiver's parentheses go: "(*T).M" -> T, M.
+func NameParts(s string) []string {
+	s = strings.NewReplacer("(*", "", "(", "", ")", "").Replace(strings.TrimSuffix(strings.TrimSpace(s), "()"))
+	var parts []string
+	start := 0
+	for i := 0; i < len(s); {
+		n := 0
+		for _, sep := range nameSeps {
+			if strings.HasPrefix(s[i:], sep) {
+				n = len(sep)
+				break
+			}
+		}
+		if n == 0 && i > start && i+1 < len(s) && s[i+1] >= 'A' && s[i+1] <= 'Z' {
+			for _, sep := range nestedSeps {
+				if strings.HasPrefix(s[i:], sep) {
+					n = len(sep)
+					break
+				}
+			}
+		}
+		if n == 0 {
+			i++
+			continue
+		}
+		if i > start {
+			parts = append(parts, s[start:i])
+		}
+		i += n
+		start = i
+	}
+	if start < len(s) {
+		parts = append(parts, s[start:])
+	}
+	return parts
 }
 
 // LanguageOf names the language of path by its extension or file name, or "" when it is not one we parse.

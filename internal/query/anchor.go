@@ -15,7 +15,7 @@ const (
 
 // When one name appears in several forms, the most explicit one is kept (at its first position).
 var kindRank = map[string]int{
-	KindCode: 1, KindCamel: 2, KindSnake: 2, KindDotted: 3, KindCall: 4, KindBacktick: 5, KindPath: 6, KindFileLine: 7,
+	KindCode: 1, KindCamel: 2, KindSnake: 2, KindDotted: 3, KindCall: 4, KindBacktick: 5, KindMacro: 5, KindFlag: 5, KindPath: 6, KindFileLine: 7,
 }
 
 // mode is where a token was read: prose, a fenced code block, or inline code.
@@ -51,6 +51,8 @@ func findAnchors(doc *document) []Anchor {
 	for _, l := range doc.lines {
 		switch {
 		case l.frame || l.fence || l.skip:
+		case l.diff:
+			s.diffLine(l.raw)
 		case l.code:
 			s.scan(l.raw, inCode, nil)
 		default:
@@ -62,6 +64,29 @@ func findAnchors(doc *document) []Anchor {
 		}
 	}
 	return s.list
+}
+
+// diffLine reads a line of a quoted diff: the function a hunk header names, the file a header names,
+// the names of the lines added, removed and around them.
+func (s *anchors) diffLine(raw string) {
+	s.in = inCode
+	if fn := hunkFunction(raw); fn != "" {
+		s.add(Anchor{Text: fn, Kind: KindCall})
+		return
+	}
+	if p := diffPath(raw); p != "" {
+		if isPathLike(p, false) || isFileName(p) {
+			s.add(Anchor{Text: p, Kind: KindPath, Path: p})
+		}
+		return
+	}
+	if strings.HasPrefix(raw, "diff --git ") || strings.HasPrefix(raw, "index ") {
+		return
+	}
+	if raw != "" && (raw[0] == '+' || raw[0] == '-' || raw[0] == ' ') {
+		raw = raw[1:]
+	}
+	s.scan(raw, inCode, nil)
 }
 
 func (s *anchors) add(a Anchor) {
@@ -128,13 +153,20 @@ func tokenRune(s string, i int) bool {
 		return isAlnum(c) || strings.IndexByte("_$./\\:-~@", c) >= 0
 	}
 	r, _ := utf8.DecodeRuneInString(s[i:])
-	return unicode.IsLetter(r) || unicode.IsDigit(r)
+	return (unicode.IsLetter(r) || unicode.IsDigit(r)) && !unspacedRune(r) // 调用TokenValidator: a name in Chinese text
 }
 
 // token classifies one run of name characters; rest is the text after it (for "name(").
 func (s *anchors) token(tok, rest string, m mode, prev string) {
 	if strings.HasPrefix(tok, "-") && len(tok) > 1 && (tok[1] == '-' || isAlnum(tok[1])) {
-		return // a command-line flag
+		if flag := strings.TrimRight(tok, ".:,"); m != inCode && isFlag(flag) {
+			s.add(Anchor{Text: flag, Kind: KindFlag}) // a command line in a code block is how to reproduce, not what is asked
+		}
+		return
+	}
+	if macro(tok, rest) {
+		s.add(Anchor{Text: tok, Kind: KindMacro})
+		return
 	}
 	for len(tok) > 0 && strings.IndexByte(".:@\\", tok[0]) >= 0 && !strings.HasPrefix(tok, "./") && !strings.HasPrefix(tok, "../") {
 		tok = tok[1:]
@@ -168,6 +200,10 @@ func (s *anchors) token(tok, rest string, m mode, prev string) {
 		}
 	}
 	if strings.ContainsAny(tok, "/\\") {
+		if goQualified(tok) {
+			s.add(Anchor{Text: tok, Kind: m.kind(KindDotted)})
+			return
+		}
 		if isPathLike(tok, trailingSlash) {
 			if trailingSlash {
 				tok += "/"
@@ -234,18 +270,24 @@ func (s *anchors) span(c string) {
 	if lt := strings.IndexByte(c, '<'); lt > 0 {
 		c = c[:lt] // std::vector<int>
 	}
+	if name, ok := strings.CutSuffix(c, "!"); ok && macro(name, "!") {
+		s.add(Anchor{Text: name, Kind: KindMacro})
+		return
+	}
 	c = strings.TrimRight(c, "!?;,:")
 	c = strings.TrimLeft(c, "@.")
 	switch {
 	case c == "" || !hasLetter(c):
 	case strings.HasPrefix(c, "-"):
-		if flag := strings.TrimLeft(c, "-"); letters(flag) >= 3 && (isIdent(flag) || isKebab(flag)) {
-			s.add(Anchor{Text: c, Kind: KindBacktick}) // --max-count
+		if flag, _, _ := strings.Cut(c, "="); isFlag(flag) {
+			s.add(Anchor{Text: flag, Kind: KindFlag}) // --max-count
 		}
 	case strings.IndexByte(c, ':') >= 0 && !strings.Contains(c, "::"):
 		if path, line, ok := fileLine(c); ok {
 			s.add(Anchor{Text: c, Kind: KindFileLine, Path: path, Line: line})
 		}
+	case goQualified(c):
+		s.add(Anchor{Text: c, Kind: KindBacktick})
 	case strings.ContainsAny(c, "/\\"):
 		if isPathLike(c, strings.HasSuffix(c, "/")) {
 			s.add(Anchor{Text: c, Kind: KindPath, Path: c})
@@ -256,6 +298,42 @@ func (s *anchors) span(c string) {
 	case isDotted(c) || isIdent(c) && !words.Stopword(strings.ToLower(c)) || isKebab(c):
 		s.add(Anchor{Text: c, Kind: KindBacktick})
 	}
+}
+
+// goQualified tells a Go name qualified by its package's import path: example.com/app/pkg/a/view.run,
+// github.com/x/y.(*T).M; not a file (example.com/app/view.go) or a host alone.
+func goQualified(tok string) bool {
+	first, _, _ := strings.Cut(tok, "/")
+	slash := strings.LastIndexByte(tok, '/')
+	if slash < 0 || !strings.Contains(first, ".") || strings.ContainsAny(tok, "\\:") {
+		return false
+	}
+	last := tok[slash+1:]
+	dot := strings.IndexByte(last, '.')
+	if dot <= 0 || isFileName(last) {
+		return false
+	}
+	name := strings.NewReplacer("(*", "", "(", "", ")", "", ".", "").Replace(last[dot+1:])
+	return isIdent(name) && isIdent(last[:dot])
+}
+
+// macro tells a macro's name written with its bang (ensure_len!, vec_of!(...)): a lower-case name of
+// three letters or more, the bang right after it, and no "!=".
+func macro(tok, rest string) bool {
+	if !strings.HasPrefix(rest, "!") || strings.HasPrefix(rest, "!=") || len(tok) < 3 || !isIdent(tok) || codeNoise[tok+"!"] {
+		return false
+	}
+	return tok[0] >= 'a' && tok[0] <= 'z' || tok[0] == '_'
+}
+
+// isFlag tells a command-line flag: --max-count, --dry-run, -s; not "--" or a negative number.
+func isFlag(tok string) bool {
+	name, long := strings.CutPrefix(tok, "--")
+	if !long {
+		name = strings.TrimPrefix(tok, "-")
+		return len(name) == 1 && (name[0] >= 'a' && name[0] <= 'z' || name[0] >= 'A' && name[0] <= 'Z')
+	}
+	return letters(name) >= 2 && len(name) <= 40 && (isIdent(name) || isKebab(name)) && name[0] != '-'
 }
 
 // fileLine reads path:line and path:line:col, where path looks like a file.

@@ -17,7 +17,7 @@ func TestAnchorKinds(t *testing.T) {
 		{"backtick macro and generic", "The `tokio::select!` macro and `Vec<u8>`",
 			[]Anchor{{Text: "tokio::select", Kind: KindBacktick}, {Text: "Vec", Kind: KindBacktick}}},
 		{"backtick flag", "Search ignores `--max-count` here",
-			[]Anchor{{Text: "--max-count", Kind: KindBacktick}}},
+			[]Anchor{{Text: "--max-count", Kind: KindFlag}}},
 		{"camel", "The RuleIndex is rebuilt and getName returns HTTPServer values",
 			[]Anchor{{Text: "RuleIndex", Kind: KindCamel}, {Text: "getName", Kind: KindCamel}, {Text: "HTTPServer", Kind: KindCamel}}},
 		{"snake and screaming", "Setting langs_count breaks CANONICALIZE_FIELD_NAMES and __init__",
@@ -37,6 +37,12 @@ func TestAnchorKinds(t *testing.T) {
 			[]Anchor{{Text: "cart/cart.go:42", Kind: KindFileLine, Path: "cart/cart.go", Line: 42}}},
 		{"code block", "Repro:\n```python\nclass MyAdapter(HTTPAdapter):\n    def build_response(self, req):\n        return self._build(req)\n```\n",
 			[]Anchor{{Text: "MyAdapter", Kind: KindCode}, {Text: "HTTPAdapter", Kind: KindCode}, {Text: "build_response", Kind: KindCode}, {Text: "self._build", Kind: KindCode}}},
+		{"flags and macros", "Passing -Q or --max-count=3 to ensure_len! fails; `vec_of!` too; a != b, it works!",
+			[]Anchor{{Text: "-Q", Kind: KindFlag}, {Text: "--max-count", Kind: KindFlag}, {Text: "ensure_len", Kind: KindMacro},
+				{Text: "vec_of", Kind: KindMacro}, {Text: "works", Kind: KindMacro}}},
+		{"go package paths", "`example.com/app/pkg/a/view.run` and github.com/x/y/z.Run fail; example.com/app/view.go is a file",
+			[]Anchor{{Text: "example.com/app/pkg/a/view.run", Kind: KindBacktick}, {Text: "github.com/x/y/z.Run", Kind: KindDotted},
+				{Text: "example.com/app/view.go", Kind: KindPath, Path: "example.com/app/view.go"}}},
 		{"code block keeps file lines", "```\nerror: src/lib.rs:10:3: expected `;`\n```\n",
 			[]Anchor{{Text: "src/lib.rs:10:3", Kind: KindFileLine, Path: "src/lib.rs", Line: 10}}},
 	}
@@ -61,7 +67,7 @@ func TestAnchorRejects(t *testing.T) {
 		"Check the file(s) and match(es) again",
 		"Works on GitHub with JavaScript, TypeScript, macOS and iOS, URLs and APIs",
 		"Dates like YYYY/MM/DD and zones like America/New_York",
-		"Flags -Q and --max-count in prose, node.js and Day.js",
+		"Products node.js and Day.js, a range 3 -- 5 and a number -12",
 	}
 	for _, text := range texts {
 		if got := anchorsOf(text); len(got) != 0 {

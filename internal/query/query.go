@@ -18,8 +18,10 @@ const (
 	KindDotted   = "dotted"
 	KindPath     = "path"
 	KindFileLine = "file_line"
-	KindCall     = "call" // a name followed by "("
-	KindCode     = "code" // an identifier inside a fenced code block
+	KindCall     = "call"  // a name followed by "("
+	KindCode     = "code"  // an identifier inside a fenced code block
+	KindMacro    = "macro" // a name written with a macro's bang: name!, name!(...)
+	KindFlag     = "flag"  // a command-line flag: --some-flag, -s
 )
 
 // Anchor is a name the text states explicitly.
@@ -43,7 +45,7 @@ type Frame struct {
 type Term struct {
 	Word   string  `json:"word"`
 	Weight float64 `json:"weight"` // 1 for the query's own words (title words a little more), lexicon weights for expansions
-	Source string  `json:"source"` // "query", or "lexicon:<the word it was expanded from>"
+	Source string  `json:"source"` // "query" (the text's words, and the English of its Chinese words), or "lexicon:<the word it was expanded from>"
 }
 
 // Analysis is everything read from one query text.
@@ -55,6 +57,8 @@ type Analysis struct {
 	Errors      []string `json:"errors"`      // error and exception messages, to match string literals in code
 	Terms       []Term   `json:"terms"`       // the query's words, then expansions by weight
 	Identifiers []string `json:"identifiers"` // identifier names the prose suggests (build tree -> BuildTree, TreeBuilder), best first
+	SetAside    SetAside `json:"setAside"`    // the template answers, environment blocks and images the analysis set aside
+	Kept        string   `json:"-"`           // the text without what was set aside, links and images: what entities and vectors read
 }
 
 // Analyze reads a query. lex expands terms; nil means no expansion. Analyze never fails: text it
@@ -63,7 +67,7 @@ func Analyze(text string, lex *lexicon.Lexicon) (a *Analysis) {
 	defer func() {
 		if recover() != nil {
 			// A text that trips a bug here must not take the caller down: answer with no signals.
-			a = &Analysis{Text: text, Intent: Intent{Name: Implementation, Confidence: defaultConfidence}}
+			a = &Analysis{Text: text, Kept: text, Intent: Intent{Name: Implementation, Confidence: defaultConfidence}}
 		}
 	}()
 	return analyze(text, lex)
@@ -78,5 +82,16 @@ func analyze(text string, lex *lexicon.Lexicon) *Analysis {
 	a.Terms = findTerms(doc, lex)
 	a.Identifiers = identifierCandidates(doc)
 	a.Intent = detectIntent(doc, len(a.Frames) > 0, len(a.Errors) > 0)
+	a.SetAside = doc.aside
+	a.Kept = splitScripts(doc.keptText())
 	return a
+}
+
+// Words is the text whose words ranking reads as a whole (entities, vectors): the text without what
+// was set aside, links and images.
+func (a *Analysis) Words() string {
+	if a.Kept == "" {
+		return a.Text
+	}
+	return a.Kept
 }

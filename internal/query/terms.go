@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/ctxmap/ctxmap/internal/lexicon"
 	"github.com/ctxmap/ctxmap/internal/words"
@@ -47,17 +48,28 @@ func stems(s string) map[string]bool {
 func findTerms(doc *document, lex *lexicon.Lexicon) []Term {
 	out := make([]Term, 0, 256)
 	at := make(map[string]int, 256)
+	addWord := func(t string, w float64) {
+		if i, ok := at[t]; ok {
+			out[i].Weight = max(out[i].Weight, w)
+			return
+		}
+		at[t] = len(out)
+		out = append(out, Term{Word: t, Weight: w, Source: "query"})
+	}
 	addQuery := func(text string, w float64) {
-		for _, t := range words.Terms(text) {
+		for _, t := range words.Terms(splitScripts(text)) {
 			if chatter[t] {
 				continue
 			}
-			if i, ok := at[t]; ok {
-				out[i].Weight = max(out[i].Weight, w)
-				continue
+			addWord(t, w)
+			// a run of Chinese is many words: those the lexicon knows are the reporter's words in English
+			for _, k := range lex.Inside(t) {
+				for _, s := range lex.Synonyms(k) {
+					if !words.Stopword(s.Word) {
+						addWord(s.Word, w*s.Weight)
+					}
+				}
 			}
-			at[t] = len(out)
-			out = append(out, Term{Word: t, Weight: w, Source: "query"})
 		}
 	}
 	for _, l := range doc.lines {
@@ -135,4 +147,33 @@ func findTerms(doc *document, lex *lexicon.Lexicon) []Term {
 		out = out[:nq+maxExpansions]
 	}
 	return out
+}
+
+// splitScripts puts a space where a script written without spaces (Chinese, Japanese) meets letters
+// or digits of another: "调用TokenValidator校验" -> "调用 TokenValidator 校验".
+func splitScripts(s string) string {
+	if !lexicon.Unspaced(s) {
+		return s
+	}
+	var b strings.Builder
+	prev := 0 // 1: unspaced script, 2: other letters and digits, 0: anything else
+	for _, r := range s {
+		cur := 0
+		switch {
+		case unspacedRune(r):
+			cur = 1
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_':
+			cur = 2
+		}
+		if cur != 0 && prev != 0 && cur != prev {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+		prev = cur
+	}
+	return b.String()
+}
+
+func unspacedRune(r rune) bool {
+	return r >= 0x2E80 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
 }

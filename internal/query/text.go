@@ -18,14 +18,17 @@ type line struct {
 	links []Anchor // file anchors read from repository links (…/blob/<ref>/path#L12)
 	frame bool     // consumed as a stack frame
 	head  bool     // a markdown heading or a line of bold text: an issue template's scaffolding
-	skip  bool     // inside an HTML comment: template instructions, not the reporter's words
+	skip  bool     // set aside: an HTML comment (template instructions), a template's answer, an environment block
+	diff  bool     // inside a quoted diff
+	kept  string   // the line as ranking reads its words (entities, vectors): "" when set aside; links and images blanked
 }
 
 const maxSpan = 2000 // bytes of inline code; a longer "span" is a stray backtick
 
 type document struct {
 	lines []line
-	multi bool // more than one line of content: the title weighs more
+	multi bool     // more than one line of content: the title weighs more
+	aside SetAside // what was set aside
 }
 
 func parseDocument(text string) *document {
@@ -67,7 +70,9 @@ func parseDocument(text string) *document {
 			}
 		}
 		if !l.code {
-			l.prose, l.spans, l.links = scanProse(raw)
+			var images int
+			l.prose, l.kept, l.spans, l.links, images = scanProse(raw)
+			d.aside.Images += images
 			h := strings.TrimSpace(trimmed)
 			l.head = strings.HasPrefix(h, "#") && (len(h) == 1 || h[1] == '#' || h[1] == ' ') ||
 				len(h) > 4 && strings.HasPrefix(h, "**") && strings.HasSuffix(h, "**")
@@ -75,20 +80,46 @@ func parseDocument(text string) *document {
 		d.lines = append(d.lines, l)
 	}
 	d.multi = content > 1
+	d.classify()
 	return d
 }
 
-// scanProse blanks inline code, URLs and e-mail addresses from a prose line, returning the code
-// spans' contents and the file anchors found in repository links.
-func scanProse(raw string) (string, []string, []Anchor) {
-	if !strings.ContainsAny(raw, "`:@<") {
-		return raw, nil, nil
+// keptText is the text as ranking reads its words: the parts set aside left out, links and images blanked.
+func (d *document) keptText() string {
+	kept := make([]string, len(d.lines))
+	for i, l := range d.lines {
+		switch {
+		case l.skip:
+		case l.code:
+			kept[i] = l.raw
+		default:
+			kept[i] = l.kept
+		}
+	}
+	return strings.Join(kept, "\n")
+}
+
+// scanProse blanks inline code, URLs, images and e-mail addresses from a prose line, returning the
+// code spans' contents, the file anchors found in repository links and the images it held; kept is
+// the line with its links, images and e-mail addresses blanked but its code.
+func scanProse(raw string) (prose, kept string, spans []string, links []Anchor, images int) {
+	if !strings.ContainsAny(raw, "`:@<") && !strings.Contains(raw, "![") {
+		return raw, raw, nil, nil, 0
 	}
 	b := []byte(raw)
-	var spans []string
-	var links []Anchor
+	k := []byte(raw)
 	for i := 0; i < len(b); {
 		switch {
+		case b[i] == '!' && i+1 < len(b) && b[i+1] == '[':
+			end := imageEnd(raw, i)
+			if end < 0 {
+				i++
+				continue
+			}
+			blank(b, i, end)
+			blank(k, i, end)
+			images++
+			i = end
 		case b[i] == '`':
 			n := run(b, i, '`')
 			if i > 0 && isAlnum(b[i-1]) {
@@ -115,8 +146,11 @@ func scanProse(raw string) (string, []string, []Anchor) {
 			}
 			if a, ok := repoLink(raw[start:end]); ok {
 				links = append(links, a)
+			} else if imageURL(raw[start:end]) {
+				images++
 			}
 			blank(b, start, end)
+			blank(k, start, end)
 			i = end
 		case b[i] == '<':
 			end := htmlEnd(raw, i)
@@ -124,7 +158,11 @@ func scanProse(raw string) (string, []string, []Anchor) {
 				i++
 				continue
 			}
+			if strings.HasPrefix(strings.ToLower(raw[i:]), "<img") {
+				images++
+			}
 			blank(b, i, end)
+			blank(k, i, end)
 			i = end
 		case b[i] == '@' && i > 0 && isAlnum(b[i-1]):
 			start, end := i, i+1
@@ -137,13 +175,41 @@ func scanProse(raw string) (string, []string, []Anchor) {
 			addr := raw[start:end]
 			if at := strings.IndexByte(addr, '@'); strings.Contains(addr[at:], ".") && !strings.ContainsAny(addr, "/") {
 				blank(b, start, end)
+				blank(k, start, end)
 			}
 			i = end
 		default:
 			i++
 		}
 	}
-	return string(b), spans, links
+	return string(b), string(k), spans, links, images
+}
+
+// imageEnd is the end of a markdown image starting at i (![alt](url)), or -1.
+func imageEnd(s string, i int) int {
+	close := strings.Index(s[i:min(len(s), i+300)], "](")
+	if close < 0 {
+		return -1
+	}
+	end := strings.IndexByte(s[i+close:], ')')
+	if end < 0 {
+		return -1
+	}
+	return i + close + end + 1
+}
+
+var imageExts = []string{".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".bmp", ".mp4", ".mov"}
+
+// imageURL tells a link to a picture or a screen recording, and the attachments of issue trackers.
+func imageURL(u string) bool {
+	u = strings.ToLower(u)
+	u, _, _ = strings.Cut(u, "?")
+	for _, e := range imageExts {
+		if strings.HasSuffix(u, e) {
+			return true
+		}
+	}
+	return strings.Contains(u, "/user-attachments/assets/") || strings.Contains(u, "user-images.githubusercontent.com")
 }
 
 // repoLink reads the file and line from a link into a repository host's file view:

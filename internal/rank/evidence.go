@@ -1,10 +1,12 @@
 package rank
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/ctxmap/ctxmap/internal/model"
@@ -19,11 +21,23 @@ import (
 // places at once, so a pack always shows the definitions they point at, each labelled with its own
 // evidence, the innermost frame first; the ranking orders everything else around them.
 
-// pin is a definition the text points at.
+// pin is a definition the text points at, or a small file whole (def is wholeFile) where a frame's
+// line lies outside every definition.
 type pin struct {
 	path string
 	def  int
 	why  string
+}
+
+const (
+	wholeFile      = -2 // not a definition's index, nor enclosing's "none"
+	smallFileLines = 120
+)
+
+// smallFile tells a file a pin may show whole.
+func (r *ranker) smallFile(p string) bool {
+	rec := r.s.Record(p)
+	return rec != nil && rec.File != nil && rec.Lines <= smallFileLines && int(rec.Size)/bytesPerToken <= capFor(pinMinProb)
 }
 
 // How many definitions each kind of evidence may pin: a trace's first frames are where the error is;
@@ -31,7 +45,10 @@ type pin struct {
 const (
 	maxFramePins = 3
 	maxNamePins  = 3
-	maxErrorPins = 2
+	maxFlagPins  = 2
+	// a flag declared in more places than this is one every command has
+	maxFlagPlaces = 2
+	maxErrorPins  = 2
 )
 
 // pins are the definitions the text's evidence points at, in the order a person would read them:
@@ -69,15 +86,39 @@ func (r *ranker) pins() []pin {
 			return false
 		}
 		d := r.enclosing(ps[0], f.Line)
-		return d >= 0 && add(ps[0], d, frameWhy(f))
+		if d < 0 && len(r.pinned) == 0 && r.smallFile(ps[0]) {
+			d = wholeFile // the innermost frame in a module's top-level code: the file is its place
+		}
+		return (d >= 0 || d == wholeFile) && add(ps[0], d, frameWhy(f))
 	})
 	upTo("symbols", maxNamePins, len(r.a.Anchors), func(i int) bool {
 		an := r.a.Anchors[i]
-		if an.Kind != query.KindBacktick {
-			return false
+		switch an.Kind {
+		case query.KindBacktick:
+			ref, ok := r.uniqueDefinition(an.Text, "")
+			return ok && add(ref.Path, ref.Def, fmt.Sprintf("`%s` quoted in the text", an.Text))
+		case query.KindMacro:
+			ref, ok := r.uniqueDefinition(an.Text, "macro")
+			return ok && add(ref.Path, ref.Def, fmt.Sprintf("`%s!` quoted in the text", an.Text))
 		}
-		ref, ok := r.uniqueDefinition(an.Text)
-		return ok && add(ref.Path, ref.Def, fmt.Sprintf("`%s` quoted in the text", an.Text))
+		return false
+	})
+	upTo("symbols", maxFlagPins, len(r.a.Anchors), func(i int) bool {
+		an := r.a.Anchors[i]
+		if an.Kind != query.KindFlag || !strings.HasPrefix(an.Text, "--") {
+			return false // a short flag (-v) is declared alike by every tool
+		}
+		decls := r.flagDeclarations(an.Text)
+		if len(decls) > maxFlagPlaces {
+			return false // a flag every command has (-v, --help) names no place
+		}
+		pinned := false
+		for _, at := range decls {
+			if d := r.enclosing(at.path, at.line); d >= 0 {
+				pinned = add(at.path, d, fmt.Sprintf("flag `%s` declared at line %d", an.Text, at.line)) || pinned
+			}
+		}
+		return pinned
 	})
 	upTo("errors", maxErrorPins, len(r.a.Errors), func(i int) bool {
 		p, d, line, ok := r.uniqueMessage(i)
@@ -104,16 +145,18 @@ func frameWhy(f query.Frame) string {
 	return fmt.Sprintf("stack frame %d (%s:%d%s)", f.Index, path.Base(f.Path), f.Line, in)
 }
 
-// uniqueDefinition is the one project definition a quoted name (`Name`, `Type.name`) stands for.
-func (r *ranker) uniqueDefinition(text string) (model.SymbolRef, bool) {
-	name, parent := symbolNames(text)
+// uniqueDefinition is the one project definition a quoted name (`Name`, `Type.name`) stands for; kind,
+// when not "", is the only kind of definition it may be (a macro's name written with its bang).
+func (r *ranker) uniqueDefinition(text, kind string) (model.SymbolRef, bool) {
+	name, parent, pkg := r.nameOf(text)
 	if len(name) < 3 {
 		return model.SymbolRef{}, false
 	}
 	var found []model.SymbolRef
 	for _, ref := range r.s.Symbols[name] {
 		d, ok := r.s.Definition(ref)
-		if !ok || d.Kind == "section" || parent != "" && d.Parent != parent || !r.project(ref.Path) {
+		if !ok || d.Kind == "section" || kind != "" && d.Kind != kind || parent != "" && d.Parent != parent || !r.project(ref.Path) ||
+			pkg != "" && !r.inGoPackage(ref.Path, pkg) {
 			continue
 		}
 		found = append(found, ref)
@@ -144,6 +187,71 @@ func (r *ranker) uniqueMessage(i int) (string, int, int, bool) {
 	return where, def, line, where != ""
 }
 
+// fileLine is a line of a file.
+type fileLine struct {
+	path string
+	line int
+}
+
+// flagDeclarations are the lines of the project's files that a signal ranked where a string literal
+// declares a command-line flag: "--dry-run" or "dry-run" (argparse, clap, cobra's long name), a
+// commander-style "-n, --dry-run <x>"; a short flag only as "-n" itself. In path order.
+func (r *ranker) flagDeclarations(flag string) []fileLine {
+	name := strings.TrimLeft(flag, "-")
+	long := strings.HasPrefix(flag, "--")
+	var files []string
+	seen := map[string]bool{}
+	for _, l := range r.lists {
+		for p := range l.files {
+			if !seen[p] && r.project(p) {
+				seen[p] = true
+				files = append(files, p)
+			}
+		}
+	}
+	slices.Sort(files)
+	var out []fileLine
+	for _, p := range files {
+		src := r.source(p)
+		if !bytes.Contains(src, []byte(flag)) && !(long && strings.Contains(name, "-") && bytes.Contains(src, []byte(name))) {
+			continue
+		}
+		for n, line := range bytes.Split(src, []byte("\n")) {
+			if declaresFlag(string(line), flag, name, long) {
+				out = append(out, fileLine{p, n + 1})
+			}
+		}
+	}
+	return out
+}
+
+// declaresFlag tells a line whose string literal is the flag: quoted whole, or (a long flag) among
+// the names of a commander-style declaration.
+func declaresFlag(line, flag, name string, long bool) bool {
+	for _, q := range []string{`"`, `'`, "`"} {
+		if strings.Contains(line, q+flag+q) || long && strings.Contains(name, "-") && strings.Contains(line, q+name+q) {
+			return true
+		}
+	}
+	if !long {
+		return false
+	}
+	for i := 0; ; {
+		j := strings.Index(line[i:], flag)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(flag)
+		before := j > 0 && strings.ContainsRune(`"', `, rune(line[j-1]))
+		after := end < len(line) && strings.ContainsRune(`"' <=[,`, rune(line[end]))
+		if before && after && strings.ContainsAny(line[:j], `"'`) {
+			return true
+		}
+		i = end
+	}
+}
+
 // pinnedCandidates are the pins as the pack's first items, each with its own evidence, then what
 // the ranking says of its file (files: the ranking, with probabilities when a learned ranker gave them).
 func (r *ranker) pinnedCandidates(files []RankedFile) []pack.Candidate {
@@ -163,10 +271,11 @@ func (r *ranker) pinnedCandidates(files []RankedFile) []pack.Candidate {
 		if rec == nil || rec.File == nil || p.def >= len(rec.File.Definitions) {
 			continue
 		}
+		f := RankedFile{Path: p.path}
 		why := []string{p.why}
 		prob, limit := 0.0, 0
 		if k, ok := rankOf[p.path]; ok {
-			f := files[k]
+			f = files[k]
 			if f.Prob > 0 {
 				why = append(why, fmt.Sprintf("file #%d, p=%.2f", k+1, f.Prob))
 				prob, limit = f.Prob, r.plan.cap(max(f.Prob, pinMinProb))
@@ -178,6 +287,12 @@ func (r *ranker) pinnedCandidates(files []RankedFile) []pack.Candidate {
 					why = append(why, w)
 				}
 			}
+		}
+		if p.def == wholeFile {
+			c := outlineCandidate(rec, r.source(p.path), f, why)
+			c.Kind, c.Bucket, c.Score, c.Probability, c.Cap = "file", "definitions", 1, prob, max(limit, capFor(pinMinProb))
+			out = append(out, c)
+			continue
 		}
 		c := defCandidate(rec, r.source(p.path), rec.File.Definitions[p.def], 1, why)
 		c.Kind, c.Bucket, c.Probability, c.Cap = "definition", "definitions", prob, limit
@@ -244,7 +359,7 @@ var projectName = regexp.MustCompile(`(?m)^\s*(?:module\s+(\S+)|"name"\s*:\s*"([
 func (r *ranker) holdsPin(p string, d parse.Definition) bool {
 	rec := r.s.Record(p)
 	for _, x := range r.pins() {
-		if x.path != p || rec == nil || rec.File == nil {
+		if x.path != p || rec == nil || rec.File == nil || x.def == wholeFile {
 			continue
 		}
 		in := rec.File.Definitions[x.def]

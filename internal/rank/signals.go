@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/entity"
 	"github.com/ctxmap/ctxmap/internal/model"
+	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
 	"github.com/ctxmap/ctxmap/internal/vector"
 	"github.com/ctxmap/ctxmap/internal/words"
@@ -140,7 +142,7 @@ func (r *ranker) searchLexical(ctx context.Context) func() {
 
 // searchVectors starts the search for the chunks nearest to the text; the list is filled from its hits.
 func (r *ranker) searchVectors(ctx context.Context) func() {
-	hits := async(func() []vector.Hit { return r.s.SearchVectors(ctx, words.Clip(r.a.Text, 4096), 100) })
+	hits := async(func() []vector.Hit { return r.s.SearchVectors(ctx, words.Clip(r.a.Words(), 4096), 100) })
 	return func() { r.vectors(hits()) }
 }
 
@@ -169,11 +171,13 @@ func async[T any](f func() T) func() T {
 	}
 }
 
-// symbolNames are the names an anchor may stand for: `a.b.Name` -> a.b.Name, Name (parent b).
+// symbolNames are the names an anchor may stand for, its parts split as the languages write them
+// (parse.NameParts): `a.b.Name` -> Name (parent b), `Outer$Inner` -> Inner (parent Outer).
 func symbolNames(anchor string) (name, parent string) {
-	a := strings.TrimSuffix(strings.TrimSpace(anchor), "()")
-	a = strings.NewReplacer("::", ".", "->", ".", "#", ".").Replace(a)
-	parts := strings.Split(a, ".")
+	parts := parse.NameParts(anchor)
+	if len(parts) == 0 {
+		return strings.TrimSpace(anchor), ""
+	}
 	name = parts[len(parts)-1]
 	if len(parts) > 1 {
 		parent = parts[len(parts)-2]
@@ -181,8 +185,18 @@ func symbolNames(anchor string) (name, parent string) {
 	return name, parent
 }
 
+// nameOf is the name an anchor stands for, the type that holds it, and for a Go name qualified by its
+// import path (example.com/app/pkg/a/view.(*T).run) the package's path, whose folder holds it.
+func (r *ranker) nameOf(anchor string) (name, parent, pkg string) {
+	if strings.Contains(anchor, "/") {
+		pkg, anchor = goPackage(anchor)
+	}
+	name, parent = symbolNames(anchor)
+	return name, parent, pkg
+}
+
 var anchorWeight = map[string]float64{
-	"backtick": 1, "camel": 0.9, "snake": 0.8, "dotted": 0.9, "call": 0.8, "file_line": 1, "path": 1, "code": 0.4,
+	"backtick": 1, "macro": 1, "camel": 0.9, "snake": 0.8, "dotted": 0.9, "call": 0.8, "file_line": 1, "path": 1, "code": 0.4,
 }
 
 // kindWeight is how much an anchor of a kind counts; kinds not listed count half.
@@ -197,10 +211,10 @@ func kindWeight(kind string) float64 {
 func (r *ranker) symbols() {
 	l := r.list("symbols")
 	for i, an := range r.a.Anchors {
-		if an.Kind == "path" || an.Kind == "file_line" {
+		if an.Kind == "path" || an.Kind == "file_line" || an.Kind == query.KindFlag {
 			continue
 		}
-		name, parent := symbolNames(an.Text)
+		name, parent, pkg := r.nameOf(an.Text)
 		refs := r.s.Symbols[name]
 		if len(refs) == 0 {
 			for _, n := range r.s.Folded(strings.ToLower(name)) {
@@ -215,6 +229,9 @@ func (r *ranker) symbols() {
 		spread := 1 / math.Log2(1+float64(len(refs)))
 		for _, ref := range refs {
 			d, _ := r.s.Definition(ref)
+			if an.Kind == query.KindMacro && d.Kind != "macro" || pkg != "" && !r.inGoPackage(ref.Path, pkg) {
+				continue // name! is the macro, not a function of its name; a Go package's name is in its folder
+			}
 			sc := w * spread
 			if parent != "" && d.Parent == parent {
 				sc *= 2
@@ -322,8 +339,15 @@ func (r *ranker) frames() {
 			}
 		}
 		if f.Function != "" {
-			name, _ := symbolNames(f.Function)
+			fn, pkg := f.Function, ""
+			if f.Language == "go" {
+				pkg, fn = goPackage(f.Function)
+			}
+			name, _ := symbolNames(fn)
 			for _, ref := range r.s.Symbols[name] {
+				if pkg != "" && !r.inGoPackage(ref.Path, pkg) {
+					continue // another package's function of the same name
+				}
 				sc := 0.6 / (1 + 0.3*float64(f.Index))
 				e := l.add(ref.Path, sc, fmt.Sprintf("stack frame %d (%s)", f.Index, f.Function))
 				e.defs[ref.Def] = math.Max(e.defs[ref.Def], sc)
@@ -331,6 +355,48 @@ func (r *ranker) frames() {
 		}
 	}
 }
+
+// goPackage splits a Go frame's function into its package's import path and the function:
+// "example.com/app/pkg/a/view.(*T).run.func1" -> "example.com/app/pkg/a/view", "(*T).run". A closure's
+// suffix (.func1, .gowrap2) goes; the package of "main" is none (any folder may hold it).
+func goPackage(fn string) (pkg, name string) {
+	slash := strings.LastIndexByte(fn, '/')
+	dot := strings.IndexByte(fn[slash+1:], '.')
+	if dot < 0 {
+		return "", fn
+	}
+	pkg, name = fn[:slash+1+dot], fn[slash+1+dot+1:]
+	for {
+		i := strings.LastIndexByte(name, '.')
+		if i < 0 || !closureSuffix(name[i+1:]) {
+			break
+		}
+		name = name[:i]
+	}
+	if pkg == "main" {
+		pkg = ""
+	}
+	return pkg, name
+}
+
+// closureSuffix tells the parts Go names a function literal by: func1, gowrap2, 1.
+func closureSuffix(s string) bool {
+	s = strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(s, "func"), "gowrap"), "0123456789")
+	return s == ""
+}
+
+// inGoPackage tells whether a file lies in the folder of a package's import path: the folder is the
+// path's end (pkg/a/view of example.com/app/pkg/a/view), or the root when the path is go.mod's module.
+func (r *ranker) inGoPackage(p, pkg string) bool {
+	dir := path.Dir(p)
+	if dir == "." {
+		m := goModule.FindSubmatch(r.source("go.mod"))
+		return m != nil && string(m[1]) == pkg
+	}
+	return pkg == dir || strings.HasSuffix(pkg, "/"+dir)
+}
+
+var goModule = regexp.MustCompile(`(?m)^\s*module\s+(\S+)`)
 
 // enclosing is the innermost definition of a file containing a line, or -1.
 func (r *ranker) enclosing(p string, line int) int {
@@ -347,7 +413,11 @@ func (r *ranker) enclosing(p string, line int) int {
 	return best
 }
 
-// errors: string literals in the code that the text's error messages quote.
+// errors: string literals in the code that the text's error messages quote. A message is matched
+// whole: of the literals that hold it, those that cover the most of it count (a format string's verbs
+// match anything, so "%s already exists" holds any message that ends so, but covers little of "a
+// release with tag v1 already exists"); a match of a few words is kept in the list, weakly, and pins
+// nothing.
 func (r *ranker) errors() {
 	if len(r.a.Errors) == 0 {
 		return
@@ -357,19 +427,66 @@ func (r *ranker) errors() {
 	for i, m := range r.a.Errors {
 		msgs[i] = strings.ToLower(m)
 	}
-	r.quoted = make([][]model.Literal, len(msgs))
+	type match struct {
+		lit   model.Literal
+		cover float64
+	}
+	found := make([][]match, len(msgs))
 	for _, lit := range r.s.Literals() {
 		for i, m := range msgs {
 			if matchesLiteral(m, lit.Pieces) {
-				r.quoted[i] = append(r.quoted[i], lit)
-				e := l.add(lit.Path, demote(lit.Path, r.a.Intent.Name), fmt.Sprintf("error message %q at line %d", words.Clip(lit.Text, 60), lit.Line))
-				e.lines = append(e.lines, lit.Line)
-				if d := r.enclosing(lit.Path, lit.Line); d >= 0 {
-					e.defs[d] = 1
-				}
+				found[i] = append(found[i], match{lit, coverage(m, lit.Pieces)})
 			}
 		}
 	}
+	r.quoted = make([][]model.Literal, len(msgs))
+	for i, ms := range found {
+		best := 0.0
+		for _, m := range ms {
+			best = max(best, m.cover)
+		}
+		for _, m := range ms {
+			if m.cover < bestShare*best {
+				continue // another literal holds more of the message
+			}
+			lit, sc := m.lit, demote(m.lit.Path, r.a.Intent.Name)
+			if strong(m.cover, lit.Pieces) {
+				r.quoted[i] = append(r.quoted[i], lit)
+			} else {
+				sc *= 0.3
+			}
+			e := l.add(lit.Path, sc, fmt.Sprintf("error message %q at line %d", words.Clip(lit.Text, 60), lit.Line))
+			e.lines = append(e.lines, lit.Line)
+			if d := r.enclosing(lit.Path, lit.Line); d >= 0 {
+				e.defs[d] = max(e.defs[d], sc)
+			}
+		}
+	}
+}
+
+// bestShare: a literal covering less than this share of what the best covers of a message is another
+// message that ends alike.
+const bestShare = 0.8
+
+// coverage is the share of a message a literal's fixed parts show.
+func coverage(msg string, pieces []string) float64 {
+	n := 0
+	for _, p := range pieces {
+		n += len(p)
+	}
+	if len(msg) == 0 {
+		return 0
+	}
+	return min(1, float64(n)/float64(len(msg)))
+}
+
+// strong tells a match that names its place: three words or more of the message, or most of it.
+func strong(cover float64, pieces []string) bool {
+	n := 0
+	for _, p := range pieces {
+		n += len(strings.Fields(p))
+	}
+	return n >= 3 || cover >= 0.8
 }
 
 func matchesLiteral(msg string, pieces []string) bool {
@@ -588,7 +705,7 @@ const maxEntityShare = 0.25
 func (r *ranker) entityMatches() []entity.Match {
 	if r.matches == nil {
 		r.matches = []entity.Match{}
-		for _, m := range r.s.Entities.Match(r.a.Text) {
+		for _, m := range r.s.Entities.Match(r.a.Words()) {
 			if !slices.ContainsFunc(m.Words, func(w string) bool { return !query.Chatter(w) }) {
 				continue
 			}

@@ -70,7 +70,7 @@ func QueryOf(a *query.Analysis) Query {
 	for _, id := range a.Identifiers {
 		word(id, 1.5)
 	}
-	for _, w := range strings.FieldsFunc(a.Text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' }) {
+	for _, w := range strings.FieldsFunc(a.Words(), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' }) {
 		if !words.Common(words.Stem(strings.ToLower(w))) {
 			word(w, 1)
 		}
