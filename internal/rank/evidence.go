@@ -37,7 +37,7 @@ const (
 // smallFile tells a file a pin may show whole.
 func (r *ranker) smallFile(p string) bool {
 	rec := r.s.Record(p)
-	return rec != nil && rec.File != nil && rec.Lines <= smallFileLines && int(rec.Size)/bytesPerToken <= capFor(pinMinProb)
+	return rec != nil && rec.File != nil && rec.Lines <= smallFileLines && int(rec.Size)/bytesPerToken <= tightPlan.cap(pinMinProb)
 }
 
 // How many definitions each kind of evidence may pin: a trace's first frames are where the error is;
@@ -290,7 +290,7 @@ func (r *ranker) pinnedCandidates(files []RankedFile) []pack.Candidate {
 		}
 		if p.def == wholeFile {
 			c := outlineCandidate(rec, r.source(p.path), f, why)
-			c.Kind, c.Bucket, c.Score, c.Probability, c.Cap = "file", "definitions", 1, prob, max(limit, capFor(pinMinProb))
+			c.Kind, c.Bucket, c.Score, c.Probability, c.Cap = "file", "definitions", 1, prob, max(limit, r.plan.cap(pinMinProb))
 			out = append(out, c)
 			continue
 		}
