@@ -97,11 +97,12 @@ func (ix *Index) Context(ctx context.Context, req Resolved) (*Result, error) {
 	}
 	prof := query.ProfileOf(a.Intent.Name)
 	p, err := pack.Assemble(req.text, pack.Intent{Name: a.Intent.Name, Confidence: a.Intent.Confidence}, ranked.Entities, ranked.Candidates, pack.Options{
-		Budget:    req.budget,
-		Tokenizer: tok,
-		Format:    req.format,
-		Partial:   ix.partial,
-		SetAside:  a.SetAside.Note(),
+		Budget:      req.budget,
+		Tokenizer:   tok,
+		Format:      req.format,
+		Partial:     ix.partial,
+		BodiesFirst: ranked.BodiesFirst,
+		SetAside:    a.SetAside.Note(),
 		Shares: map[string]float64{
 			"definitions": prof.Definitions, "snippets": prof.Snippets, "imports": prof.Imports,
 			"tests": prof.Tests, "callers": prof.Callers,

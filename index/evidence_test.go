@@ -16,7 +16,8 @@ var packStyles = []struct {
 	name string
 	req  Request
 }{
-	{"learned, tight", Request{}},
+	{"learned, recall", Request{}},
+	{"learned, tight", Request{Tight: true}},
 	{"learned, filled", Request{Fill: true}},
 	{"fusion, filled", Request{Ranker: RankerFusion}},
 }

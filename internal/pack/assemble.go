@@ -83,21 +83,24 @@ type assembly struct {
 	chosen    []*piece
 	lineToks  map[*cand][]int
 	hasBucket map[string]bool
+	// bodiesFirst skips the cards of the definitions that did not fit (Options.BodiesFirst)
+	bodiesFirst bool
 }
 
 func newAssembly(p *Pack, cands []*cand, o Options) *assembly {
 	a := &assembly{
-		p:         p,
-		tok:       o.Tokenizer,
-		format:    "markdown",
-		cands:     cands,
-		state:     map[int]state{},
-		shares:    o.Shares,
-		alloc:     map[string]int{},
-		spent:     map[string]int{},
-		placed:    map[string]int{},
-		lineToks:  map[*cand][]int{},
-		hasBucket: map[string]bool{},
+		p:           p,
+		tok:         o.Tokenizer,
+		format:      "markdown",
+		cands:       cands,
+		state:       map[int]state{},
+		shares:      o.Shares,
+		alloc:       map[string]int{},
+		spent:       map[string]int{},
+		placed:      map[string]int{},
+		lineToks:    map[*cand][]int{},
+		hasBucket:   map[string]bool{},
+		bodiesFirst: o.BodiesFirst,
 	}
 	if o.Format == "xml" {
 		a.format = "xml"
@@ -187,6 +190,9 @@ func (a *assembly) run() {
 	// Then every ranked file the definitions' share could not hold shows its best definition's card
 	// before any other grows: a file's place and signature is worth more than more of a lesser one.
 	for _, c := range a.cands {
+		if a.bodiesFirst {
+			break
+		}
 		if a.state[c.rank] == pending && !c.Spare && c.bucket == "definitions" && !a.duplicate(c) {
 			a.applyFit(c, sizeCompact, a.room(c.bucket, true), true, nil)
 		}

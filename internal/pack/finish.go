@@ -7,16 +7,18 @@ import (
 )
 
 // finish renders the pack, and if the whole text counts over the budget (the parts' counts should add
-// up to it exactly) drops the lowest-ranked items until it fits.
+// up to it exactly) drops the lowest-ranked items until it fits. The items stay in rank order (what
+// an agent reads first); the rendering lays them out by file (what a person reads).
 func (a *assembly) finish() {
 	a.reclaim()
 	items := a.byRank()
+	var laid []*piece
 	var parts []string
 	for {
 		var text string
 		var n int
-		items, parts = a.layout(items)
-		text, n = a.settle(items, parts)
+		laid, parts = a.layout(items)
+		text, n = a.settle(laid, parts)
 		if n <= a.p.Budget || len(items) == 0 {
 			if n > a.p.Budget {
 				a.detail = headerDetails[len(headerDetails)-1]
@@ -26,19 +28,23 @@ func (a *assembly) finish() {
 			a.p.Text, a.p.Tokens = text, n
 			break
 		}
-		last := slices.IndexFunc(items, func(x *piece) bool { return x.rank == lastRank(items) })
-		for _, r := range items[last].c.parts() {
+		last := items[len(items)-1]
+		for _, r := range last.c.parts() {
 			a.state[r] = dropped
 		}
-		items = slices.Delete(items, last, last+1)
+		items = items[:len(items)-1]
+	}
+	tokens := map[*piece]int{}
+	for i, x := range laid {
+		tokens[x] = a.tok.Count(parts[i])
 	}
 	a.p.Items = make([]Item, 0, len(items))
 	a.p.Sections = map[string]int{}
 	for _, b := range buckets {
 		a.p.Sections[b] = 0
 	}
-	for i, x := range items {
-		n := a.tok.Count(parts[i])
+	for _, x := range items {
+		n := tokens[x]
 		a.p.Sections[x.bucket] += n
 		a.p.Items = append(a.p.Items, Item{
 			Kind: x.kind, Path: x.path, Symbol: x.symbol, StartLine: x.start, EndLine: x.end,
@@ -134,15 +140,6 @@ func (a *assembly) renderBody(items []*piece, parts []string, spent []spend) str
 	}
 	sb.WriteString(renderFooter(a.format, omitted))
 	return sb.String()
-}
-
-// lastRank is the worst rank among items: what goes first when the pack is over its budget.
-func lastRank(items []*piece) int {
-	worst := -1
-	for _, x := range items {
-		worst = max(worst, x.rank)
-	}
-	return worst
 }
 
 // layout orders the chosen pieces for reading and renders each: a file's pieces together in line

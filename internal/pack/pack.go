@@ -62,6 +62,9 @@ type Options struct {
 	Format    string             // "markdown" (default), "xml", "json"
 	Partial   *Partial           // the pack is made from part of the workspace (said in its header)
 	SetAside  string             // what the text's analysis set aside ("2 template answers ignored"), said in the header
+	// BodiesFirst: what the buckets leave goes to more code before a card for each definition that
+	// did not fit (a pack that spends its budget on code); else the cards come first
+	BodiesFirst bool
 }
 
 // Partial says a pack was made from some of the workspace's files, while its index is being built.
@@ -118,7 +121,7 @@ type Pack struct {
 	Tokenizer string         `json:"tokenizer"`
 	Entities  []Entity       `json:"entities"`
 	Sections  map[string]int `json:"sections"` // tokens spent per bucket
-	Items     []Item         `json:"items"`    // in rank order
+	Items     []Item         `json:"items"`    // in rank order (the text lays them out by file)
 	Text      string         `json:"text"`     // the rendering; markdown when the format is "json"
 	Partial   *Partial       `json:"partial,omitempty"`
 	SetAside  string         `json:"setAside,omitempty"` // the parts of the text ranking did not read

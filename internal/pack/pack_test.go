@@ -3,6 +3,7 @@ package pack
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -50,30 +51,32 @@ func checkPack(t *testing.T, label string, p *Pack, cands []Candidate, tok *Toke
 	if spent != sum {
 		t.Errorf("%s: sections add to %d, items to %d", label, spent, sum)
 	}
-	// A file's items come together in line order, the files (outlines last) in the order of their best
-	// item: the generator's scores fall with rank, and an item that took in others carries their best.
-	best, seen := map[string]float64{}, map[string]bool{}
-	for _, it := range p.Items {
-		best[it.Path] = max(best[it.Path], it.Score)
-	}
-	for i, it := range p.Items {
-		if i == 0 {
-			seen[it.Path] = true
-			continue
+	// The generator's scores fall with rank, and an item that took in others carries their best score.
+	for i := 1; i < len(p.Items); i++ {
+		if p.Items[i].Score > p.Items[i-1].Score {
+			t.Errorf("%s: item %d (%s, score %.4f) after a lower score %.4f", label, i, p.Items[i].Path,
+				p.Items[i].Score, p.Items[i-1].Score)
 		}
-		prev := p.Items[i-1]
-		switch {
-		case prev.Kind == "outline" && it.Kind != "outline":
-			t.Errorf("%s: item %d (%s) after an outline", label, i, it.Path)
-		case prev.Path == it.Path && prev.Kind != "outline" && it.StartLine < prev.StartLine:
-			t.Errorf("%s: item %d (%s:%d) before the line of the one above (%d)", label, i, it.Path, it.StartLine, prev.StartLine)
-		case prev.Path != it.Path && it.Kind != "outline" && seen[it.Path]:
-			t.Errorf("%s: item %d (%s) apart from the file's other items", label, i, it.Path)
-		case prev.Path != it.Path && (prev.Kind == "outline") == (it.Kind == "outline") && best[it.Path] > best[prev.Path]:
-			t.Errorf("%s: file %s (best score %.4f) after %s (best %.4f)", label, it.Path, best[it.Path], prev.Path, best[prev.Path])
-		}
-		seen[it.Path] = true
 	}
+	// The text shows each file's code as one block, under one heading.
+	if strings.HasPrefix(p.Text, "# Context") {
+		for path := range maps.Keys(uniquePaths(p.Items)) {
+			if n := strings.Count(p.Text, "### "+path+":"); n > 1 {
+				t.Errorf("%s: %s has %d blocks", label, path, n)
+			}
+		}
+	}
+}
+
+// uniquePaths are the paths of the items that show code with its place.
+func uniquePaths(items []Item) map[string]bool {
+	out := map[string]bool{}
+	for _, it := range items {
+		if it.Kind != "outline" && it.StartLine > 0 {
+			out[it.Path] = true
+		}
+	}
+	return out
 }
 
 func TestNeverOverBudget(t *testing.T) {

@@ -23,6 +23,9 @@ type Ranking struct {
 	Files      []RankedFile
 	Candidates []pack.Candidate
 	Entities   []pack.Entity
+	// BodiesFirst: the pack spends what its buckets leave on more code before cards (the default
+	// plan's packs)
+	BodiesFirst bool
 }
 
 // Rank runs every signal on an analysed text, fuses them, re-orders the files by the model (unless
@@ -59,7 +62,8 @@ func Rank(ctx context.Context, v *View, a *query.Analysis, opts Options) (*Ranki
 		}
 	}
 	r.focus(cands, files)
-	return &Ranking{Files: files, Candidates: cands, Entities: r.packEntities(cands)}, nil
+	bodies := opts.Ranker != Fusion && !opts.Fill && !opts.Tight
+	return &Ranking{Files: files, Candidates: cands, Entities: r.packEntities(cands), BodiesFirst: bodies}, nil
 }
 
 // TightFiles is the most files a tight pack shows.

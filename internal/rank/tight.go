@@ -57,7 +57,7 @@ type plan struct {
 // five files past the model's threshold (a sixth was not the fix's in any of the 23 dev-set packs
 // that had one).
 var (
-	recallPlan = plan{files: 40, fileMin: 0.03, defs: 30, defMin: 0.01, itemMin: 0.008, perProb: 20000, related: true}
+	recallPlan = plan{files: 40, fileMin: 0.012, defs: 30, defMin: 0.01, itemMin: 0.01, perProb: 30000, related: true}
 	tightPlan  = plan{files: 5, fileMin: -1, defs: 8, defMin: 0.08, perProb: 5000}
 )
 
@@ -205,7 +205,11 @@ func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]pr
 	f, k := t.f, t.k
 	rec := r.s.Record(f.Path)
 	src := r.source(f.Path)
-	why := append([]string{fmt.Sprintf("file #%d, p=%.2f", k+1, f.Prob)}, r.fileWhy(f)...)
+	why := []string{fmt.Sprintf("file #%d, p=%.2f", k+1, f.Prob)}
+	if t.with != "" {
+		why = append(why, t.with)
+	}
+	why = append(why, r.fileWhy(f)...)
 	defs := rec.File.Definitions
 	scored := m.Defs(r.defFeatures(f, f.fusedRank, f.fusedTop, qw))
 	if c, ok := r.wholeFile(rec, src, f, why); ok {
