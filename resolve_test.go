@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -13,9 +14,12 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxmap/ctxmap/index"
 )
 
-// A request is resolved once, where it enters the engine, with the workspace's configuration: the
+// A request is one type (index.Request) whatever front end takes it, resolved once, where it is
+// answered, with the workspace's configuration: the
 // command line through the background process, the command line alone (--no-daemon), the language
 // server and the MCP server, asked the same request, answer the same pack for the same resolved
 // request. The JSON pack states that request whole; a rendered pack shows its budget, tokenizer,
@@ -51,6 +55,12 @@ func TestFrontEndsResolveAlike(t *testing.T) {
 		}
 	}
 
+	all := false // a case sets every field of index.Request
+	defer func() {
+		if !all {
+			t.Errorf("no case sets every field of index.Request: %v", requestFields())
+		}
+	}()
 	for _, q := range []struct {
 		text string
 		set  map[string]any // what the request sets, as the servers take it; the rest is resolved
@@ -60,16 +70,26 @@ func TestFrontEndsResolveAlike(t *testing.T) {
 			`{"budget":1500,"format":"xml","tokenizer":"cl100k_base","ranker":"fusion","fill":true}`},
 		{"stock reservation is not released when an order is cancelled", map[string]any{"intent": "refactor", "format": "json"},
 			`{"budget":1500,"format":"json","tokenizer":"cl100k_base","intent":"refactor","ranker":"fusion","fill":true}`},
-		{"price rounding", map[string]any{"budget": 900, "tokenizer": "o200k_base", "ranker": "learned", "format": "markdown", "intent": "Bug-Fix"},
+		{"price rounding", map[string]any{"budget": 900, "tokenizer": "o200k_base", "ranker": "learned", "format": "markdown", "intent": "bug_fix"},
 			`{"budget":900,"format":"markdown","tokenizer":"o200k_base","intent":"bug_fix","ranker":"learned","fill":true}`},
+		// every field of the request at once, each through all four front ends
+		{"the refund shows a wrong tax", map[string]any{"budget": 1200, "format": "json", "intent": "implementation",
+			"tokenizer": "o200k_base", "ranker": "learned", "fill": true, "without": []string{"history", "lexicon"}},
+			`{"budget":1200,"format":"json","tokenizer":"o200k_base","intent":"implementation","ranker":"learned","fill":true,"without":["history","lexicon"]}`},
 	} {
 		args := map[string]any{"text": q.text}
 		flags := []string{"context", "-C", root}
 		for k, v := range q.set {
 			args[k] = v
-			flags = append(flags, "--"+k, fmt.Sprint(v))
+			if list, ok := v.([]string); ok {
+				v = strings.Join(list, ",")
+			}
+			flags = append(flags, "--"+k+"="+fmt.Sprint(v))
 		}
 
+		if len(args) == len(requestFields()) {
+			all = true
+		}
 		var fromLSP json.RawMessage
 		lsp.command(ctx, "ctxmap.context", args, &fromLSP)
 		res, err := agent.cs.CallTool(ctx, &sdk.CallToolParams{Name: "get_context", Arguments: args})
@@ -109,4 +129,16 @@ func TestFrontEndsResolveAlike(t *testing.T) {
 		same(t, "the pack of "+q.text+" (language server, MCP, the background process, --no-daemon)",
 			lspPack.Text, text.String(), fromDaemon, alone)
 	}
+}
+
+// requestFields are the JSON names of index.Request's fields, which every front end takes.
+func requestFields() []string {
+	var names []string
+	t := reflect.TypeFor[index.Request]()
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "-" {
+			names = append(names, name)
+		}
+	}
+	return names
 }

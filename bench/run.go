@@ -330,13 +330,9 @@ func runInstance(ctx context.Context, in Instance, opts Options, cache string, i
 	return res
 }
 
-// ask resolves req against the index's own configuration, as a one-shot process does, and answers it.
+// ask answers req from the index as a command answering alone does (index.Answer).
 func ask(ctx context.Context, ix *index.Index, req index.Request) (*index.Result, error) {
-	resolved, err := req.Resolve(ix.Config())
-	if err != nil {
-		return nil, err
-	}
-	return ix.Context(ctx, resolved)
+	return index.Answer(ctx, index.Own{Index: ix}, req)
 }
 
 func askCtxmap(ctx context.Context, ix *index.Index, in Instance, req index.Request, tok *index.Tokenizer, defs Definitions, changed Changed) *SystemResult {

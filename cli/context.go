@@ -102,24 +102,20 @@ func (e *env) stdinPiped() bool {
 }
 
 func (e *env) runContext(dir string, req index.Request, o packOutput, noDaemon bool) error {
-	// checked here, with the workspace's file as the answer resolves it, so that a mistake is said
-	// before anyone is asked; the request goes as typed to whoever answers, which resolves it (a
-	// running process with its own configuration); a broken file is reported by opening the index
-	cfg, cfgErr := index.LoadConfig(dir)
-	if cfgErr != nil {
-		cfg = index.Config{}
-	}
-	if _, err := req.Resolve(cfg); err != nil {
+	// checked here, so that a mistake is said before anyone is asked; the request goes as typed to
+	// whoever answers, which resolves it (a running process with its own configuration); a broken
+	// file is reported by opening the index
+	if err := req.Validate(); err != nil {
 		return usagef("%v", err)
 	}
-	if cfgErr == nil {
+	if _, cfgErr := index.LoadConfig(dir); cfgErr == nil {
 		if done, err := e.askRunning(dir, req, o, daemonAllowed(dir, noDaemon)); done || err != nil {
 			return err
 		}
 	}
 	// one query: better complete than early, so every vector is waited for
 	return e.withIndex(dir, indexUse{packs: true, vectors: true}, func(ctx context.Context, ix *index.Index, _ index.Stats) error {
-		res, err := session.ContextAlone(ctx, ix, req)
+		res, err := index.Answer(ctx, index.Own{Index: ix}, req)
 		if err != nil {
 			return err
 		}

@@ -90,6 +90,9 @@ func (e *env) runOutline(dir string, req index.OutlineRequest, out string, daemo
 		return e.writeOutline(o, out)
 	}
 	return e.answer(dir, daemon, ask, indexUse{packs: true, vectors: req.Text != ""}, func(ctx context.Context, ix *index.Index) error {
+		if err := req.Centre(ctx, index.Own{Index: ix}); err != nil {
+			return err
+		}
 		o, err := ix.Outline(ctx, req)
 		if err != nil {
 			return err

@@ -13,28 +13,42 @@ import (
 	"github.com/ctxmap/ctxmap/internal/rank"
 )
 
-// Request asks for a context pack, as a front end received it; Resolve settles it.
+// Request asks for a context pack, as a user gives it to any front end: the command line's flags, the
+// language server's ctxmap.context arguments, MCP's get_context input and the query socket's request
+// are this type, decoded as it is. Validate checks it where a front end takes it; Resolve settles it
+// where it is answered (Answer).
 type Request struct {
-	Text      string
-	Budget    int      // tokens; 0: the configuration's, else DefaultBudget
-	Format    string   // markdown, xml, json; "": the configuration's, else markdown
-	Intent    string   // overrides the detected intent
-	Tokenizer string   // o200k_base, cl100k_base; "": the configuration's
-	Without   []string // signals switched off (see Signals)
-	Ranker    string   // learned, fusion; "": the configuration's, else learned
-	Fill      bool     // fill the budget (as the fusion ranker always did) instead of stopping with the evidence
-	Model     *Model   // the learned ranker's model; nil: the one shipped in the binary
+	Text      string   `json:"text" jsonschema:"the issue, bug report, stack trace or code comment to find the code for"`
+	Budget    int      `json:"budget,omitempty" jsonschema:"token budget of the pack (default 8000, or the workspace's; at least 100)"`
+	Format    string   `json:"format,omitempty" jsonschema:"markdown (default), xml or json"`
+	Intent    string   `json:"intent,omitempty" jsonschema:"override the detected intent"`
+	Tokenizer string   `json:"tokenizer,omitempty" jsonschema:"the tokenizer that counts the budget: o200k_base (default) or cl100k_base"`
+	Ranker    string   `json:"ranker,omitempty" jsonschema:"learned (default) or fusion"`
+	Fill      bool     `json:"fill,omitempty" jsonschema:"fill the budget instead of stopping when the evidence does (default false: only the code likely to change)"`
+	Without   []string `json:"without,omitempty" jsonschema:"signals to switch off, for experiments"`
+	// Model replaces the learned ranker's shipped model (the benchmark's); no front end takes one
+	Model *Model `json:"-"`
+}
+
+// RequestChoices are the values a request's fields take, by their JSON names: what a schema lists
+// and what Validate accepts.
+var RequestChoices = map[string][]string{
+	"format":    {"markdown", "xml", "json"},
+	"intent":    query.IntentNames(),
+	"tokenizer": {pack.DefaultTokenizer, "cl100k_base"},
+	"ranker":    {RankerLearned, RankerFusion},
+	"without":   Signals,
 }
 
 // Rankers: the learned model (the default) re-orders the fused ranking and says how likely each file
 // is; fusion is the fused ranking alone.
+// Signals that can be switched off (the benchmark's ablation, `--without`).
+var Signals = rank.Signals
+
 const (
 	RankerLearned = rank.Learned
 	RankerFusion  = rank.Fusion
 )
-
-// Signals that can be switched off (the benchmark's ablation, `--without`).
-var Signals = rank.Signals
 
 // Result is a pack with the ranking it came from.
 type Result struct {

@@ -10,23 +10,16 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/session"
 )
 
-// ContextInput is what get_context takes.
+// ContextInput is what get_context takes: a request as every front end takes it.
 type ContextInput struct {
-	Text   string `json:"text" jsonschema:"the issue, bug report, stack trace or code comment to find the code for"`
-	Budget int    `json:"budget,omitempty" jsonschema:"token budget of the pack (default 8000; at least 100)"`
-	Format string `json:"format,omitempty" jsonschema:"markdown (default), xml or json"`
-	Intent string `json:"intent,omitempty" jsonschema:"override the detected intent: bug_fix, implementation, refactor, test_writing, definition_lookup or usage_exploration"`
-	Fill   bool   `json:"fill,omitempty" jsonschema:"fill the budget instead of stopping when the evidence does (default false: only the code likely to change)"`
-	// the rest of the engine's request, as the CLI's flags and the editors' settings have it
-	Tokenizer string   `json:"tokenizer,omitempty" jsonschema:"the tokenizer that counts the budget: o200k_base (default) or cl100k_base"`
-	Ranker    string   `json:"ranker,omitempty" jsonschema:"learned (default) or fusion"`
-	Without   []string `json:"without,omitempty" jsonschema:"signals to switch off, for experiments"`
+	index.Request
 }
 
 // ExploreInput is what explore_entity takes.
@@ -60,9 +53,9 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 			"tests and callers that matter, each with its path:line and why it was chosen. Start here for any task " +
 			"on this repository; the pack never exceeds the budget.",
 		Annotations: readOnly("Context pack for a text"),
+		InputSchema: schemaOf[ContextInput](index.RequestChoices),
 	}, recovered("get_context", whenReady(sess, func(ctx context.Context, _ *sdk.CallToolRequest, in ContextInput) (*sdk.CallToolResult, *index.Pack, error) {
-		res, err := sess.Context(ctx, index.Request{Text: in.Text, Budget: in.Budget, Format: in.Format, Intent: in.Intent,
-			Fill: in.Fill, Tokenizer: in.Tokenizer, Ranker: in.Ranker, Without: in.Without})
+		res, err := sess.Context(ctx, in.Request)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -108,12 +101,7 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 // input is a tool's input; check refuses what the tool cannot answer.
 type input interface{ check() error }
 
-func (in ContextInput) check() error {
-	if strings.TrimSpace(in.Text) == "" {
-		return errors.New("text is empty: give the issue or comment to find code for")
-	}
-	return nil
-}
+func (in ContextInput) check() error { return in.Validate() }
 
 func (in ExploreInput) check() error {
 	if strings.TrimSpace(in.Name) == "" {
@@ -175,4 +163,27 @@ func kindNote(kind string) string {
 		return ""
 	}
 	return " of kind " + kind
+}
+
+// schemaOf is the input schema of In, each property named in choices limited to those values (the
+// items of an array property).
+func schemaOf[In any](choices map[string][]string) *jsonschema.Schema {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("the input schema of %T: %v", *new(In), err)) // a type of this package: a bug
+	}
+	for name, values := range choices {
+		p := s.Properties[name]
+		if p == nil {
+			continue
+		}
+		if p.Items != nil {
+			p = p.Items
+		}
+		p.Enum = nil
+		for _, v := range values {
+			p.Enum = append(p.Enum, v)
+		}
+	}
+	return s
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
@@ -79,57 +80,66 @@ func decodeArg(command string, raw json.RawMessage, v any, known string) error {
 	return nil
 }
 
+// contextArgs are ctxmap.context's arguments: a request as every front end takes it, whose text may
+// instead be a selection (uri, range) or the comment or section at the cursor (uri, position).
 type contextArgs struct {
-	URI       string             `json:"uri"`
-	Range     *protocol.Range    `json:"range"`
-	Position  *protocol.Position `json:"position"`
-	Text      *string            `json:"text"`
-	Budget    int                `json:"budget"`
-	Format    string             `json:"format"`
-	Intent    string             `json:"intent"`
-	Tokenizer string             `json:"tokenizer"`
-	Ranker    string             `json:"ranker"`
-	Fill      bool               `json:"fill"`
+	index.Request
+	URI      string             `json:"uri"`
+	Range    *protocol.Range    `json:"range"`
+	Position *protocol.Position `json:"position"`
 }
 
-const contextArgNames = "{uri, range} for a selection, {uri, position} for the comment or section at the cursor, or {text}; optional budget, format, intent, tokenizer, ranker, fill"
+var contextArgNames = "{uri, range} for a selection, {uri, position} for the comment or section at the cursor, or {text}; optional " +
+	strings.Join(requestFields[1:], ", ")
+
+// requestFields are the JSON names of index.Request's fields, text first.
+var requestFields = func() []string {
+	var names []string
+	t := reflect.TypeFor[index.Request]()
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "-" {
+			names = append(names, name)
+		}
+	}
+	return names
+}()
 
 func (s *Server) contextCommand(ctx context.Context, raw json.RawMessage) (any, error) {
 	var a contextArgs
 	if err := decodeArg(cmdContext, raw, &a, contextArgNames); err != nil {
 		return nil, err
 	}
-	var text string
 	switch {
-	case a.Text != nil && (a.URI != "" || a.Range != nil || a.Position != nil):
-		return nil, invalidParams("%s: give either text or a uri with a range or position, not both", cmdContext)
-	case a.Text != nil:
-		text = *a.Text
-	case a.URI == "":
+	case a.URI == "" && (a.Text == "" || a.Range != nil || a.Position != nil):
 		return nil, invalidParams("%s: give %s", cmdContext, contextArgNames)
-	case a.Range != nil && a.Position != nil:
+	case a.URI != "" && a.Text != "":
+		return nil, invalidParams("%s: give either text or a uri with a range or position, not both", cmdContext)
+	case a.URI != "" && a.Range != nil && a.Position != nil:
 		return nil, invalidParams("%s: give a range or a position, not both", cmdContext)
-	case a.Range == nil && a.Position == nil:
+	case a.URI != "" && a.Range == nil && a.Position == nil:
 		return nil, invalidParams("%s: with a uri, give a range (a selection) or a position (a comment or Markdown section)", cmdContext)
 	}
-	if a.Text == nil {
+	if a.URI != "" {
 		doc, rel, err := s.text(a.URI)
 		if err != nil {
 			return nil, invalidParams("%s: %v", cmdContext, err)
 		}
 		if a.Range != nil {
-			if text, err = selection(doc, *a.Range); err != nil {
+			if a.Text, err = selection(doc, *a.Range); err != nil {
 				return nil, invalidParams("%s: %v", cmdContext, err)
 			}
-		} else if text, err = s.blockAt(ctx, rel, doc, *a.Position); err != nil {
+		} else if a.Text, err = s.blockAt(ctx, rel, doc, *a.Position); err != nil {
 			return nil, invalidParams("%s: %v", cmdContext, err)
 		}
 	}
-	req := index.Request{Text: text, Budget: a.Budget, Format: a.Format, Intent: a.Intent, Tokenizer: a.Tokenizer, Ranker: a.Ranker, Fill: a.Fill}
+	if err := a.Validate(); err != nil {
+		return nil, invalidParams("%s: %v", cmdContext, err)
+	}
+	req := a.Request
 	// a pack takes a while: let hover and edits through meanwhile
 	release(ctx)
 	res, err := s.session().Context(ctx, req)
-	if errors.Is(err, index.ErrInvalid) {
+	if errors.Is(err, index.ErrInvalid) { // the workspace's configuration, which the request left a field to
 		return nil, invalidParams("%s: %v", cmdContext, err)
 	}
 	if err != nil {

@@ -57,6 +57,11 @@ func (s *Session) serveAsked(ctx context.Context, req askRequest) (json.RawMessa
 	if err := s.empty(); err != nil {
 		return nil, err
 	}
+	if req.Op == opOutline { // a map centred on a text: its pack answered as every pack is
+		if err := req.Outline.Centre(ctx, sessionPacks{s: s, oneShot: true}); err != nil {
+			return nil, finalError{err}
+		}
+	}
 	var res any
 	err := s.Read(ctx, func(ix *index.Index) (err error) {
 		switch req.Op {
@@ -65,9 +70,6 @@ func (s *Session) serveAsked(ctx context.Context, req askRequest) (json.RawMessa
 		case opExplore:
 			res, err = ix.Explore(req.Name, req.Limit)
 		case opOutline:
-			if req.Outline.Text != "" {
-				ix.WaitVectors()
-			}
 			res, err = ix.Outline(ctx, req.Outline)
 		case opPicture:
 			res, err = ix.EntityPicture(req.Top, req.Name)

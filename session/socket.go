@@ -52,7 +52,7 @@ const maxConns = 16
 var errTooLong = fmt.Errorf("the request is longer than %d bytes", MaxRequest)
 
 // protocolVersion changes whenever the request or the answer changes: a process of another
-// version is not asked. 3: a context request is the user's, as typed (wireContext).
+// version is not asked. 3: a context request is the user's, as typed (index.Request).
 const protocolVersion = 3
 
 // The operations a request names; "" is a context pack.
@@ -70,35 +70,11 @@ const (
 type askRequest struct {
 	Version int                  `json:"version"`
 	Op      string               `json:"op,omitempty"`
-	Request wireContext          `json:"request,omitzero"` // context
+	Request index.Request        `json:"request,omitzero"` // context: as the user gave it (no model), resolved by the session
 	Top     int                  `json:"top,omitempty"`    // entities, picture
 	Name    string               `json:"name,omitempty"`   // explore, picture (the entity)
 	Limit   int                  `json:"limit,omitempty"`  // explore
 	Outline index.OutlineRequest `json:"outline,omitzero"`
-}
-
-// wireContext is a context request as the user types it (the CLI's flags), all the socket carries of
-// one: the session resolves it with its own configuration, and nothing of the engine's own (a model)
-// can be sent, since a request decodes strictly.
-type wireContext struct {
-	Text      string   `json:"text"`
-	Budget    int      `json:"budget,omitempty"`
-	Format    string   `json:"format,omitempty"`
-	Intent    string   `json:"intent,omitempty"`
-	Tokenizer string   `json:"tokenizer,omitempty"`
-	Ranker    string   `json:"ranker,omitempty"`
-	Fill      bool     `json:"fill,omitempty"`
-	Without   []string `json:"without,omitempty"`
-}
-
-func typedContext(r index.Request) wireContext {
-	return wireContext{Text: r.Text, Budget: r.Budget, Format: r.Format, Intent: r.Intent, Tokenizer: r.Tokenizer,
-		Ranker: r.Ranker, Fill: r.Fill, Without: r.Without}
-}
-
-func (w wireContext) request() index.Request {
-	return index.Request{Text: w.Text, Budget: w.Budget, Format: w.Format, Intent: w.Intent, Tokenizer: w.Tokenizer,
-		Ranker: w.Ranker, Fill: w.Fill, Without: w.Without}
 }
 
 type askAnswer struct {
@@ -442,8 +418,8 @@ func readRequest(r *bufio.Reader, limit int) ([]byte, error) {
 }
 
 // oneShot answers as a one-shot process would: once the queued changes and the embeddings are in.
-func (s *Session) oneShot(ctx context.Context, req wireContext) (json.RawMessage, error) {
-	res, err := answer(ctx, sessionPacks{s: s, oneShot: true}, req.request())
+func (s *Session) oneShot(ctx context.Context, req index.Request) (json.RawMessage, error) {
+	res, err := index.Answer(ctx, sessionPacks{s: s, oneShot: true}, req)
 	if err != nil {
 		return nil, err
 	}
@@ -494,7 +470,7 @@ func (e remoteError) Unwrap() error {
 // it with its configuration and its own model, and returns the pack's JSON; ErrNoSession when none
 // answers. It never starts one.
 func Ask(ctx context.Context, root string, req index.Request) (json.RawMessage, error) {
-	return ask(ctx, root, askRequest{Op: opContext, Request: typedContext(req)})
+	return ask(ctx, root, askRequest{Op: opContext, Request: req})
 }
 
 // ask sends one request to the session of root and returns its result; ErrNoSession when none
