@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -94,11 +95,29 @@ func buildBinary(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "ctxmap")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "ctxmap-test-bin-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.dir, built.path = dir, filepath.Join(dir, "ctxmap")
+		if out, err := exec.Command("go", "build", "-o", built.path, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.path
+}
+
+// built is the binary the tests of this package share, built once (a link takes tens of seconds on
+// a busy machine); TestMain removes it.
+var built struct {
+	once      sync.Once
+	dir, path string
+	err       error
 }
 
 // Two processes on one workspace (two editor windows): the second finds the cache taken, says so and

@@ -111,7 +111,7 @@ func TestCraftedSocketRequestsAreRefused(t *testing.T) {
 	defer cancel()
 
 	t.Run("daemon", func(t *testing.T) {
-		cmd := exec.Command(bin, "daemon", "-C", root, "--quiet", "1m")
+		cmd := exec.Command(bin, "daemon", "-C", root, "--idle", "1m")
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)

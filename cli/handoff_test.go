@@ -29,6 +29,7 @@ func TestContextFromARunningSession(t *testing.T) {
 		{"--format", "xml", "--fill", "--ranker", "fusion", "price rounding"},
 	}
 
+	t.Setenv(NoDaemonEnv, "0") // the running session is asked; with it, a command never connects
 	sess, err := session.Open(context.Background(), session.Options{Root: root, Listen: true, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
@@ -68,6 +69,7 @@ func TestContextFromARunningSession(t *testing.T) {
 	if _, err := os.Stat(sock); !os.IsNotExist(err) {
 		t.Errorf("the socket outlived the session: %v", err)
 	}
+	t.Setenv(NoDaemonEnv, "1") // answered in this process, with no background process to start
 	for i, q := range questions {
 		if out, _ := ask(q...); out != served[i] {
 			t.Errorf("%s: the running session's pack differs from the command's own:\n%s\n---\n%s", q, served[i], out)

@@ -66,6 +66,7 @@ type Index struct {
 	warnings []string
 	// records of the state file found damaged when read, since the index opened (see DamagedRecords)
 	damagedRecords atomic.Int64
+	parsed         atomic.Int64 // files read and parsed since the index was opened (Parsed)
 }
 
 func (ix *Index) warn(format string, args ...any) {

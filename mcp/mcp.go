@@ -4,6 +4,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -31,7 +32,7 @@ type ExploreInput struct {
 // SymbolInput is what find_symbol takes.
 type SymbolInput struct {
 	Name string `json:"name" jsonschema:"a symbol name: RuleIndex, search, RuleIndex.search; exact first, then case-insensitive, then fuzzy"`
-	Kind string `json:"kind,omitempty" jsonschema:"only definitions of this kind: function, method, class, struct, interface, type, field, constant, variable..."`
+	Kind string `json:"kind,omitempty" jsonschema:"only definitions of this kind; type is any type (class, struct, interface, trait, enum), function any function (method, constructor)"`
 }
 
 // Symbols is find_symbol's answer.
@@ -54,7 +55,7 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 			"on this repository; the pack never exceeds the budget.",
 		Annotations: readOnly("Context pack for a text"),
 		InputSchema: schemaOf[ContextInput](index.RequestChoices),
-	}, recovered("get_context", whenReady(sess, func(ctx context.Context, _ *sdk.CallToolRequest, in ContextInput) (*sdk.CallToolResult, *index.Pack, error) {
+	}, recovered("get_context", whenReady(sess, func(ctx context.Context, _ *sdk.CallToolRequest, in ContextInput) (*sdk.CallToolResult, any, error) {
 		res, err := sess.Context(ctx, in.Request)
 		if err != nil {
 			return nil, nil, err
@@ -62,13 +63,18 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 		if res.Pack == nil {
 			return nil, nil, errors.New("no pack was made")
 		}
-		// the whole pack (items with places, reasons and tokens) as structuredContent, whatever the format,
-		// as the other tools answer; the content is the rendered pack, or the JSON when the request
-		// resolved to format json
+		// the pack once, as the budget counts it: the rendered text, or the JSON (items with places,
+		// reasons, probabilities and code; not the text again) when the request resolved to format json
 		if res.Pack.Request.Format != "json" {
-			return text(res.Pack.Text), res.Pack, nil
+			return text(res.Pack.Text), nil, nil
 		}
-		return nil, res.Pack, nil
+		p := *res.Pack
+		p.Text = ""
+		b, err := json.Marshal(&p)
+		if err != nil {
+			return nil, nil, err
+		}
+		return text(string(b)), nil, nil
 	})))
 	sdk.AddTool(s, &sdk.Tool{
 		Name: "explore_entity",
@@ -88,10 +94,11 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 		Description: "Finds the definitions of a symbol (function, method, class, type...) by name: signature, doc " +
 			"comment and path:line of each. Exact names first, then case-insensitive, then fuzzy matches.",
 		Annotations: readOnly("Find a symbol's definitions"),
+		InputSchema: schemaOf[SymbolInput](map[string][]string{"kind": index.SymbolKinds}),
 	}, recovered("find_symbol", whenReady(sess, func(ctx context.Context, _ *sdk.CallToolRequest, in SymbolInput) (*sdk.CallToolResult, *Symbols, error) {
 		defs := sess.Snapshot(ctx).FindSymbols(in.Name, in.Kind, maxDefinitions)
 		if len(defs) == 0 {
-			return nil, nil, fmt.Errorf("no definition named %q%s in this workspace", in.Name, kindNote(in.Kind))
+			return nil, nil, fmt.Errorf("no definition named %q%s in %s", in.Name, kindNote(in.Kind), sess.Root())
 		}
 		return nil, &Symbols{Definitions: defs}, nil
 	})))
@@ -114,7 +121,7 @@ func (in SymbolInput) check() error {
 	if strings.TrimSpace(in.Name) == "" {
 		return errors.New("name is empty: give a symbol name such as RuleIndex or search")
 	}
-	return nil
+	return index.CheckKind(in.Kind)
 }
 
 // whenReady runs a tool on input its check accepts, once the session has its first build and the
