@@ -124,15 +124,19 @@ func TestFrontEndsResolveAlike(t *testing.T) {
 	}
 }
 
-// withoutText is a JSON pack as the language server gives it (with the rendered text, which the
-// editors show) as the other front ends give it: without.
+// withoutText is a JSON pack as the language server gives it (whole, with the rendered text the
+// editors show) as the command line and MCP give it (index.PackJSON).
 func withoutText(t *testing.T, b []byte) any {
 	t.Helper()
-	v := canonical(t, b)
-	if m, ok := v.(map[string]any); ok {
-		delete(m, "text")
+	var p index.Pack
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
 	}
-	return v
+	out, err := index.PackJSON(&p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return canonical(t, out)
 }
 
 // requestFields are the JSON names of index.Request's fields, which every front end takes.

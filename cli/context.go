@@ -175,14 +175,12 @@ func (e *env) askRunning(dir string, req index.Request, o packOutput) (done bool
 	})
 }
 
-// printPack prints a pack in the format its request resolved to: its text, or its JSON indented
-// without the text, whose code its items carry.
+// printPack prints a pack in the format its request resolved to: its text, or its JSON as agents
+// read it (index.PackJSON: compact, held to the budget).
 func (e *env) printPack(o packOutput, p *index.Pack) error {
 	body := []byte(p.Text)
 	if p.Request.Format == "json" {
-		q := *p
-		q.Text = ""
-		out, err := json.MarshalIndent(&q, "", "  ")
+		out, err := index.PackJSON(p)
 		if err != nil {
 			return err
 		}

@@ -4,7 +4,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -68,9 +67,7 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 		if res.Pack.Request.Format != "json" {
 			return text(res.Pack.Text), nil, nil
 		}
-		p := *res.Pack
-		p.Text = ""
-		b, err := json.Marshal(&p)
+		b, err := index.PackJSON(res.Pack)
 		if err != nil {
 			return nil, nil, err
 		}
