@@ -183,7 +183,7 @@ func TestTwoProcessesOnOneCache(t *testing.T) {
 	}
 	// a context query is the server's to answer: the command does not open the cache
 	asked := exec.Command(bin, "context", "-C", root, "--budget", "400", "cannot activate a rule without a key")
-	asked.Env = env
+	asked.Env = daemonEnv(cache, time.Minute) // a command that may hand off (--no-daemon never asks)
 	stderr.Reset()
 	asked.Stderr = &stderr
 	if out, err := asked.Output(); err != nil || !strings.Contains(string(out), "rule/rule.go") || stderr.Len() > 0 {

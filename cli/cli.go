@@ -250,6 +250,9 @@ type indexUse struct {
 	// the vector store loaded and checked whole: a damaged one is found and refilled now
 	checked bool
 	emptyOK bool // a workspace with nothing to read is said on stderr, not a failure
+	// it searches nothing: a cache another process holds is read as that process last saved it
+	// (index.Options.ReadHeld) instead of indexing in memory
+	noSearch bool
 }
 
 // withIndex opens and refreshes the index of dir, runs f with it and closes it; progress goes to stderr,
@@ -257,7 +260,7 @@ type indexUse struct {
 func (e *env) withIndex(dir string, use indexUse, f func(ctx context.Context, ix *index.Index, st index.Stats) error) error {
 	ctx, cancel := interruptible()
 	defer cancel()
-	ix, err := index.Open(ctx, index.Options{Root: dir, Logf: e.logf("ctxmap: "), Packs: use.packs})
+	ix, err := index.Open(ctx, index.Options{Root: dir, Logf: e.logf("ctxmap: "), Packs: use.packs, ReadHeld: use.noSearch})
 	if err != nil {
 		return err
 	}

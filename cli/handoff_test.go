@@ -76,3 +76,29 @@ func TestContextFromARunningSession(t *testing.T) {
 		}
 	}
 }
+
+// A command in its own process (--no-daemon) that needs no search reads a cache another process holds
+// as that process last saved it: it parses nothing and says so.
+func TestNoDaemonReadsAHeldCache(t *testing.T) {
+	root := shop(t)
+	sess, err := session.Open(context.Background(), session.Options{Root: root, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	sess.Start()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := sess.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer // the first build saved the state
+	if code := Run([]string{"entities", "-C", root, "--no-daemon", "--top", "3"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("entities: exit %d: %s", code, stderr.String())
+	}
+	said := stderr.String()
+	if !strings.Contains(said, "reading it as that process last saved it") || strings.Contains(said, "indexing in memory") ||
+		strings.Contains(said, "parsed") || !strings.Contains(stdout.String(), "PRICE") {
+		t.Errorf("entities --no-daemon beside a process that holds the cache:\n%s\n%s", stdout.String(), said)
+	}
+}

@@ -156,7 +156,7 @@ func (e *env) runEntities(dir string, top int, asJSON, noDaemon bool) error {
 		}
 		return e.writeEntities(asJSON, es)
 	}
-	return e.answer(dir, daemonAllowed(dir, noDaemon), ask, indexUse{}, func(_ context.Context, ix *index.Index) error {
+	return e.answer(dir, daemonAllowed(dir, noDaemon), ask, indexUse{noSearch: true}, func(_ context.Context, ix *index.Index) error {
 		return e.writeEntities(asJSON, ix.Snapshot().TopEntities(top))
 	})
 }

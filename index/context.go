@@ -40,11 +40,11 @@ var RequestChoices = map[string][]string{
 	"without":   Signals,
 }
 
-// Rankers: the learned model (the default) re-orders the fused ranking and says how likely each file
-// is; fusion is the fused ranking alone.
 // Signals that can be switched off (the benchmark's ablation, `--without`).
 var Signals = rank.Signals
 
+// Rankers: the learned model (the default) re-orders the fused ranking and says how likely each file
+// is; fusion is the fused ranking alone.
 const (
 	RankerLearned = rank.Learned
 	RankerFusion  = rank.Fusion

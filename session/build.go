@@ -14,10 +14,15 @@ import (
 var Build = buildOf()
 
 func buildOf() string {
-	if exe, err := os.Executable(); err == nil {
-		if id := goBuildID(exe); id != "" {
-			return "build " + id
-		}
+	exe, _ := os.Executable()
+	return BuildOf(exe)
+}
+
+// BuildOf names the build of the binary exe: its Go build ID; else, or for "", this binary's version
+// and commit.
+func BuildOf(exe string) string {
+	if id := goBuildID(exe); exe != "" && id != "" {
+		return "build " + id
 	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {

@@ -443,10 +443,12 @@ var ErrNoSession = errors.New("no running ctxmap process for this workspace")
 // answer it: the command replaces it (StopBackground, then StartBackground).
 type OtherBuild struct{ Build string }
 
+// Error names the build that refused.
 func (e OtherBuild) Error() string {
 	return "the background process is another build (" + e.Build + ")"
 }
 
+// Is makes it an ErrNoSession: the command answers otherwise.
 func (OtherBuild) Is(target error) bool { return target == ErrNoSession }
 
 // ErrSilent is a process that took the request but sent nothing for AnswerWait (stopped, or hung):
