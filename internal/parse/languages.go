@@ -25,36 +25,38 @@ import (
 )
 
 // language ties a name to its file names and its grammar; the tag query is queries/<name>.scm.
-// A nil grammar means the language is read without tree-sitter (markdown, text).
+// A nil grammar means the language is read without tree-sitter (markdown, text). What ranking and
+// packing ask of a language comes from its row too: the comment that starts a line of it.
 type language struct {
 	name    string
 	grammar func() *sitter.Language
 	exts    []string // lower-case, with the dot
 	files   []string // exact base names for files without a telling extension
+	comment string   // a line comment's start and a space: "// ", "# "; "" for prose
 }
 
 var table = []language{
-	{"go", golang.GetLanguage, []string{".go"}, nil},
-	{"python", python.GetLanguage, []string{".py", ".pyi", ".pyw"}, []string{"SConstruct", "SConscript"}},
-	{"javascript", javascript.GetLanguage, []string{".js", ".jsx", ".mjs", ".cjs"}, nil},
-	{"typescript", typescript.GetLanguage, []string{".ts", ".mts", ".cts"}, nil},
-	{"tsx", tsx.GetLanguage, []string{".tsx"}, nil},
-	{"java", java.GetLanguage, []string{".java"}, nil},
-	{"rust", rust.GetLanguage, []string{".rs"}, nil},
-	{"c", c.GetLanguage, []string{".c", ".h"}, nil},
-	{"cpp", cpp.GetLanguage, []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".tpp"}, nil},
-	{"csharp", csharp.GetLanguage, []string{".cs"}, nil},
-	{"ruby", ruby.GetLanguage, []string{".rb", ".rake", ".gemspec"}, []string{"Rakefile", "Gemfile", "Guardfile", "Vagrantfile"}},
-	{"php", php.GetLanguage, []string{".php", ".phtml"}, nil},
-	{"kotlin", kotlin.GetLanguage, []string{".kt", ".kts"}, nil},
-	{"scala", scala.GetLanguage, []string{".scala", ".sc"}, nil},
-	{"swift", swift.GetLanguage, []string{".swift"}, nil},
-	{"bash", bash.GetLanguage, []string{".sh", ".bash"}, []string{".bashrc", ".bash_profile"}},
-	{"markdown", nil, []string{".md", ".markdown", ".mdx"}, nil},
+	{"go", golang.GetLanguage, []string{".go"}, nil, "// "},
+	{"python", python.GetLanguage, []string{".py", ".pyi", ".pyw"}, []string{"SConstruct", "SConscript"}, "# "},
+	{"javascript", javascript.GetLanguage, []string{".js", ".jsx", ".mjs", ".cjs"}, nil, "// "},
+	{"typescript", typescript.GetLanguage, []string{".ts", ".mts", ".cts"}, nil, "// "},
+	{"tsx", tsx.GetLanguage, []string{".tsx"}, nil, "// "},
+	{"java", java.GetLanguage, []string{".java"}, nil, "// "},
+	{"rust", rust.GetLanguage, []string{".rs"}, nil, "// "},
+	{"c", c.GetLanguage, []string{".c", ".h"}, nil, "// "},
+	{"cpp", cpp.GetLanguage, []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".tpp"}, nil, "// "},
+	{"csharp", csharp.GetLanguage, []string{".cs"}, nil, "// "},
+	{"ruby", ruby.GetLanguage, []string{".rb", ".rake", ".gemspec"}, []string{"Rakefile", "Gemfile", "Guardfile", "Vagrantfile"}, "# "},
+	{"php", php.GetLanguage, []string{".php", ".phtml"}, nil, "// "},
+	{"kotlin", kotlin.GetLanguage, []string{".kt", ".kts"}, nil, "// "},
+	{"scala", scala.GetLanguage, []string{".scala", ".sc"}, nil, "// "},
+	{"swift", swift.GetLanguage, []string{".swift"}, nil, "// "},
+	{"bash", bash.GetLanguage, []string{".sh", ".bash"}, []string{".bashrc", ".bash_profile"}, "# "},
+	{"markdown", nil, []string{".md", ".markdown", ".mdx"}, nil, ""},
 	// configuration and other text that issues ask to change: indexed as one section per file
 	{"text", nil, []string{".txt", ".rst", ".adoc", ".toml", ".yaml", ".yml", ".json", ".cfg", ".ini", ".conf",
 		".properties", ".gradle", ".cmake", ".proto", ".sql", ".jq", ".el", ".vim", ".lua", ".pl", ".r", ".dart", ".ex", ".exs", ".hs", ".ml", ".nim", ".zig"},
-		[]string{"Makefile", "Dockerfile", "CMakeLists.txt", "CHANGELOG", "CHANGES", "NEWS", "Cargo.toml", "go.mod", "setup.cfg", "tox.ini"}},
+		[]string{"Makefile", "Dockerfile", "CMakeLists.txt", "CHANGELOG", "CHANGES", "NEWS", "Cargo.toml", "go.mod", "setup.cfg", "tox.ini"}, ""},
 }
 
 var (
@@ -90,6 +92,18 @@ func LanguageOf(path string) string {
 		return l
 	}
 	return byExt[strings.ToLower(ext)]
+}
+
+// CommentPrefix is how a line comment of lang starts, with a space ("// ", "# "); "" for prose
+// (markdown, text) and for no language; "// " for a language not in the table.
+func CommentPrefix(lang string) string {
+	if l, ok := byName[lang]; ok {
+		return l.comment
+	}
+	if lang == "" {
+		return ""
+	}
+	return "// "
 }
 
 // Languages lists every name LanguageOf can return, sorted.
