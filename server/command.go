@@ -26,7 +26,31 @@ const (
 	cmdCopyContext = "ctxmap.copyContext"
 )
 
-var commandNames = []string{cmdContext, cmdExplore, cmdEntities, cmdStatus, cmdReindex, cmdEntityMap}
+// command runs a custom command on its argument object (nil when none was given).
+type command func(s *Server, ctx context.Context, arg json.RawMessage) (any, error)
+
+// commands is the custom commands' dispatch table, in the order initialize announces them, as methods
+// is the LSP methods'.
+var commands = []struct {
+	name string
+	run  command
+}{
+	{cmdContext, (*Server).contextCommand},
+	{cmdExplore, (*Server).exploreCommand},
+	{cmdEntities, (*Server).entitiesCommand},
+	{cmdStatus, (*Server).statusCommand},
+	{cmdReindex, (*Server).reindexCommand},
+	{cmdEntityMap, (*Server).entityMapCommand},
+}
+
+// commandNames are the commands' names, as initialize announces them.
+var commandNames = func() []string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return names
+}()
 
 func (s *Server) executeCommand(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p struct {
@@ -43,20 +67,12 @@ func (s *Server) executeCommand(ctx context.Context, raw json.RawMessage) (any, 
 	if len(p.Arguments) == 1 {
 		arg = p.Arguments[0]
 	}
-	switch p.Command {
-	case cmdContext:
-		return s.contextCommand(ctx, arg)
-	case cmdExplore:
-		return s.exploreCommand(ctx, arg)
-	case cmdEntities:
-		return s.entitiesCommand(ctx, arg)
-	case cmdStatus:
-		return s.session().Status(), nil
-	case cmdReindex:
-		return s.reindexCommand(ctx)
-	case cmdEntityMap:
-		return s.entityMapCommand(ctx, arg)
-	case cmdCopyContext:
+	for _, c := range commands {
+		if c.name == p.Command {
+			return c.run(s, ctx, arg)
+		}
+	}
+	if p.Command == cmdCopyContext {
 		return nil, invalidParams("%s runs in the editor: it calls %s and copies the pack", cmdCopyContext, cmdContext)
 	}
 	return nil, invalidParams("unknown command %q (known: %s)", p.Command, strings.Join(commandNames, ", "))
@@ -257,8 +273,13 @@ func (s *Server) entitiesCommand(ctx context.Context, raw json.RawMessage) (any,
 	return out, nil
 }
 
+// statusCommand answers with the index's counts, progress, vectors and warnings.
+func (s *Server) statusCommand(context.Context, json.RawMessage) (any, error) {
+	return s.session().Status(), nil
+}
+
 // reindexCommand walks the whole workspace again and answers with the counts once done.
-func (s *Server) reindexCommand(ctx context.Context) (any, error) {
+func (s *Server) reindexCommand(ctx context.Context, _ json.RawMessage) (any, error) {
 	sess := s.session()
 	seq := sess.Rescan()
 	release(ctx)
