@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -56,7 +55,7 @@ func TestFrontEndsResolveAlike(t *testing.T) {
 	all := false // a case sets every field of index.Request
 	defer func() {
 		if !all {
-			t.Errorf("no case sets every field of index.Request: %v", requestFields())
+			t.Errorf("no case sets every field of index.Request: %v", index.RequestFields())
 		}
 	}()
 	for _, q := range []struct {
@@ -85,7 +84,7 @@ func TestFrontEndsResolveAlike(t *testing.T) {
 			flags = append(flags, "--"+k+"="+fmt.Sprint(v))
 		}
 
-		if len(args) == len(requestFields()) {
+		if len(args) == len(index.RequestFields()) {
 			all = true
 		}
 		var fromLSP json.RawMessage
@@ -137,16 +136,4 @@ func withoutText(t *testing.T, b []byte) any {
 		t.Fatal(err)
 	}
 	return canonical(t, out)
-}
-
-// requestFields are the JSON names of index.Request's fields, which every front end takes.
-func requestFields() []string {
-	var names []string
-	t := reflect.TypeFor[index.Request]()
-	for i := range t.NumField() {
-		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "-" {
-			names = append(names, name)
-		}
-	}
-	return names
 }

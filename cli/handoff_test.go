@@ -30,17 +30,7 @@ func TestContextFromARunningSession(t *testing.T) {
 	}
 
 	t.Setenv(NoDaemonEnv, "0") // the running session is asked; with it, a command never connects
-	sess, err := session.Open(context.Background(), session.Options{Root: root, Listen: true, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	sess.Start()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := sess.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
+	sess := readySession(t, session.Options{Root: root, Listen: true, Logf: t.Logf})
 	sock, err := session.SocketPath(root)
 	if err != nil {
 		t.Fatal(err)
@@ -81,17 +71,7 @@ func TestContextFromARunningSession(t *testing.T) {
 // as that process last saved it: it parses nothing and says so.
 func TestNoDaemonReadsAHeldCache(t *testing.T) {
 	root := shop(t)
-	sess, err := session.Open(context.Background(), session.Options{Root: root, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	sess.Start()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := sess.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
+	readySession(t, session.Options{Root: root, Logf: t.Logf})
 	var stdout, stderr bytes.Buffer // the first build saved the state
 	if code := Run([]string{"entities", "-C", root, "--no-daemon", "--top", "3"}, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("entities: exit %d: %s", code, stderr.String())
@@ -101,4 +81,21 @@ func TestNoDaemonReadsAHeldCache(t *testing.T) {
 		strings.Contains(said, "parsed") || !strings.Contains(stdout.String(), "PRICE") {
 		t.Errorf("entities --no-daemon beside a process that holds the cache:\n%s\n%s", stdout.String(), said)
 	}
+}
+
+// readySession opens a session, closed when the test ends, and waits for its first build.
+func readySession(t *testing.T, opts session.Options) *session.Session {
+	t.Helper()
+	sess, err := session.Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	sess.Start()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := sess.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return sess
 }

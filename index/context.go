@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 	"time"
 
 	"github.com/ctxmap/ctxmap/internal/lexicon"
@@ -38,6 +40,18 @@ var RequestChoices = map[string][]string{
 	"tokenizer": {pack.DefaultTokenizer, "cl100k_base"},
 	"ranker":    {RankerLearned, RankerFusion},
 	"without":   Signals,
+}
+
+// RequestFields are the JSON names of Request's fields, text first: what every front end takes.
+func RequestFields() []string {
+	var names []string
+	t := reflect.TypeFor[Request]()
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "-" {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // Signals that can be switched off (the benchmark's ablation, `--without`).

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
@@ -106,19 +105,7 @@ type contextArgs struct {
 }
 
 var contextArgNames = "{uri, range} for a selection, {uri, position} for the comment or section at the cursor, or {text}; optional " +
-	strings.Join(requestFields[1:], ", ")
-
-// requestFields are the JSON names of index.Request's fields, text first.
-var requestFields = func() []string {
-	var names []string
-	t := reflect.TypeFor[index.Request]()
-	for i := range t.NumField() {
-		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "-" {
-			names = append(names, name)
-		}
-	}
-	return names
-}()
+	strings.Join(index.RequestFields()[1:], ", ")
 
 func (s *Server) contextCommand(ctx context.Context, raw json.RawMessage) (any, error) {
 	var a contextArgs
