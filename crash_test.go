@@ -90,7 +90,7 @@ func pack(t *testing.T, bin, root, cache string) string {
 
 // buildBinary builds the ctxmap command into the test's temporary folder. A test that needs it takes
 // a while (it builds, then runs the binary): with -short it is skipped.
-func buildBinary(t *testing.T) string {
+func buildBinary(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary")
