@@ -344,3 +344,32 @@ func TestNoDaemonNeverConnects(t *testing.T) {
 		t.Errorf("--no-daemon connected to the socket %d times", n)
 	}
 }
+
+// A command run in a subfolder of a repository serves the repository: the same pack as from its root,
+// paths from the root, and one background process for both.
+func TestSubfolderIsTheRepository(t *testing.T) {
+	bin := backgroundBinary(t)
+	root := shopRepository(t)
+	env := daemonEnv(t.TempDir(), time.Minute)
+	ask := func(dir string) string {
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+			out, _ := runWith(t, bin, env, "context", "-C", dir, "--budget", "800", "stock reservation is not released")
+			if !strings.Contains(out, "- partial: from ") || time.Now().After(deadline) {
+				return out
+			}
+		}
+	}
+	fromRoot := ask(root)
+	cmd := exec.Command(bin, "context", "--budget", "800", "stock reservation is not released")
+	cmd.Dir, cmd.Env = filepath.Join(root, "inventory"), env // no -C: the folder the user stands in
+	fromSub, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(fromSub) != fromRoot || !strings.Contains(fromRoot, "inventory/stock.go") {
+		t.Errorf("from inventory/:\n%s\n---\nfrom the root:\n%s", fromSub, fromRoot)
+	}
+	if pids := backgroundProcesses(t, bin); len(pids) != 1 {
+		t.Errorf("background processes %v; want one for the repository", pids)
+	}
+}
