@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
-	"strings"
 	"time"
 
 	"github.com/ctxmap/ctxmap/internal/lexicon"
@@ -14,45 +12,6 @@ import (
 	"github.com/ctxmap/ctxmap/internal/query"
 	"github.com/ctxmap/ctxmap/internal/rank"
 )
-
-// Request asks for a context pack, as a user gives it to any front end: the command line's flags, the
-// language server's ctxmap.context arguments, MCP's get_context input and the query socket's request
-// are this type, decoded as it is. Validate checks it where a front end takes it; Resolve settles it
-// where it is answered (Answer).
-type Request struct {
-	Text      string   `json:"text" jsonschema:"the issue, bug report, stack trace or code comment to find the code for"`
-	Budget    int      `json:"budget,omitempty" jsonschema:"token budget of the pack (default 8000, or the workspace's; at least 100)"`
-	Format    string   `json:"format,omitempty" jsonschema:"markdown (default), xml or json"`
-	Intent    string   `json:"intent,omitempty" jsonschema:"override the detected intent"`
-	Tokenizer string   `json:"tokenizer,omitempty" jsonschema:"the tokenizer that counts the budget: o200k_base (default) or cl100k_base"`
-	Ranker    string   `json:"ranker,omitempty" jsonschema:"learned (default) or fusion"`
-	Fill      bool     `json:"fill,omitempty" jsonschema:"fill the budget instead of stopping when the evidence does (default false: only the code likely to change)"`
-	Without   []string `json:"without,omitempty" jsonschema:"signals to switch off, for experiments"`
-	// Model replaces the learned ranker's shipped model (the benchmark's); no front end takes one
-	Model *Model `json:"-"`
-}
-
-// RequestChoices are the values a request's fields take, by their JSON names: what a schema lists
-// and what Validate accepts.
-var RequestChoices = map[string][]string{
-	"format":    {"markdown", "xml", "json"},
-	"intent":    query.IntentNames(),
-	"tokenizer": {pack.DefaultTokenizer, "cl100k_base"},
-	"ranker":    {RankerLearned, RankerFusion},
-	"without":   Signals,
-}
-
-// RequestFields are the JSON names of Request's fields, text first: what every front end takes.
-func RequestFields() []string {
-	var names []string
-	t := reflect.TypeFor[Request]()
-	for i := range t.NumField() {
-		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "-" {
-			names = append(names, name)
-		}
-	}
-	return names
-}
 
 // Signals that can be switched off (the benchmark's ablation, `--without`).
 var Signals = rank.Signals
