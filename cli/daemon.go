@@ -150,16 +150,25 @@ func noDaemonFlag(cmd *cobra.Command) *bool {
 	return cmd.Flags().Bool("no-daemon", false, "answer in this process: neither ask nor start a background process (also "+NoDaemonEnv+"=1)")
 }
 
-// daemonAllowed says whether a command on dir may start a background process (and hand its work to
-// a running one).
-func daemonAllowed(dir string, noDaemon bool) bool {
+// inThisProcess says whether a command is to answer in its own process and never connect to another:
+// --no-daemon, or NoDaemonEnv.
+func inThisProcess(noDaemon bool) bool {
 	if noDaemon {
-		return false
+		return true
 	}
 	if v := os.Getenv(NoDaemonEnv); v != "" {
 		if off, err := strconv.ParseBool(v); err != nil || off {
-			return false
+			return true
 		}
+	}
+	return false
+}
+
+// daemonAllowed says whether a command on dir may start a background process (and hand its work to
+// a running one).
+func daemonAllowed(dir string, noDaemon bool) bool {
+	if inThisProcess(noDaemon) {
+		return false
 	}
 	cfg, err := index.LoadConfig(dir)
 	return err == nil && (cfg.Daemon == nil || *cfg.Daemon)
