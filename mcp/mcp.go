@@ -82,7 +82,7 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 	}, recovered("explore_entity", whenReady(sess, func(ctx context.Context, _ *sdk.CallToolRequest, in ExploreInput) (*sdk.CallToolResult, *index.Exploration, error) {
 		ex, err := sess.Explore(ctx, in.Name, in.Limit)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("%w (in %s)", err, sess.Root())
 		}
 		return nil, ex, nil
 	})))
