@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"strings"
 
@@ -172,8 +171,8 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	}, nil
 }
 
-// rootOf picks the workspace: the first workspace folder, else rootUri, else rootPath, else the
-// server's own default.
+// rootOf picks the workspace: the repository (index.FindRoot) of the first workspace folder, else of
+// rootUri, else of rootPath, else of the server's own default.
 func (s *Server) rootOf(p initializeParams) (string, error) {
 	var root string
 	switch {
@@ -199,7 +198,8 @@ func (s *Server) rootOf(p initializeParams) (string, error) {
 	default:
 		return "", invalidParams("no workspace: the client sent no workspace folder, rootUri or rootPath; open a folder")
 	}
-	abs, err := filepath.Abs(root)
+	// the repository the folder is in: its nearest folder with .ctxmap.yaml or .git
+	abs, err := index.FindRoot(root)
 	if err != nil {
 		return "", invalidParams("workspace %s: %v", root, err)
 	}

@@ -28,9 +28,6 @@ func (a *assembly) finish() {
 	}
 	a.p.Items = make([]Item, 0, len(items))
 	a.p.Sections = map[string]int{}
-	for _, b := range buckets {
-		a.p.Sections[b] = 0
-	}
 	for _, x := range items {
 		a.p.Sections[x.bucket] += x.tokens
 		a.p.Items = append(a.p.Items, Item{
