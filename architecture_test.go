@@ -76,7 +76,7 @@ func level(pkg string) int {
 		return 1
 	case pkg == "server" || pkg == "mcp" || pkg == "bench":
 		return 2
-	case pkg == "session":
+	case pkg == "session" || pkg == "mine":
 		return 3
 	case pkg == "index":
 		return 4

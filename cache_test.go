@@ -25,7 +25,7 @@ var vocabulary = strings.Fields(`invoice refund ledger tax discount coupon cart 
 	supplier payment card wallet receipt currency rate customer address loyalty voucher basket checkout`)
 
 // writeWorkspace makes a workspace of n Go files whose words differ enough that no two tie in BM25.
-func writeWorkspace(t *testing.T, n int, vectors bool) string {
+func writeWorkspace(t testing.TB, n int, vectors bool) string {
 	t.Helper()
 	root := t.TempDir()
 	for i := 0; i < n; i++ {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -89,16 +90,34 @@ func pack(t *testing.T, bin, root, cache string) string {
 
 // buildBinary builds the ctxmap command into the test's temporary folder. A test that needs it takes
 // a while (it builds, then runs the binary): with -short it is skipped.
-func buildBinary(t *testing.T) string {
+func buildBinary(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "ctxmap")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "ctxmap-test-bin-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.dir, built.path = dir, filepath.Join(dir, "ctxmap")
+		if out, err := exec.Command("go", "build", "-o", built.path, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.path
+}
+
+// built is the binary the tests of this package share, built once (a link takes tens of seconds on
+// a busy machine); TestMain removes it.
+var built struct {
+	once      sync.Once
+	dir, path string
+	err       error
 }
 
 // Two processes on one workspace (two editor windows): the second finds the cache taken, says so and
@@ -164,7 +183,7 @@ func TestTwoProcessesOnOneCache(t *testing.T) {
 	}
 	// a context query is the server's to answer: the command does not open the cache
 	asked := exec.Command(bin, "context", "-C", root, "--budget", "400", "cannot activate a rule without a key")
-	asked.Env = env
+	asked.Env = daemonEnv(cache, time.Minute) // a command that may hand off (--no-daemon never asks)
 	stderr.Reset()
 	asked.Stderr = &stderr
 	if out, err := asked.Output(); err != nil || !strings.Contains(string(out), "rule/rule.go") || stderr.Len() > 0 {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,18 +12,24 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ctxmap/ctxmap/cli"
+	"github.com/ctxmap/ctxmap/session"
 )
 
 func TestMain(m *testing.M) {
 	// the binary's commands in these tests answer in their own process, as before the background
 	// process; the tests of the background process ask for it (daemonEnv)
 	os.Setenv(cli.NoDaemonEnv, "1")
-	os.Exit(m.Run())
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 // daemonEnv is the environment of a command that may start a background process: cache as
@@ -261,5 +268,108 @@ func TestBackgroundProcess(t *testing.T) {
 	sc := bufio.NewScanner(bytes.NewReader(log))
 	for sc.Scan() {
 		t.Log(sc.Text())
+	}
+}
+
+// A command of another build is never answered by the background process of the first: it replaces
+// it, says so once, and daemon --status shows the build that serves.
+func TestAnotherBuildReplacesTheProcess(t *testing.T) {
+	bin := backgroundBinary(t)
+	other := filepath.Join(t.TempDir(), "ctxmap")
+	if out, err := exec.Command("go", "build", "-o", other, "-ldflags", "-X github.com/ctxmap/ctxmap/cli.Version=0.0.0-other", ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { stopBackground(t, other) })
+	root := shopRepository(t)
+	env := daemonEnv(t.TempDir(), time.Minute)
+	ask := []string{"entities", "-C", root, "--top", "3"}
+	runWith(t, bin, env, ask...)
+	if pids := backgroundProcesses(t, bin); len(pids) != 1 {
+		t.Fatalf("the first build's background processes: %v", pids)
+	}
+	_, said := runWith(t, other, env, ask...)
+	if !strings.Contains(said, "is another build") || strings.Count(said, "another build") != 1 {
+		t.Errorf("the second build did not say once that it replaced the first's process: %q", said)
+	}
+	if pids := backgroundProcesses(t, bin); len(pids) != 0 {
+		t.Errorf("the first build's process %v still runs", pids)
+	}
+	if pids := backgroundProcesses(t, other); len(pids) != 1 {
+		t.Errorf("the second build's background processes: %v", pids)
+	}
+	if _, said := runWith(t, other, env, ask...); said != "" {
+		t.Errorf("the second build's next command said %q", said)
+	}
+	status, _ := runWith(t, other, env, "daemon", "--status", "-q")
+	if !strings.Contains(status, root) || !strings.Contains(status, "build ") || strings.Contains(status, "not this binary's") {
+		t.Errorf("daemon --status -q: %s", status)
+	}
+}
+
+// --no-daemon answers in this process and never connects to the socket, whatever the command.
+func TestNoDaemonNeverConnects(t *testing.T) {
+	if testing.Short() {
+		t.Skip("indexes a workspace in several commands")
+	}
+	root := shopRepository(t)
+	// a listener where the workspace's process would listen, which counts who connects
+	sock, err := session.SocketPath(root)
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(sock), 0o700)
+	}
+	var ln net.Listener
+	if err == nil {
+		ln, err = net.Listen("unix", sock)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var connections atomic.Int32
+	go func() {
+		for c, err := ln.Accept(); err == nil; c, err = ln.Accept() {
+			connections.Add(1)
+			c.Close()
+		}
+	}()
+	for _, args := range [][]string{
+		{"context", "-C", root, "--no-daemon", "checkout fails"},
+		{"entities", "-C", root, "--no-daemon", "--top", "3"},
+		{"explore", "-C", root, "--no-daemon", "cart"},
+		{"map", "-C", root, "--no-daemon", "--format", "text"},
+	} {
+		runCLI(t, args...)
+	}
+	if n := connections.Load(); n != 0 {
+		t.Errorf("--no-daemon connected to the socket %d times", n)
+	}
+}
+
+// A command run in a subfolder of a repository serves the repository: the same pack as from its root,
+// paths from the root, and one background process for both.
+func TestSubfolderIsTheRepository(t *testing.T) {
+	bin := backgroundBinary(t)
+	root := shopRepository(t)
+	env := daemonEnv(t.TempDir(), time.Minute)
+	ask := func(dir string) string {
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+			out, _ := runWith(t, bin, env, "context", "-C", dir, "--budget", "800", "stock reservation is not released")
+			if !strings.Contains(out, "- partial: from ") || time.Now().After(deadline) {
+				return out
+			}
+		}
+	}
+	fromRoot := ask(root)
+	cmd := exec.Command(bin, "context", "--budget", "800", "stock reservation is not released")
+	cmd.Dir, cmd.Env = filepath.Join(root, "inventory"), env // no -C: the folder the user stands in
+	fromSub, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(fromSub) != fromRoot || !strings.Contains(fromRoot, "inventory/stock.go") {
+		t.Errorf("from inventory/:\n%s\n---\nfrom the root:\n%s", fromSub, fromRoot)
+	}
+	if pids := backgroundProcesses(t, bin); len(pids) != 1 {
+		t.Errorf("background processes %v; want one for the repository", pids)
 	}
 }

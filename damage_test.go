@@ -14,7 +14,7 @@ import (
 )
 
 // ctxmapRun runs the ctxmap binary with cache as XDG_CACHE_HOME and returns its stdout and stderr.
-func ctxmapRun(t *testing.T, bin, cache string, args ...string) (string, string) {
+func ctxmapRun(t testing.TB, bin, cache string, args ...string) (string, string) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
@@ -37,11 +37,25 @@ func ctxmapRun(t *testing.T, bin, cache string, args ...string) (string, string)
 	return stdout.String(), stderr.String()
 }
 
-// Every file of a cache, flipped or cut at a quarter, half and 97% of it: the next `ctxmap context`
-// answers with a fresh build's pack (the run that finds damage names the file and rebuilds before it
-// answers; a run that finds none was given damage that changes nothing), and `ctxmap index --verify`
-// names the file every time.
+// Every file of a cache, flipped or cut at half of it: the next `ctxmap context` answers with a fresh
+// build's pack (the run that finds damage names the file and rebuilds before it answers; a run that
+// finds none was given damage that changes nothing), and `ctxmap index --verify` names the file every
+// time. BenchmarkEveryCacheFileDamagedAtEveryOffset damages each at a quarter and at 97% too.
 func TestEveryCacheFileDamagedAtSeveralOffsets(t *testing.T) {
+	damageEveryCacheFile(t, []float64{0.5})
+}
+
+// BenchmarkEveryCacheFileDamagedAtEveryOffset is the test above at a quarter, half and 97% of every
+// file: a minute and more, so a benchmark (go test -run - -bench EveryOffset -benchtime 1x .).
+func BenchmarkEveryCacheFileDamagedAtEveryOffset(b *testing.B) {
+	for b.Loop() {
+		damageEveryCacheFile(b, []float64{0.25, 0.5, 0.97})
+	}
+}
+
+// damageEveryCacheFile damages every file of a cache at each fraction of it, flipped and cut, and
+// checks what the next commands make of it.
+func damageEveryCacheFile(t testing.TB, fracs []float64) {
 	bin := buildBinary(t)
 	root := writeWorkspace(t, 60, true)
 	clean := t.TempDir()
@@ -65,7 +79,7 @@ func TestEveryCacheFileDamagedAtSeveralOffsets(t *testing.T) {
 	for _, name := range names {
 		base := filepath.Base(name)
 		for _, how := range []string{"flip", "cut"} {
-			for _, frac := range []float64{0.25, 0.5, 0.97} {
+			for _, frac := range fracs {
 				what := fmt.Sprintf("%s %s at %.0f%%", name, how, 100*frac)
 				got, said := ctxmapRun(t, bin, copyDamaged(name, how, frac), query...)
 				warned := strings.Contains(said, base)

@@ -12,10 +12,11 @@ import (
 	"testing"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ctxmap/ctxmap/index"
 )
 
-// A request is resolved once, where it enters the engine, with the workspace's configuration: the
+// A request is one type (index.Request) whatever front end takes it, resolved once, where it is
+// answered, with the workspace's configuration: the
 // command line through the background process, the command line alone (--no-daemon), the language
 // server and the MCP server, asked the same request, answer the same pack for the same resolved
 // request. The JSON pack states that request whole; a rendered pack shows its budget, tokenizer,
@@ -51,6 +52,12 @@ func TestFrontEndsResolveAlike(t *testing.T) {
 		}
 	}
 
+	all := false // a case sets every field of index.Request
+	defer func() {
+		if !all {
+			t.Errorf("no case sets every field of index.Request: %v", index.RequestFields())
+		}
+	}()
 	for _, q := range []struct {
 		text string
 		set  map[string]any // what the request sets, as the servers take it; the rest is resolved
@@ -60,26 +67,29 @@ func TestFrontEndsResolveAlike(t *testing.T) {
 			`{"budget":1500,"format":"xml","tokenizer":"cl100k_base","ranker":"fusion","fill":true}`},
 		{"stock reservation is not released when an order is cancelled", map[string]any{"intent": "refactor", "format": "json"},
 			`{"budget":1500,"format":"json","tokenizer":"cl100k_base","intent":"refactor","ranker":"fusion","fill":true}`},
-		{"price rounding", map[string]any{"budget": 900, "tokenizer": "o200k_base", "ranker": "learned", "format": "markdown", "intent": "Bug-Fix"},
+		{"price rounding", map[string]any{"budget": 900, "tokenizer": "o200k_base", "ranker": "learned", "format": "markdown", "intent": "bug_fix"},
 			`{"budget":900,"format":"markdown","tokenizer":"o200k_base","intent":"bug_fix","ranker":"learned","fill":true}`},
+		// every field of the request at once, each through all four front ends
+		{"the refund shows a wrong tax", map[string]any{"budget": 1200, "format": "json", "intent": "implementation",
+			"tokenizer": "o200k_base", "ranker": "learned", "fill": true, "without": []string{"history", "lexicon"}},
+			`{"budget":1200,"format":"json","tokenizer":"o200k_base","intent":"implementation","ranker":"learned","fill":true,"without":["history","lexicon"]}`},
 	} {
 		args := map[string]any{"text": q.text}
 		flags := []string{"context", "-C", root}
 		for k, v := range q.set {
 			args[k] = v
-			flags = append(flags, "--"+k, fmt.Sprint(v))
+			if list, ok := v.([]string); ok {
+				v = strings.Join(list, ",")
+			}
+			flags = append(flags, "--"+k+"="+fmt.Sprint(v))
 		}
 
+		if len(args) == len(index.RequestFields()) {
+			all = true
+		}
 		var fromLSP json.RawMessage
 		lsp.command(ctx, "ctxmap.context", args, &fromLSP)
-		res, err := agent.cs.CallTool(ctx, &sdk.CallToolParams{Name: "get_context", Arguments: args})
-		if err != nil || res.IsError {
-			t.Fatalf("get_context %q: %v %v", q.text, err, res)
-		}
-		fromMCP, err := json.Marshal(res.StructuredContent)
-		if err != nil {
-			t.Fatal(err)
-		}
+		fromMCP := agent.call(ctx, "get_context", args)
 		fromDaemon, said := runWith(t, bin, env, slices.Concat(flags, []string{q.text})...)
 		if said != "" {
 			t.Errorf("%q: the command said %q; one the background process answers says nothing", q.text, said)
@@ -87,26 +97,43 @@ func TestFrontEndsResolveAlike(t *testing.T) {
 		alone := runCLI(t, slices.Concat(flags, []string{"--no-daemon", q.text})...)
 
 		var lspPack struct {
-			Request json.RawMessage `json:"request"`
-			Text    string          `json:"text"`
+			Request   map[string]any `json:"request"`
+			Budget    int            `json:"budget"`
+			Tokenizer string         `json:"tokenizer"`
+			Text      string         `json:"text"`
 		}
 		if err := json.Unmarshal(fromLSP, &lspPack); err != nil {
 			t.Fatal(err)
 		}
-		same(t, "the request "+q.text+" as resolved by the language server", canonical(t, []byte(q.want)), canonical(t, lspPack.Request))
+		// the request as resolved: the pack says its budget and tokenizer once, beside the rest
+		stated := lspPack.Request
+		stated["budget"], stated["tokenizer"] = lspPack.Budget, lspPack.Tokenizer
+		b, err := json.Marshal(stated)
+		if err != nil {
+			t.Fatal(err)
+		}
+		same(t, "the request "+q.text+" as resolved by the language server", canonical(t, []byte(q.want)), canonical(t, b))
 		if strings.Contains(q.want, `"format":"json"`) {
 			same(t, "the JSON pack of "+q.text+" (language server, MCP, the background process, --no-daemon)",
-				canonical(t, fromLSP), canonical(t, fromMCP), canonical(t, []byte(fromDaemon)), canonical(t, []byte(alone)))
+				withoutText(t, fromLSP), canonical(t, []byte(fromMCP)), canonical(t, []byte(fromDaemon)), canonical(t, []byte(alone)))
 			continue
 		}
-		same(t, "the JSON pack of "+q.text+" (language server, MCP)", canonical(t, fromLSP), canonical(t, fromMCP))
-		var text strings.Builder
-		for _, c := range res.Content {
-			if tc, ok := c.(*sdk.TextContent); ok {
-				text.WriteString(tc.Text)
-			}
-		}
 		same(t, "the pack of "+q.text+" (language server, MCP, the background process, --no-daemon)",
-			lspPack.Text, text.String(), fromDaemon, alone)
+			lspPack.Text, fromMCP, fromDaemon, alone)
 	}
+}
+
+// withoutText is a JSON pack as the language server gives it (whole, with the rendered text the
+// editors show) as the command line and MCP give it (index.PackJSON).
+func withoutText(t *testing.T, b []byte) any {
+	t.Helper()
+	var p index.Pack
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	out, err := index.PackJSON(&p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return canonical(t, out)
 }

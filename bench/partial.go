@@ -58,7 +58,7 @@ func issuesOf(path, root, prefix string, n int) ([]partialIssue, error) {
 	return out, nil
 }
 
-// partialRun asks each text of a tree never indexed (PartialContext reads the files themselves), of one
+// partialRun asks each text of a tree never indexed (a new index.Partial reads the files themselves), of one
 // index.Partial asked each text in turn, and of the full index ix, and compares the packs.
 func partialRun(ctx context.Context, root string, ix *index.Index, issues []partialIssue, budget int) (*PartialReport, error) {
 	r := &PartialReport{Texts: len(issues)}
@@ -66,23 +66,22 @@ func partialRun(ctx context.Context, root string, ix *index.Index, issues []part
 	defer q.Close()
 	var took, again []time.Duration
 	for i, is := range issues {
-		req, err := index.Request{Text: is.text, Budget: budget}.Resolve(ix.Config())
-		if err != nil {
-			return nil, err
-		}
+		req := index.Request{Text: is.text, Budget: budget}
 		start := time.Now()
-		partial, _, err := index.PartialContext(ctx, index.Options{Root: root, Config: &index.Config{}}, req, 0)
+		alone := index.NewPartial(index.Options{Root: root, Config: &index.Config{}})
+		partial, err := index.Answer(ctx, alone, req)
+		alone.Close()
 		if err != nil {
 			return nil, fmt.Errorf("partial pack: %w", err)
 		}
 		took = append(took, time.Since(start))
 		start = time.Now()
-		inTurn, _, err := q.Context(ctx, req, 0)
+		inTurn, err := index.Answer(ctx, q, req)
 		if err != nil {
 			return nil, fmt.Errorf("partial pack again: %w", err)
 		}
 		asked := time.Since(start)
-		full, err := ix.Context(ctx, req)
+		full, err := index.Answer(ctx, index.Own{Index: ix}, req)
 		if err != nil {
 			return nil, err
 		}

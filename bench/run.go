@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/mine"
 )
 
 // System names in reports.
@@ -67,7 +68,7 @@ type Report struct {
 	NoGold           int                             `json:"no_gold"`
 	BudgetViolations int                             `json:"budget_violations"`
 	BadLines         []LineError                     `json:"bad_lines"`
-	Evidence         EvidenceRates                   `json:"evidence"` // what the selected issues carry (ReadEvidence)
+	Evidence         mine.EvidenceRates              `json:"evidence"` // what the selected issues carry (ReadEvidence)
 	Overall          map[string]Aggregate            `json:"overall"`
 	ByLanguage       map[string]map[string]Aggregate `json:"by_language"`
 	ByRepo           map[string]map[string]Aggregate `json:"by_repo"`
@@ -183,11 +184,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	rep := &Report{Dataset: opts.Dataset, Changed: changedFile, Worktrees: opts.Worktrees, Budget: opts.Budget, Tokenizer: tok.Name(),
 		Selected: len(selected), BadLines: bad, Systems: []string{SystemCtxmap}}
-	evs := make([]Evidence, len(selected))
+	evs := make([]mine.Evidence, len(selected))
 	for i, in := range selected {
-		evs[i] = ReadEvidence(in.ProblemStatement, in.GoldSymbols())
+		evs[i] = mine.ReadEvidence(in.ProblemStatement, in.GoldSymbols())
 	}
-	rep.Evidence = Rates(evs)
+	rep.Evidence = mine.Rates(evs)
 	for _, w := range opts.Without {
 		rep.Systems = append(rep.Systems, AblationName(w))
 	}
@@ -358,13 +359,9 @@ func runInstance(ctx context.Context, in Instance, opts Options, cache string, i
 	return res
 }
 
-// ask resolves req against the index's own configuration, as a one-shot process does, and answers it.
+// ask answers req from the index as a command answering alone does (index.Answer).
 func ask(ctx context.Context, ix *index.Index, req index.Request) (*index.Result, error) {
-	resolved, err := req.Resolve(ix.Config())
-	if err != nil {
-		return nil, err
-	}
-	return ix.Context(ctx, resolved)
+	return index.Answer(ctx, index.Own{Index: ix}, req)
 }
 
 func askCtxmap(ctx context.Context, ix *index.Index, in Instance, req index.Request, tok *index.Tokenizer, defs Definitions, changed Changed) *SystemResult {
@@ -458,12 +455,12 @@ func writeFeatures(ctx context.Context, ix *index.Index, in Instance, w io.Write
 			isGold[g] = true
 		}
 	}
-	cands, err := ix.Features(ctx, in.ProblemStatement, mineCandidates, func(p string, rank int) bool { return isGold[p] || rank < 3 })
+	cands, err := ix.Features(ctx, in.ProblemStatement, mine.PairCandidates, func(p string, rank int) bool { return isGold[p] || rank < 3 })
 	if err != nil {
 		return err
 	}
-	roundAll(cands)
-	p := Pair{Repo: in.Repo, Language: in.Language, Snapshot: in.BaseCommit, Commit: in.ID, Shape: "dataset",
+	mine.RoundFeatures(cands)
+	p := mine.Pair{Repo: in.Repo, Language: in.Language, Snapshot: in.BaseCommit, Commit: in.ID, Shape: "dataset",
 		Text: in.ProblemStatement, GoldFiles: gold, GoldDefs: in.GoldSymbols(), Candidates: cands}
 	return json.NewEncoder(w).Encode(&p)
 }

@@ -20,58 +20,10 @@ func writeTree(t *testing.T, root string, files map[string]string) {
 	filetest.Write(t, root, files)
 }
 
-func gitRun(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=Test", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
+func gitRun(t *testing.T, dir string, args ...string) string { return filetest.Git(t, dir, args...) }
 
-var shop = map[string]string{
-	"shop/cart.py": `"""The shopping cart."""
-
-
-class Cart:
-    """Items a customer is about to buy."""
-
-    def __init__(self):
-        self.items = []
-
-    def add_item(self, name, price, quantity=1):
-        self.items.append((name, price, quantity))
-
-    def total(self):
-        return sum(price * quantity for _, price, quantity in self.items)
-`,
-	"shop/discount.py": `"""Coupons and discounts."""
-
-
-def apply_discount(total, coupon):
-    """Takes the coupon's amount off the total."""
-    return total - coupon.amount
-
-
-class Coupon:
-    def __init__(self, code, amount):
-        self.code = code
-        self.amount = amount
-`,
-	"shop/checkout.py": `from shop.cart import Cart
-from shop.discount import apply_discount
-
-
-def checkout(cart, coupon=None):
-    """Charges the customer for the cart."""
-    total = cart.total()
-    if coupon is not None:
-        total = apply_discount(total, coupon)
-    return total
-`,
-	"README.md": "# shop\n\nA tiny shop: carts, coupons and checkout.\n",
-}
+// shop is the small shop the benchmark's tests index and commit to (the mining tests too).
+var shop = filetest.Txtar("testdata/shop.txtar")
 
 // makeTree commits files in a fresh repository and copies the commit to the work tree folder as the
 // work-tree tool names it, with its marker; it returns the commit.

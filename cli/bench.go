@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxmap/ctxmap/bench"
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/mine"
 )
 
 func (e *env) benchCommand() *cobra.Command {
@@ -185,7 +186,7 @@ func (e *env) mineCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		var mine []string // every N-th repository, from the I-th
+		var shardRepos []string // every N-th repository, from the I-th
 		n := 0
 		for _, line := range strings.Split(string(b), "\n") {
 			f := strings.Fields(line)
@@ -193,7 +194,7 @@ func (e *env) mineCommand() *cobra.Command {
 				continue
 			}
 			if n%sn == si-1 {
-				mine = append(mine, f[0])
+				shardRepos = append(shardRepos, f[0])
 			}
 			n++
 		}
@@ -209,7 +210,7 @@ func (e *env) mineCommand() *cobra.Command {
 		ctx, cancel := interruptible()
 		defer cancel()
 		logf := e.logf("ctxmap bench mine: ")
-		pairs, err := bench.Mine(ctx, bench.MineOptions{Repos: mine, Mirrors: *mirrors, Work: *work, Snapshots: *snapshots,
+		pairs, err := mine.Run(ctx, mine.Options{Repos: shardRepos, Mirrors: *mirrors, Work: *work, Snapshots: *snapshots,
 			Queries: *queries, Window: *window, Out: w, Logf: logf})
 		logf("%d pairs", pairs)
 		return err

@@ -138,8 +138,16 @@ server) and agents (ctxmap mcp).`,
 		if err := checkDir(f.Value.String()); err != nil {
 			return err
 		}
+		// the workspace is the repository the folder is in: its nearest folder with .ctxmap.yaml or .git
+		root, err := index.FindRoot(f.Value.String())
+		if err != nil {
+			return usagef("-C %s: %v", f.Value.String(), err)
+		}
+		if err := f.Value.Set(root); err != nil {
+			return err
+		}
 		// a command here may start a background process, which takes its settings
-		_, err := quietPeriod()
+		_, err = quietPeriod()
 		return err
 	}
 	root.PersistentFlags().BoolVarP(&e.quiet, "quiet", "q", false, "no progress bars or summary line on stderr")
@@ -224,7 +232,7 @@ func checkDir(dir string) error {
 
 // dirFlag adds the workspace root flag, -C as in git and make.
 func dirFlag(cmd *cobra.Command) *string {
-	return cmd.Flags().StringP("dir", "C", ".", "workspace root")
+	return cmd.Flags().StringP("dir", "C", ".", "a folder of the workspace: its nearest enclosing folder with .ctxmap.yaml or .git is the root")
 }
 
 func (e *env) logf(prefix string) func(string, ...any) {
@@ -242,6 +250,9 @@ type indexUse struct {
 	// the vector store loaded and checked whole: a damaged one is found and refilled now
 	checked bool
 	emptyOK bool // a workspace with nothing to read is said on stderr, not a failure
+	// it searches nothing: a cache another process holds is read as that process last saved it
+	// (index.Options.ReadHeld) instead of indexing in memory
+	noSearch bool
 }
 
 // withIndex opens and refreshes the index of dir, runs f with it and closes it; progress goes to stderr,
@@ -249,7 +260,7 @@ type indexUse struct {
 func (e *env) withIndex(dir string, use indexUse, f func(ctx context.Context, ix *index.Index, st index.Stats) error) error {
 	ctx, cancel := interruptible()
 	defer cancel()
-	ix, err := index.Open(ctx, index.Options{Root: dir, Logf: e.logf("ctxmap: "), Packs: use.packs})
+	ix, err := index.Open(ctx, index.Options{Root: dir, Logf: e.logf("ctxmap: "), Packs: use.packs, ReadHeld: use.noSearch})
 	if err != nil {
 		return err
 	}

@@ -1,12 +1,12 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,12 +25,13 @@ process) has the workspace open, it answers; otherwise the command starts a back
 itself.`)
 	cmd.Example = `  ctxmap context "checkout fails when the cart is empty"
   ctxmap context --budget 4000 --format json - < issue.md
-  ctxmap context -o pack.md "the refund shows a wrong tax"`
+  ctxmap context -o pack.json "the refund shows a wrong tax"`
 	cmd.Args = cobra.ArbitraryArgs // the issue's text
 	dir := dirFlag(cmd)
 	f := cmd.Flags()
 	budget := f.Int("budget", index.DefaultBudget, "token budget (unless given, the workspace's .ctxmap.yaml may set another)")
-	format := f.String("format", "", "markdown, xml or json (default markdown, or the workspace's .ctxmap.yaml)")
+	format := f.String("format", "", "markdown, xml or json (default: from -o's extension, else markdown, or the workspace's .ctxmap.yaml)")
+	asJSON := f.Bool("json", false, "print the pack as JSON (as --format json)")
 	intent := f.String("intent", "", "override the detected intent: bug_fix, implementation, refactor, test_writing, definition_lookup, usage_exploration")
 	tokenizer := f.String("tokenizer", "", "o200k_base or cl100k_base")
 	ranker := f.String("ranker", "", "learned (default) or fusion")
@@ -52,18 +53,53 @@ itself.`)
 		if !cmd.Flags().Changed("budget") {
 			*budget = 0 // the workspace's, else the default
 		}
-		req := index.Request{Text: text, Budget: *budget, Format: *format, Intent: *intent, Tokenizer: *tokenizer,
-			Ranker: *ranker, Fill: *fill, Tight: *tight, Without: *without}
 		o := packOutput{file: *out, copy: *copyIt}
 		if o.file == "-" { // as most tools read it: stdout
 			o.file = ""
 		}
+		form, err := packFormat(*format, *asJSON, o.file)
+		if err != nil {
+			return err
+		}
+		req := index.Request{Text: text, Budget: *budget, Format: form, Intent: *intent, Tokenizer: *tokenizer,
+			Ranker: *ranker, Fill: *fill, Tight: *tight, Without: *without}
 		if err := o.check(); err != nil {
 			return err
 		}
 		return e.runContext(*dir, req, o, *noDaemon)
 	}
 	return cmd
+}
+
+// packFormat is the format a pack is asked in: --format, --json, else the one -o's extension names
+// (.json, .xml, .md, .markdown, .txt; another leaves it open); "" leaves it to the workspace's
+// configuration.
+func packFormat(format string, asJSON bool, file string) (string, error) {
+	format = strings.ToLower(format)
+	if asJSON {
+		if format != "" && format != "json" {
+			return "", usagef("--json and --format %s do not go together", format)
+		}
+		format = "json"
+	}
+	byExt := ""
+	switch strings.ToLower(filepath.Ext(file)) {
+	case ".json":
+		byExt = "json"
+	case ".xml":
+		byExt = "xml"
+	case ".md", ".markdown", ".txt":
+		byExt = "markdown"
+	case ".html", ".htm", ".svg":
+		return "", usagef("-o %s: a pack is written as .md, .txt, .xml or .json (a picture is ctxmap map's)", file)
+	}
+	switch {
+	case format == "":
+		return byExt, nil
+	case byExt != "" && byExt != format:
+		return "", usagef("-o %s is not a %s file", file, format)
+	}
+	return format, nil
 }
 
 // issueText is the text of the issue: the arguments, else stdin when they are "-" or when none are
@@ -103,35 +139,31 @@ func (e *env) stdinPiped() bool {
 }
 
 func (e *env) runContext(dir string, req index.Request, o packOutput, noDaemon bool) error {
-	// checked here, with the workspace's file as the answer resolves it, so that a mistake is said
-	// before anyone is asked; the request goes as typed to whoever answers, which resolves it (a
-	// running process with its own configuration); a broken file is reported by opening the index
-	cfg, cfgErr := index.LoadConfig(dir)
-	if cfgErr != nil {
-		cfg = index.Config{}
-	}
-	if _, err := req.Resolve(cfg); err != nil {
+	// checked here, so that a mistake is said before anyone is asked; the request goes as typed to
+	// whoever answers, which resolves it (a running process with its own configuration); a broken
+	// file is reported by opening the index
+	if err := req.Validate(); err != nil {
 		return usagef("%v", err)
 	}
-	if cfgErr == nil {
-		if done, err := e.askRunning(dir, req, o, daemonAllowed(dir, noDaemon)); done || err != nil {
+	if daemonAllowed(dir, noDaemon) {
+		if done, err := e.askRunning(dir, req, o); done || err != nil {
 			return err
 		}
 	}
 	// one query: better complete than early, so every vector is waited for
 	return e.withIndex(dir, indexUse{packs: true, vectors: true}, func(ctx context.Context, ix *index.Index, _ index.Stats) error {
-		res, err := session.ContextAlone(ctx, ix, req)
+		res, err := index.Answer(ctx, index.Own{Index: ix}, req)
 		if err != nil {
 			return err
 		}
-		return e.printPack(o, res.Pack, nil)
+		return e.printPack(o, res.Pack)
 	})
 }
 
-// askRunning hands the request to the ctxmap process serving dir, if one runs (started in the
-// background first when start is true), and prints its pack; done is false when none answered.
-func (e *env) askRunning(dir string, req index.Request, o packOutput, start bool) (done bool, err error) {
-	return e.handOff(dir, start, func(ctx context.Context) error {
+// askRunning hands the request to the ctxmap process serving dir, started in the background first
+// when none runs, and prints its pack; done is false when none answered.
+func (e *env) askRunning(dir string, req index.Request, o packOutput) (done bool, err error) {
+	return e.handOff(dir, true, func(ctx context.Context) error {
 		raw, err := session.Ask(ctx, dir, req)
 		if err != nil {
 			return err
@@ -140,29 +172,20 @@ func (e *env) askRunning(dir string, req index.Request, o packOutput, start bool
 		if err := json.Unmarshal(raw, &p); err != nil {
 			return err
 		}
-		return e.printPack(o, &p, raw)
+		return e.printPack(o, &p)
 	})
 }
 
-// printPack prints a pack in the format its request resolved to: its text, or its JSON indented (raw,
-// as a running process sent it; nil: the pack marshalled here).
-func (e *env) printPack(o packOutput, p *index.Pack, raw json.RawMessage) error {
+// printPack prints a pack in the format its request resolved to: its text, or its JSON as agents
+// read it (index.PackJSON: compact, held to the budget).
+func (e *env) printPack(o packOutput, p *index.Pack) error {
 	body := []byte(p.Text)
 	if p.Request.Format == "json" {
-		var b bytes.Buffer
-		var err error
-		if raw != nil {
-			err = json.Indent(&b, raw, "", "  ")
-		} else {
-			var out []byte
-			out, err = json.MarshalIndent(p, "", "  ")
-			b.Write(out)
-		}
+		out, err := index.PackJSON(p)
 		if err != nil {
 			return err
 		}
-		b.WriteByte('\n')
-		body = b.Bytes()
+		body = append(out, '\n')
 	}
 	return e.emit(o, body, p)
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -34,9 +36,10 @@ to leave, and takes the cache over.`)
   ctxmap daemon --status
   ctxmap daemon --stop -C ~/src/project`
 	dir := dirFlag(cmd)
-	quiet := cmd.Flags().Duration("quiet", session.DefaultQuiet, "leave after this long without a request (or "+QuietEnv+")")
+	idle := cmd.Flags().Duration("idle", session.DefaultQuiet, "leave after this long without a request (or "+QuietEnv+")")
 	stop := cmd.Flags().Bool("stop", false, "ask the running background process to leave, wait until it has, and say which it was")
-	status := cmd.Flags().Bool("status", false, "list the ctxmap processes that serve workspaces: workspace, pid, since, index, log")
+	status := cmd.Flags().Bool("status", false, "list the ctxmap processes that serve workspaces: workspace, pid, since, index, log, build")
+	jsonAsked := formatFlag(cmd, "the processes (--status)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		if *stop && *status {
 			return usagef("--stop and --status do not go together")
@@ -44,11 +47,15 @@ to leave, and takes the cache over.`)
 		if *status {
 			ctx, cancel := interruptible()
 			defer cancel()
+			asJSON, err := jsonAsked()
+			if err != nil {
+				return err
+			}
 			ps, err := session.Running(ctx)
 			if err != nil {
 				return err
 			}
-			return e.writeProcesses(ps)
+			return e.write(asJSON, ps, func(io.Writer) error { return e.writeProcesses(ps) })
 		}
 		if *stop {
 			ctx, cancel := interruptible()
@@ -66,22 +73,22 @@ to leave, and takes the cache over.`)
 			}
 			return nil
 		}
-		if !cmd.Flags().Changed("quiet") {
+		if !cmd.Flags().Changed("idle") {
 			d, err := quietPeriod()
 			if err != nil {
 				return err
 			}
-			*quiet = d
+			*idle = d
 		}
-		if *quiet <= 0 {
-			return usagef("--quiet must be positive")
+		if *idle <= 0 {
+			return usagef("--idle must be positive")
 		}
 		ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer cancel()
 		logf := func(format string, args ...any) {
 			fmt.Fprintf(e.stderr, time.Now().Format("2006-01-02 15:04:05.000")+" "+format+"\n", args...)
 		}
-		return session.RunBackground(ctx, *dir, *quiet, logf)
+		return session.RunBackground(ctx, *dir, *idle, logf)
 	}
 	return cmd
 }
@@ -108,6 +115,12 @@ func (e *env) writeProcesses(ps []session.Process) error {
 			state += "; last error: " + p.Error
 		}
 		line := fmt.Sprintf("%s  %s pid %d  since %s  %s", p.Root, kind, p.Pid, p.Since.Local().Format(time.DateTime), state)
+		if p.Build != "" {
+			line += "  " + p.Build
+			if p.Build != session.Build {
+				line += " (not this binary's)"
+			}
+		}
 		if p.Log != "" {
 			line += "  log: " + p.Log
 		}
@@ -137,16 +150,25 @@ func noDaemonFlag(cmd *cobra.Command) *bool {
 	return cmd.Flags().Bool("no-daemon", false, "answer in this process: neither ask nor start a background process (also "+NoDaemonEnv+"=1)")
 }
 
-// daemonAllowed says whether a command on dir may start a background process (and hand its work to
-// a running one).
-func daemonAllowed(dir string, noDaemon bool) bool {
+// inThisProcess says whether a command is to answer in its own process and never connect to another:
+// --no-daemon, or NoDaemonEnv.
+func inThisProcess(noDaemon bool) bool {
 	if noDaemon {
-		return false
+		return true
 	}
 	if v := os.Getenv(NoDaemonEnv); v != "" {
 		if off, err := strconv.ParseBool(v); err != nil || off {
-			return false
+			return true
 		}
+	}
+	return false
+}
+
+// daemonAllowed says whether a command on dir may start a background process (and hand its work to
+// a running one).
+func daemonAllowed(dir string, noDaemon bool) bool {
+	if inThisProcess(noDaemon) {
+		return false
 	}
 	cfg, err := index.LoadConfig(dir)
 	return err == nil && (cfg.Daemon == nil || *cfg.Daemon)
@@ -162,9 +184,19 @@ func (e *env) handOff(dir string, start bool, ask func(ctx context.Context) erro
 	defer clear()
 	ctx = session.WithProgress(ctx, note)
 	err = ask(ctx)
+	var other session.OtherBuild
+	if errors.As(err, &other) && start {
+		// another build's process: replaced by this one's, and said once
+		if stopped, serr := session.StopBackground(ctx, dir); serr == nil && stopped != nil && !e.quiet {
+			clear()
+			fmt.Fprintf(e.stderr, "ctxmap: the background process of %s is another build (%s): this build's replaces it\n", dir, other.Build)
+		}
+	}
 	if errors.Is(err, session.ErrNoSession) && start && !errors.Is(err, session.ErrTooLarge) && !errors.Is(err, session.ErrSilent) {
 		if serr := e.startBackground(ctx, dir); serr != nil {
-			fmt.Fprintf(e.stderr, "ctxmap: no background process: %v\n", serr)
+			if !errors.Is(serr, errNothingToServe) {
+				fmt.Fprintf(e.stderr, "ctxmap: no background process: %v\n", serr)
+			}
 			return false, nil
 		}
 		err = ask(ctx)
@@ -202,15 +234,26 @@ func (e *env) answer(dir string, daemon bool, ask func(ctx context.Context) erro
 	return e.withIndex(dir, use, func(ctx context.Context, ix *index.Index, _ index.Stats) error { return local(ctx, ix) })
 }
 
-// startBackground starts `ctxmap daemon` for dir, unless one answers already.
+// errNothingToServe is a workspace with no file to read: no process is started for it.
+var errNothingToServe = errors.New("nothing to serve")
+
+// startBackground starts `ctxmap daemon` for dir, unless one answers already. It starts none for a
+// folder with nothing to read, nor from a binary `go run` made, which go deletes when the command
+// ends.
 func (e *env) startBackground(ctx context.Context, dir string) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
+	if goRun(exe) {
+		return fmt.Errorf("%s is go run's binary, which go deletes on exit (go build -o or go install makes one that lasts)", exe)
+	}
 	root, err := filepath.Abs(dir)
 	if err != nil {
 		return err
+	}
+	if !index.Readable(root) {
+		return errNothingToServe
 	}
 	started, err := session.StartBackground(ctx, root, []string{exe, "daemon", "-C", root})
 	if err != nil {
@@ -250,4 +293,14 @@ func (e *env) runningProgress() (note func(string), clear func()) {
 		}
 	}
 	return note, clear
+}
+
+// goRun says whether exe is a binary go run built in its temporary folder.
+func goRun(exe string) bool {
+	for dir := filepath.Dir(exe); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		if strings.HasPrefix(filepath.Base(dir), "go-build") {
+			return true
+		}
+	}
+	return false
 }

@@ -22,17 +22,18 @@ workspace, so the next run reads only what changed.`)
 	export := cmd.Flags().String("export", "", "write the index of this commit to `FILE`, for others to import")
 	imp := cmd.Flags().String("import", "", "start from the index exported to `FILE` (of the same commit), then refresh it")
 	verify := cmd.Flags().Bool("verify", false, "first read every file of the cache and check it: a damaged one is named, and rebuilt by this run")
+	noDaemon := noDaemonFlag(cmd)
 	cmd.RunE = func(*cobra.Command, []string) error {
 		asJSON, err := jsonAsked()
 		if err != nil {
 			return err
 		}
-		return e.runIndex(*dir, asJSON, *export, *imp, *verify)
+		return e.runIndex(*dir, asJSON, *export, *imp, *verify, inThisProcess(*noDaemon))
 	}
 	return cmd
 }
 
-func (e *env) runIndex(dir string, asJSON bool, export, imp string, verify bool) error {
+func (e *env) runIndex(dir string, asJSON bool, export, imp string, verify, alone bool) error {
 	if export != "" && imp != "" {
 		return usagef("--export and --import do not go together")
 	}
@@ -78,7 +79,7 @@ func (e *env) runIndex(dir string, asJSON bool, export, imp string, verify bool)
 			}
 		}
 	}
-	if export == "" && imp == "" {
+	if export == "" && imp == "" && !alone {
 		// a process that serves the workspace refreshes the index it shares, rather than this one
 		// indexing in memory beside it
 		done, err := e.handOff(dir, false, func(ctx context.Context) error {
@@ -156,7 +157,7 @@ func (e *env) runEntities(dir string, top int, asJSON, noDaemon bool) error {
 		}
 		return e.writeEntities(asJSON, es)
 	}
-	return e.answer(dir, daemonAllowed(dir, noDaemon), ask, indexUse{}, func(_ context.Context, ix *index.Index) error {
+	return e.answer(dir, daemonAllowed(dir, noDaemon), ask, indexUse{noSearch: true}, func(_ context.Context, ix *index.Index) error {
 		return e.writeEntities(asJSON, ix.Snapshot().TopEntities(top))
 	})
 }

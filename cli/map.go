@@ -89,7 +89,10 @@ func (e *env) runOutline(dir string, req index.OutlineRequest, out string, daemo
 		}
 		return e.writeOutline(o, out)
 	}
-	return e.answer(dir, daemon, ask, indexUse{packs: true, vectors: req.Text != ""}, func(ctx context.Context, ix *index.Index) error {
+	return e.answer(dir, daemon, ask, indexUse{packs: true, vectors: req.Text != "", noSearch: req.Text == ""}, func(ctx context.Context, ix *index.Index) error {
+		if err := req.Centre(ctx, index.Own{Index: ix}); err != nil {
+			return err
+		}
 		o, err := ix.Outline(ctx, req)
 		if err != nil {
 			return err
@@ -122,7 +125,7 @@ func (e *env) runMap(dir, name string, top int, out, form string, daemon bool) e
 		}
 		return e.writePicture(m, name, out, form)
 	}
-	return e.answer(dir, daemon, ask, indexUse{}, func(_ context.Context, ix *index.Index) error {
+	return e.answer(dir, daemon, ask, indexUse{noSearch: true}, func(_ context.Context, ix *index.Index) error {
 		m, err := ix.EntityPicture(top, name)
 		if err != nil {
 			return err

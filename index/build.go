@@ -17,6 +17,11 @@ func (ix *Index) Build(ctx context.Context, progress Progress) (Stats, error) {
 	start := time.Now()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	if ix.held != "" { // another process's cache, as it is
+		st := ix.Snapshot().Stats()
+		st.Cache, st.Seconds, st.Vectors, st.Warnings = ix.held, time.Since(start).Seconds(), ix.VectorStatus(), ix.Warnings()
+		return st, nil
+	}
 	ix.matcher = nil // read again by the next Update: an ignore file may have changed
 	res, same := &walk.Result{Files: ix.only}, true
 	walked := ix.walked

@@ -13,19 +13,8 @@ import (
 	"github.com/ctxmap/ctxmap/internal/rank"
 )
 
-// Request asks for a context pack, as a front end received it; Resolve settles it.
-type Request struct {
-	Text      string
-	Budget    int      // tokens; 0: the configuration's, else DefaultBudget
-	Format    string   // markdown, xml, json; "": the configuration's, else markdown
-	Intent    string   // overrides the detected intent
-	Tokenizer string   // o200k_base, cl100k_base; "": the configuration's
-	Without   []string // signals switched off (see Signals)
-	Ranker    string   // learned, fusion; "": the configuration's, else learned
-	Fill      bool     // fill the budget (as the fusion ranker always did) instead of stopping with the evidence
-	Tight     bool     // stop with the evidence (at most five files) instead of spending the budget on likely code
-	Model     *Model   // the learned ranker's model; nil: the one shipped in the binary
-}
+// Signals that can be switched off (the benchmark's ablation, `--without`).
+var Signals = rank.Signals
 
 // Rankers: the learned model (the default) re-orders the fused ranking and says how likely each file
 // is; fusion is the fused ranking alone.
@@ -33,9 +22,6 @@ const (
 	RankerLearned = rank.Learned
 	RankerFusion  = rank.Fusion
 )
-
-// Signals that can be switched off (the benchmark's ablation, `--without`).
-var Signals = rank.Signals
 
 // Result is a pack with the ranking it came from.
 type Result struct {

@@ -40,7 +40,7 @@ func inEveryStyle(t *testing.T, ix *Index, prefix, text string, budget int, chec
 
 func TestATraceAlonePutsTheInnermostFrameFirst(t *testing.T) {
 	ix, marks := shop(t)
-	for _, c := range goldenCases {
+	for _, c := range goldenCases(t) {
 		if c.why != "stack frame" {
 			continue
 		}
@@ -203,7 +203,7 @@ func TestAGdbBacktracePinsTheCrashingFunction(t *testing.T) {
 func TestTheNextLikelyFilesAreOutlined(t *testing.T) {
 	ix, marks := shop(t)
 	var text string
-	for _, c := range goldenCases {
+	for _, c := range goldenCases(t) {
 		if c.name == "go_panic" {
 			text = fill(t, c.text, marks)
 		}

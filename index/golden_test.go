@@ -13,14 +13,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/query"
 	"github.com/ctxmap/ctxmap/internal/rank"
 	"github.com/ctxmap/ctxmap/internal/shoptest"
+	"golang.org/x/tools/txtar"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden packs under ../testdata/golden")
+var update = flag.Bool("update", false, "rewrite the golden packs of the cases under ../testdata/golden")
 
 // shop writes testdata/shop.txtar into a temporary workspace, builds the index and returns it with the
 // line of every "@name" marker.
@@ -53,9 +53,15 @@ func fill(t *testing.T, text string, marks map[string]int) string {
 	})
 }
 
+// goldenDir holds the pack cases, a txtar file each: the text asked of the shop workspace (a text
+// section), what the pack must show (a want section: intent, top, item, why, without) and the whole
+// pack (pack.md), which -update rewrites.
+var goldenDir = filepath.Join("..", "testdata", "golden")
+
 type goldenCase struct {
 	name    string
-	text    string
+	path    string   // its txtar file
+	text    string   // {{marker}} stands for the line of a marker of shop.txtar
 	intent  string   // the intent the analysis must find
 	top     string   // the file ranked first
 	item    string   // path::symbol of a definition or snippet the pack must hold
@@ -63,104 +69,50 @@ type goldenCase struct {
 	without []string // signals switched off
 }
 
-var goldenCases = []goldenCase{
-	{
-		name: "python_trace",
-		text: `Checkout fails for an expired code
-
-Traceback (most recent call last):
-  File "/srv/app/shop/cart.py", line {{cart_total}}, in total
-    amount = apply_discount(amount, self.code)
-  File "/srv/app/shop/discount.py", line {{discount_raise}}, in apply_discount
-    raise ValueError("discount code %s has expired" % code)
-ValueError: discount code SPRING has expired`,
-		intent: "bug_fix", top: "shop/discount.py", item: "shop/discount.py::apply_discount", why: "stack frame",
-	},
-	{
-		name: "go_panic",
-		text: `Reserving the last product crashes the order worker
-
-panic: runtime error: index out of range [2] with length 2
-
-goroutine 7 [running]:
-example.com/shop/inventory.(*Stock).Reserve(0xc000010018, {0x4b2a1c, 0x5}, 0x1)
-	/home/ci/shop/inventory/stock.go:{{reserve_panic}} +0x1d4
-main.main()
-	/home/ci/shop/cmd/worker/main.go:31 +0x65
-exit status 2`,
-		intent: "bug_fix", top: "inventory/stock.go", item: "inventory/stock.go::Stock.Reserve", why: "stack frame",
-	},
-	{
-		name: "java_exception",
-		text: `Empty orders throw instead of being refused politely
-
-Exception in thread "main" java.lang.IllegalStateException: order has no lines
-	at com.shop.orders.OrderService.validate(OrderService.java:{{order_throw}})
-	at com.shop.orders.OrderService.placeOrder(OrderService.java:15)
-	at com.shop.Main.main(Main.java:9)`,
-		intent: "bug_fix", top: "orders/src/main/java/com/shop/orders/OrderService.java",
-		item: "orders/src/main/java/com/shop/orders/OrderService.java::OrderService.validate", why: "stack frame",
-	},
-	{
-		name: "typescript_error",
-		text: `Checkout page is blank when paying with a gift card
-
-TypeError: Cannot read properties of undefined (reading 'amount')
-    at submitCheckout (webpack:///./web/checkout.ts:{{checkout_read}}:31)
-    at HTMLFormElement.onSubmit (webpack:///./web/main.ts:12:5)`,
-		intent: "bug_fix", top: "web/checkout.ts", item: "web/checkout.ts::submitCheckout", why: "stack frame",
-	},
-	{
-		name: "rust_panic",
-		text: `Tax computation panics for a single payment plan with zero installments
-
-thread 'main' panicked at pricing/src/tax.rs:{{tax_divide}}:5:
-attempt to divide by zero
-stack backtrace:
-   0: rust_begin_unwind
-   1: core::panicking::panic_fmt
-   2: pricing::tax::compute_tax
-             at ./pricing/src/tax.rs:{{tax_divide}}:5
-note: Some details are omitted, run with RUST_BACKTRACE=full for a verbose backtrace.`,
-		intent: "bug_fix", top: "pricing/src/tax.rs", item: "pricing/src/tax.rs::compute_tax", why: "stack frame",
-	},
-	{
-		name:   "error_message",
-		text:   `Customers see "discount code WELCOME10 has expired" although the code never expires`,
-		intent: "bug_fix", top: "shop/discount.py", item: "shop/discount.py::apply_discount", why: "error message",
-	},
-	{
-		name: "lexicon",
-		text: "The basket forgets the quantity when the same product is put in twice",
-		top:  "shop/cart.py", item: "shop/cart.py::Cart.add_item",
-	},
-	{
-		name:   "implementation",
-		text:   "Add support for refunds to the payment gateway so an order can be cancelled",
-		intent: "implementation", top: "orders/src/main/java/com/shop/orders/PaymentGateway.java",
-		item: "orders/src/main/java/com/shop/orders/PaymentGateway.java::PaymentGateway",
-	},
-	{
-		name:   "refactor",
-		text:   "Refactor OrderService: extract the validation out of placeOrder into its own class",
-		intent: "refactor", top: "orders/src/main/java/com/shop/orders/OrderService.java",
-		item: "orders/src/main/java/com/shop/orders/OrderService.java::OrderService.placeOrder", why: "defines `OrderService.placeOrder`",
-	},
-	{
-		name:   "test_writing",
-		text:   "Write unit tests for Stock.Reserve covering an unknown product and too small a quantity",
-		intent: "test_writing", top: "inventory/stock.go", item: "inventory/stock_test.go::TestAvailable",
-	},
-	{
-		name:   "definition_lookup",
-		text:   "What is TaxRate and where is it defined?",
-		intent: "definition_lookup", top: "pricing/src/tax.rs", item: "pricing/src/tax.rs::TaxRate", why: "`TaxRate`",
-	},
-	{
-		name:   "usage_exploration",
-		text:   "Where is formatPrice used? Find all callers of formatPrice before changing its signature",
-		intent: "usage_exploration", top: "web/format.js", item: "web/receipt.js::renderReceipt",
-	},
+// goldenCases reads the pack cases of goldenDir, by name.
+func goldenCases(t *testing.T) []goldenCase {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(goldenDir, "*.txtar"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no pack cases in %s: %v", goldenDir, err)
+	}
+	var cases []goldenCase
+	for _, p := range paths {
+		a, err := txtar.ParseFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := goldenCase{name: strings.TrimSuffix(filepath.Base(p), ".txtar"), path: p}
+		for _, f := range a.Files {
+			switch f.Name {
+			case "text":
+				c.text = strings.TrimSuffix(string(f.Data), "\n")
+			case "want":
+				for _, line := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
+					key, value, _ := strings.Cut(line, ": ")
+					switch key {
+					case "intent":
+						c.intent = value
+					case "top":
+						c.top = value
+					case "item":
+						c.item = value
+					case "why":
+						c.why = value
+					case "without":
+						c.without = strings.Split(value, ",")
+					default:
+						t.Fatalf("%s: want %q: not intent, top, item, why or without", p, line)
+					}
+				}
+			}
+		}
+		if c.text == "" || c.top == "" || c.item == "" {
+			t.Fatalf("%s: a case needs a text, and a top and an item in want", p)
+		}
+		cases = append(cases, c)
+	}
+	return cases
 }
 
 // TestGoldenPacks runs each intent, each stack-trace language, an error message and a lexicon
@@ -168,7 +120,7 @@ note: Some details are omitted, run with RUST_BACKTRACE=full for a verbose backt
 // reasons are checked, and the whole pack is compared with its golden file.
 func TestGoldenPacks(t *testing.T) {
 	ix, marks := shop(t)
-	for _, c := range goldenCases {
+	for _, c := range goldenCases(t) {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := ask(context.Background(), ix, Request{Text: fill(t, c.text, marks), Budget: 1500, Without: c.without})
 			if err != nil {
@@ -187,7 +139,7 @@ func TestGoldenPacks(t *testing.T) {
 			case !strings.Contains(strings.Join(it.Why, "; "), c.why):
 				t.Errorf("%s: why = %q, want it to mention %q", c.item, it.Why, c.why)
 			}
-			checkGolden(t, c.name, res.Pack)
+			checkGolden(t, c, res.Pack)
 		})
 	}
 }
@@ -235,7 +187,7 @@ func TestLexiconExpansionFindsTheCart(t *testing.T) {
 // exceeds its budget when its text is counted again; the first file is in even the smallest pack.
 func TestGoldenBudgets(t *testing.T) {
 	ix, marks := shop(t)
-	for _, c := range goldenCases {
+	for _, c := range goldenCases(t) {
 		text := fill(t, c.text, marks)
 		for _, tokName := range []string{"o200k_base", "cl100k_base"} {
 			tok, err := pack.NewTokenizer(tokName)
@@ -265,11 +217,39 @@ func TestGoldenBudgets(t *testing.T) {
 	}
 }
 
-func checkGolden(t *testing.T, name string, p *pack.Pack) {
+// goldenCaseNamed is the pack case of that name.
+func goldenCaseNamed(t *testing.T, name string) goldenCase {
 	t.Helper()
-	path := filepath.Join("..", "testdata", "golden", name+".md")
-	if _, differs := filetest.Golden(t, path, []byte(p.Text), *update); differs {
-		t.Errorf("the pack differs from %s (go test -update rewrites it):\n%s", path, p.Text)
+	for _, c := range goldenCases(t) {
+		if c.name == name {
+			return c
+		}
+	}
+	t.Fatalf("no pack case %s in %s", name, goldenDir)
+	return goldenCase{}
+}
+
+// checkGolden compares a case's pack with the pack.md of its file, or rewrites that with -update.
+func checkGolden(t *testing.T, c goldenCase, p *pack.Pack) {
+	t.Helper()
+	a, err := txtar.ParseFile(c.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(a.Files, func(f txtar.File) bool { return f.Name == "pack.md" })
+	if i < 0 {
+		a.Files, i = append(a.Files, txtar.File{Name: "pack.md"}), len(a.Files)
+	}
+	if string(a.Files[i].Data) == p.Text {
+		return
+	}
+	if !*update {
+		t.Errorf("the pack differs from pack.md in %s (go test -update rewrites it):\n%s", c.path, p.Text)
+		return
+	}
+	a.Files[i].Data = []byte(p.Text)
+	if err := os.WriteFile(c.path, txtar.Format(a), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -20,7 +20,11 @@ type Options struct {
 	Config   *Config // nil: read the root's .ctxmap.yaml
 	CacheDir string  // "": DefaultCacheDir(root)
 	InMemory bool    // keep nothing on disk (tests, read-only use)
-	Packs    bool    // the process will make packs: the tokenizer loads while the index opens
+	// ReadHeld reads a cache another process holds as that process last saved it, instead of indexing
+	// in memory beside it: its records, entities, definitions and graph, with no lexical or vector
+	// store; Build then reads nothing and nothing is written. For commands that need no search.
+	ReadHeld bool
+	Packs    bool // the process will make packs: the tokenizer loads while the index opens
 	Logf     func(format string, args ...any)
 }
 
@@ -66,6 +70,8 @@ type Index struct {
 	warnings []string
 	// records of the state file found damaged when read, since the index opened (see DamagedRecords)
 	damagedRecords atomic.Int64
+	parsed         atomic.Int64 // files read and parsed since the index was opened (Parsed)
+	held           string       // the cache another process holds, read as it is (Options.ReadHeld)
 }
 
 func (ix *Index) warn(format string, args ...any) {

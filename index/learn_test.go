@@ -13,7 +13,7 @@ import (
 // pack every time, and beside it the fill and fusion packs it replaced.
 func TestLearnedPackStopsWithTheEvidence(t *testing.T) {
 	ix, marks := shop(t)
-	text := fill(t, goldenCases[0].text, marks) // a Python traceback into shop/discount.py
+	text := fill(t, goldenCaseNamed(t, "python_trace").text, marks) // a Python traceback into shop/discount.py
 	ctx := context.Background()
 	tight, err := ask(ctx, ix, Request{Text: text})
 	if err != nil {
@@ -107,7 +107,7 @@ func TestTightPackSaysAFilesEvidenceOnce(t *testing.T) {
 func TestResolvedRequestKeepsItsFill(t *testing.T) {
 	ix, marks := shop(t)
 	ix.cfg.Fill = true // as opened, before the editor's setting changed
-	text := fill(t, goldenCases[0].text, marks)
+	text := fill(t, goldenCaseNamed(t, "python_trace").text, marks)
 	filled, err := ask(context.Background(), ix, Request{Text: text})
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +129,7 @@ func TestResolvedRequestKeepsItsFill(t *testing.T) {
 // model's width, and the definitions of the files asked for.
 func TestFeaturesDescribeTheFusedRanking(t *testing.T) {
 	ix, marks := shop(t)
-	text := fill(t, goldenCases[0].text, marks)
+	text := fill(t, goldenCaseNamed(t, "python_trace").text, marks)
 	got, err := ix.Features(context.Background(), text, 10, func(p string, rank int) bool { return rank == 0 })
 	if err != nil {
 		t.Fatal(err)

@@ -65,7 +65,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		// the tokenizer takes a quarter of a second to load: it loads while the index opens and builds
 		go pack.NewTokenizer(ix.cfg.Tokenizer) // a bad name is reported by the request
 	}
-	state := ix.openStores(ctx)
+	state := ix.openStores(ctx, opts.ReadHeld)
 	if state != nil {
 		ix.gen, ix.listing = state.Generation, state.Listing
 		ix.snap.Store(snapshotOf(state, root))
@@ -77,7 +77,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 
 // openStores opens the lexical and vector stores and the persisted state, and checks that they agree.
 // Anything broken is reported, thrown away and rebuilt: a cache is never trusted over the files.
-func (ix *Index) openStores(ctx context.Context) *store.State {
+func (ix *Index) openStores(ctx context.Context, readHeld bool) *store.State {
 	if ix.cache == "" {
 		ix.lex, _ = bm25.Open("")
 		ix.vectors = ix.newVectors(nil, "the index is kept in memory only")
@@ -86,6 +86,11 @@ func (ix *Index) openStores(ctx context.Context) *store.State {
 	// One process owns the cache, from before its first store is opened or created until Close: no
 	// other process writes, moves or removes anything in it meanwhile.
 	lock, err := store.TakeLock(ix.cache)
+	if errors.Is(err, store.ErrBusy) && readHeld {
+		if state := ix.readHeld(); state != nil {
+			return state
+		}
+	}
 	if err != nil {
 		if errors.Is(err, store.ErrBusy) {
 			ix.warn("the cache %s is in use by another ctxmap process; indexing in memory", ix.cache)
@@ -93,7 +98,7 @@ func (ix *Index) openStores(ctx context.Context) *store.State {
 			ix.warn("%v; indexing in memory", err)
 		}
 		ix.cache = ""
-		return ix.openStores(ctx)
+		return ix.openStores(ctx, false)
 	}
 	ix.lock = lock
 	store.RemoveLeftovers(ix.cache, ix.logf)
@@ -104,7 +109,7 @@ func (ix *Index) openStores(ctx context.Context) *store.State {
 		ix.warn("the cache %s is in use by another ctxmap process; indexing in memory", ix.cache)
 		ix.lock.Release()
 		ix.lock, ix.cache = nil, ""
-		return ix.openStores(ctx)
+		return ix.openStores(ctx, false)
 	}
 	rebuilt := err != nil // and said so
 	var damaged *bm25.DamagedError
@@ -161,5 +166,26 @@ func (ix *Index) openStores(ctx context.Context) *store.State {
 	if state != nil {
 		ix.vectors.Resume(state.Generation)
 	}
+	return state
+}
+
+// readHeld reads the state of a cache another process holds, as that process last saved it (the file
+// stays open while its records are read: a newer one renamed over it changes nothing here); nil when
+// there is none to read. Nothing of the cache is written or opened besides: the index keeps no
+// stores, and Build reads nothing.
+func (ix *Index) readHeld() *store.State {
+	state, err := store.Load(ix.cache, ix.root)
+	if err != nil || state == nil {
+		return nil
+	}
+	cache := ix.cache
+	state.OnDamaged(func(p string, err error) {
+		ix.damagedRecords.Add(1)
+		ix.warn("cache %s: the record of %s is damaged (%v)", store.StatePath(cache), p, err)
+	})
+	ix.warn("the cache %s is in use by another ctxmap process; reading it as that process last saved it", cache)
+	ix.held, ix.cache = cache, ""
+	ix.lex, _ = bm25.Open("")
+	ix.vectors = ix.newVectors(nil, "the cache is another process's")
 	return state
 }

@@ -1,7 +1,9 @@
 package index
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/ctxmap/ctxmap/internal/outline"
@@ -20,25 +22,49 @@ type OutlineRequest struct {
 	Entity    string // centre the map on this entity's files
 	Text      string // centre the map on the files a pack for this text ranks first
 	Tokenizer string // "": the configuration's
+
+	ranked []string // the files a pack for Text ranks, best first (Centre)
+}
+
+// Centre readies a map centred on a text: a pack for it is answered by src, as every pack is (Answer),
+// and its files, best first, are the map's centre. Nothing to do for another map.
+func (r *OutlineRequest) Centre(ctx context.Context, src Source) error {
+	if err := r.check(); err != nil || r.Text == "" {
+		return err
+	}
+	res, err := Answer(ctx, src, Request{Text: r.Text, Tokenizer: r.Tokenizer})
+	if err != nil {
+		return err
+	}
+	r.ranked = make([]string, len(res.Files))
+	for i, f := range res.Files {
+		r.ranked[i] = f.Path
+	}
+	return nil
+}
+
+// check says what is wrong with a map's request; the error wraps ErrInvalid.
+func (r OutlineRequest) check() error {
+	if budget := cmp.Or(r.Budget, DefaultOutlineBudget); budget < MinBudget {
+		return invalidf("budget %d is below the minimum of %d tokens", budget, MinBudget)
+	}
+	if r.Entity != "" && r.Text != "" {
+		return invalidf("centre the map on an entity or on a text, not both")
+	}
+	return nil
 }
 
 // Outline is the map: the files that fit the budget, best first, and their rendering.
 type Outline = outline.Outline
 
-// Outline draws the map. Files are ranked by the reference graph (PageRank), from every file alike
+// Outline draws the map (one centred on a text readied by Centre). Files are ranked by the reference graph (PageRank), from every file alike
 // or, when centred, from the entity's files or the files a pack for the text ranks; tests rank below
 // the code they test. A file's definitions are the ones most named by other files.
 func (ix *Index) Outline(ctx context.Context, req OutlineRequest) (*Outline, error) {
-	budget := req.Budget
-	if budget == 0 {
-		budget = DefaultOutlineBudget
+	if err := req.check(); err != nil {
+		return nil, err
 	}
-	if budget < MinBudget {
-		return nil, invalidf("budget %d is below the minimum of %d tokens", budget, MinBudget)
-	}
-	if req.Entity != "" && req.Text != "" {
-		return nil, invalidf("centre the map on an entity or on a text, not both")
-	}
+	budget := cmp.Or(req.Budget, DefaultOutlineBudget)
 	name := req.Tokenizer
 	if name == "" {
 		name = ix.cfg.Tokenizer
@@ -65,17 +91,12 @@ func (ix *Index) Outline(ctx context.Context, req OutlineRequest) (*Outline, err
 			seeds[p] = 1
 		}
 	case req.Text != "":
+		if req.ranked == nil {
+			return nil, errors.New("a map centred on a text is readied by OutlineRequest.Centre")
+		}
 		centre = req.Text
-		resolved, err := Request{Text: req.Text, Tokenizer: req.Tokenizer}.Resolve(ix.cfg)
-		if err != nil {
-			return nil, err
-		}
-		res, err := ix.Context(ctx, resolved)
-		if err != nil {
-			return nil, err
-		}
-		for i, f := range res.Files {
-			seeds[f.Path] = 1 / float64(i+1) // by rank: scores of different signals do not add up
+		for i, p := range req.ranked {
+			seeds[p] = 1 / float64(i+1) // by rank: scores of different signals do not add up
 		}
 	default:
 		for _, p := range s.Paths {

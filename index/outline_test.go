@@ -64,7 +64,14 @@ func TestOutline(t *testing.T) {
 	if around.Centre != "STOCK" || !strings.HasPrefix(outlinePaths(around)[0], "inventory/") {
 		t.Errorf("around STOCK: %q %v", around.Centre, outlinePaths(around))
 	}
-	asked, err := ix.Outline(ctx, OutlineRequest{Budget: 300, Text: "the tax of a payment in installments is rounded wrongly"})
+	req := OutlineRequest{Budget: 300, Text: "the tax of a payment in installments is rounded wrongly"}
+	if _, err := ix.Outline(ctx, req); err == nil {
+		t.Error("a map centred on a text drawn before Centre")
+	}
+	if err := req.Centre(ctx, Own{ix}); err != nil {
+		t.Fatal(err)
+	}
+	asked, err := ix.Outline(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,22 +29,14 @@ const (
 // ErrNothingMatches says no file on disk holds any of a request's terms: a partial pack would be empty.
 var ErrNothingMatches = errors.New("no file matches the request's terms")
 
-// PartialContext answers req while the workspace's index is not whole: the request's strong terms
-// (stack frames' files, the names and messages it quotes, its rarer words, words of paths) are looked
-// for in the files on disk (those the walk lists, by the same ignore rules), the files that match best
-// (partialFiles at most) are read into an index of their own in memory, and that index makes the pack
-// by the same route as the full one (Context). The pack says it is partial: from how many of how many
-// files, with share of the full index built (the caller's figure). It returns what it read too.
-func PartialContext(ctx context.Context, opts Options, req Resolved, share float64) (*Result, PartialRead, error) {
-	q := NewPartial(opts)
-	defer q.Close()
-	return q.Context(ctx, req, share)
-}
-
-// Partial makes the partial packs of one build, one question at a time. The first walks the tree, scans
-// every file and reads the best into an index of their own (PartialContext); it keeps all three, so that
-// the next question looks its terms up in what the scan learned of every file's words and adds to
-// that index only the few best files it lacks. Close frees them.
+// Partial makes the partial packs of one build, one question at a time, while the workspace's index is
+// not whole: the request's strong terms (stack frames' files, the names and messages it quotes, its
+// rarer words, words of paths) are looked for in the files on disk (those the walk lists, by the same
+// ignore rules), the files that match best (partialFiles at most) are read into an index of their own
+// in memory, and that index makes the pack by the same route as the full one (Answer, Index.Context),
+// the pack saying it is partial. The first question walks the tree, scans every file and reads the best;
+// it keeps all three, so that the next question looks its terms up in what the scan learned of every
+// file's words and adds to that index only the few best files it lacks. Close frees them.
 type Partial struct {
 	opts   Options
 	cfg    Config
@@ -85,8 +77,34 @@ func (q *Partial) Close() error {
 // Files is how many files the partial index holds.
 func (q *Partial) Files() int { return len(q.in) }
 
-// Context answers req from the files it matches (see PartialContext and Partial).
-func (q *Partial) Context(ctx context.Context, req Resolved, share float64) (*Result, PartialRead, error) {
+// Config is the configuration its files are read and its requests resolved with: the options', else
+// the workspace's file.
+func (q *Partial) Config() Config {
+	if q.ix != nil {
+		return q.cfg
+	}
+	if q.opts.Config != nil {
+		return *q.opts.Config
+	}
+	if c, err := LoadConfig(q.opts.Root); err == nil {
+		return c
+	}
+	return Config{}
+}
+
+// Ready is the partial index for req, as Source: see Prepare (the pack says no share of a full build).
+func (q *Partial) Ready(ctx context.Context, req Resolved) (*Index, func() bool, error) {
+	ix, _, err := q.Prepare(ctx, req, 0)
+	return ix, func() bool { return false }, err
+}
+
+// ReadAgain reads nothing: the partial index is made for the question, and no record of it is kept.
+func (q *Partial) ReadAgain(context.Context) error { return nil }
+
+// Prepare readies the partial index for req: the files req matches best read into it, what it read
+// returned, its packs said to come from so many of the files with share of the full index built (the
+// caller's figure).
+func (q *Partial) Prepare(ctx context.Context, req Resolved, share float64) (*Index, PartialRead, error) {
 	if q.ix == nil {
 		return q.first(ctx, req, share)
 	}
@@ -125,22 +143,15 @@ func (q *Partial) Context(ctx context.Context, req Resolved, share float64) (*Re
 	if err := q.add(ctx, more); err != nil {
 		return nil, read, err
 	}
-	added := time.Now()
-	res, err := q.answer(ctx, req, share)
-	q.opts.Logf("partial pack again: scan %.2fs (%d files read), %d files added %.2fs, pack %.2fs", scanned.Sub(start).Seconds(),
-		read.Scanned, len(more), added.Sub(scanned).Seconds(), time.Since(added).Seconds())
-	return res, read, err
+	q.opts.Logf("partial pack again: scan %.2fs (%d files read), %d files added %.2fs", scanned.Sub(start).Seconds(),
+		read.Scanned, len(more), time.Since(scanned).Seconds())
+	return q.ready(share), read, nil
 }
 
 // first is the first question's partial pack: the walk, the scan of every file, the partial index.
-func (q *Partial) first(ctx context.Context, req Resolved, share float64) (*Result, PartialRead, error) {
+func (q *Partial) first(ctx context.Context, req Resolved, share float64) (*Index, PartialRead, error) {
 	var read PartialRead
-	q.cfg = Config{}
-	if q.opts.Config != nil {
-		q.cfg = *q.opts.Config
-	} else if c, err := LoadConfig(q.opts.Root); err == nil {
-		q.cfg = c
-	}
+	q.cfg = q.Config()
 	start := time.Now()
 	listed, err := walk.Walk(ctx, q.opts.Root, q.cfg.WalkOptions())
 	if err != nil {
@@ -190,15 +201,13 @@ func (q *Partial) first(ctx context.Context, req Resolved, share float64) (*Resu
 	if err := q.add(ctx, only); err != nil {
 		return nil, read, err
 	}
-	built := time.Now()
-	res, err := q.answer(ctx, req, share)
 	postings := 0
 	if words != nil {
 		postings = words.Postings()
 	}
-	q.opts.Logf("partial pack: walk %.2fs, scan %.2fs (%d file-word pairs kept), %d files read %.2fs, pack %.2fs", walked.Sub(start).Seconds(),
-		scanned.Sub(walked).Seconds(), postings, len(only), built.Sub(scanned).Seconds(), time.Since(built).Seconds())
-	return res, read, err
+	q.opts.Logf("partial pack: walk %.2fs, scan %.2fs (%d file-word pairs kept), %d files read %.2fs", walked.Sub(start).Seconds(),
+		scanned.Sub(walked).Seconds(), postings, len(only), time.Since(scanned).Seconds())
+	return q.ready(share), read, nil
 }
 
 // add reads files into the partial index: its build reads only what it lacks.
@@ -214,10 +223,10 @@ func (q *Partial) add(ctx context.Context, files []walk.File) error {
 	return err
 }
 
-// answer makes the pack from the partial index, said to be partial.
-func (q *Partial) answer(ctx context.Context, req Resolved, share float64) (*Result, error) {
+// ready is the partial index, its packs said to be partial.
+func (q *Partial) ready(share float64) *Index {
 	q.ix.partial = &pack.Partial{Files: len(q.in), Total: len(q.paths), Built: share}
-	return q.ix.Context(ctx, req)
+	return q.ix
 }
 
 // partialReads are the files a partial index parsed, each as the full build's loader would have it, kept

@@ -38,7 +38,7 @@ func TestPartialContext(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, got, err := PartialContext(ctx, Options{Root: root, Config: &Config{}}, req, 0.35)
+		res, got, err := partialContext(ctx, NewPartial(Options{Root: root, Config: &Config{}}), req, 0.35)
 		if err != nil {
 			t.Fatalf("%s: %v", text, err)
 		}
@@ -83,7 +83,7 @@ func TestPartialContextWithNothingToMatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res, _, err := PartialContext(context.Background(), Options{Root: root, Config: &Config{}}, req, 0); !errors.Is(err, ErrNothingMatches) {
+	if res, _, err := partialContext(context.Background(), NewPartial(Options{Root: root, Config: &Config{}}), req, 0); !errors.Is(err, ErrNothingMatches) {
 		t.Errorf("a text nothing matches: %v, %+v", err, res)
 	}
 }
@@ -108,7 +108,7 @@ func TestPartialFollowUp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, read, err := q.Context(ctx, req, 0.1)
+		res, read, err := partialContext(ctx, q, req, 0.1)
 		if err != nil {
 			t.Fatalf("%s: %v", text, err)
 		}
@@ -147,7 +147,7 @@ func partialThenBuild(t *testing.T, root, text string, change func(ix *Index, pa
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, read, err := q.Context(ctx, req, 0)
+	_, read, err := q.Prepare(ctx, req, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,4 +246,14 @@ func TestBuildReadsAgainWhatChangedAfterThePartialPack(t *testing.T) {
 			}
 		})
 	}
+}
+
+// partialContext is the pack of q for req, and what q read for it.
+func partialContext(ctx context.Context, q *Partial, req Resolved, share float64) (*Result, PartialRead, error) {
+	ix, read, err := q.Prepare(ctx, req, share)
+	if err != nil {
+		return nil, read, err
+	}
+	res, err := ix.Context(ctx, req)
+	return res, read, err
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -11,6 +12,46 @@ import (
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/query"
 )
+
+// Request asks for a context pack, as a user gives it to any front end: the command line's flags, the
+// language server's ctxmap.context arguments, MCP's get_context input and the query socket's request
+// are this type, decoded as it is. Validate checks it where a front end takes it; Resolve settles it
+// where it is answered (Answer).
+type Request struct {
+	Text      string   `json:"text" jsonschema:"the issue, bug report, stack trace or code comment to find the code for"`
+	Budget    int      `json:"budget,omitempty" jsonschema:"token budget of the pack (default 8000, or the workspace's; at least 100)"`
+	Format    string   `json:"format,omitempty" jsonschema:"markdown (default), xml or json"`
+	Intent    string   `json:"intent,omitempty" jsonschema:"override the detected intent"`
+	Tokenizer string   `json:"tokenizer,omitempty" jsonschema:"the tokenizer that counts the budget: o200k_base (default) or cl100k_base"`
+	Ranker    string   `json:"ranker,omitempty" jsonschema:"learned (default) or fusion"`
+	Fill      bool     `json:"fill,omitempty" jsonschema:"fill the budget in the fused ranking's order (default false: the likeliest code of the likeliest files)"`
+	Tight     bool     `json:"tight,omitempty" jsonschema:"a short pack that stops with the evidence, at most five files (default false: the budget is spent on likely code)"`
+	Without   []string `json:"without,omitempty" jsonschema:"signals to switch off, for experiments"`
+	// Model replaces the learned ranker's shipped model (the benchmark's); no front end takes one
+	Model *Model `json:"-"`
+}
+
+// RequestChoices are the values a request's fields take, by their JSON names: what a schema lists
+// and what Validate accepts.
+var RequestChoices = map[string][]string{
+	"format":    {"markdown", "xml", "json"},
+	"intent":    query.IntentNames(),
+	"tokenizer": {pack.DefaultTokenizer, "cl100k_base"},
+	"ranker":    {RankerLearned, RankerFusion},
+	"without":   Signals,
+}
+
+// RequestFields are the JSON names of Request's fields, text first: what every front end takes.
+func RequestFields() []string {
+	var names []string
+	t := reflect.TypeFor[Request]()
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "-" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
 
 // The defaults and bounds of requests, whatever front end they come from.
 const (
@@ -79,46 +120,73 @@ type Resolved struct {
 	model     *Model
 }
 
-// Resolve settles a request against cfg (the workspace's configuration, with the editor's settings
-// over it): unset fields take cfg's values, then the defaults, the text is cut to MaxText, and every
-// field is checked (checkText for the text); the error wraps ErrInvalid.
-func (r Request) Resolve(cfg Config) (Resolved, error) {
+// Validate checks a request as a front end takes it, with no configuration: its text (checkText, on
+// the text cut to MaxText), and each field it sets (a budget of at least MinBudget, a format,
+// tokenizer, ranker, intent and signals among RequestChoices, the intent by any name ParseIntent
+// knows). The error wraps ErrInvalid. The answer resolves the request again with the configuration of
+// where it is answered (Resolve), so a front end need not.
+func (r Request) Validate() error {
 	text, _ := CutText(r.Text)
 	if err := checkText(text); err != nil {
-		return Resolved{}, err
+		return err
 	}
-	res := Resolved{text: text, budget: cmp.Or(r.Budget, cfg.Budget, DefaultBudget),
-		format: cmp.Or(r.Format, cfg.Format, "markdown"), tokenizer: cmp.Or(r.Tokenizer, cfg.Tokenizer, pack.DefaultTokenizer),
-		ranker: cmp.Or(r.Ranker, cfg.Ranker, RankerLearned), fill: r.Fill || cfg.Fill, tight: r.Tight || cfg.Tight, model: r.Model}
-	if res.budget < MinBudget {
-		return Resolved{}, invalidf("budget %d is below the minimum of %d tokens", res.budget, MinBudget)
-	}
-	switch res.format {
-	case "markdown", "xml", "json":
-	default:
-		return Resolved{}, invalidf("format %q is not one of markdown, xml, json", res.format)
-	}
-	if err := pack.CheckTokenizer(res.tokenizer); err != nil {
-		return Resolved{}, invalidf("%v", err)
-	}
-	if err := checkRanker(res.ranker); err != nil {
-		return Resolved{}, invalidf("%v", err)
+	if err := checkSettled(r.Budget, r.Format, r.Tokenizer, r.Ranker, r.Budget != 0); err != nil {
+		return err
 	}
 	for _, w := range r.Without {
 		if !slices.Contains(Signals, w) {
-			return Resolved{}, invalidf("unknown signal %q (known: %s)", w, strings.Join(Signals, ", "))
+			return invalidf("unknown signal %q (known: %s)", w, strings.Join(Signals, ", "))
 		}
+	}
+	if r.Intent != "" {
+		if _, err := query.ParseIntent(r.Intent); err != nil {
+			return invalidf("%v", err)
+		}
+	}
+	return nil
+}
+
+// checkSettled checks the fields a request may leave to the configuration, each when it is set
+// ("" is unset; the budget when budgetSet).
+func checkSettled(budget int, format, tokenizer, ranker string, budgetSet bool) error {
+	if budgetSet && budget < MinBudget {
+		return invalidf("budget %d is below the minimum of %d tokens", budget, MinBudget)
+	}
+	if format != "" && !slices.Contains(RequestChoices["format"], format) {
+		return invalidf("format %q is not one of %s", format, strings.Join(RequestChoices["format"], ", "))
+	}
+	if err := pack.CheckTokenizer(tokenizer); err != nil {
+		return invalidf("%v", err)
+	}
+	if err := checkRanker(ranker); err != nil {
+		return invalidf("%v", err)
+	}
+	return nil
+}
+
+// Resolve settles a request against cfg (the workspace's configuration, with the editor's settings
+// over it): the request checked (Validate), its unset fields filled with cfg's values, then the
+// defaults, the text cut to MaxText, what came from cfg checked too; the error wraps ErrInvalid.
+// Answer is its one caller outside tests.
+func (r Request) Resolve(cfg Config) (Resolved, error) {
+	if err := r.Validate(); err != nil {
+		return Resolved{}, err
+	}
+	text, _ := CutText(r.Text)
+	res := Resolved{text: text, budget: cmp.Or(r.Budget, cfg.Budget, DefaultBudget),
+		format: cmp.Or(r.Format, cfg.Format, "markdown"), tokenizer: cmp.Or(r.Tokenizer, cfg.Tokenizer, pack.DefaultTokenizer),
+		ranker: cmp.Or(r.Ranker, cfg.Ranker, RankerLearned), fill: r.Fill || cfg.Fill, tight: r.Tight || cfg.Tight, model: r.Model}
+	if err := checkSettled(res.budget, res.format, res.tokenizer, res.ranker, true); err != nil {
+		return Resolved{}, err
+	}
+	for _, w := range r.Without {
 		if res.without == nil {
 			res.without = map[string]bool{}
 		}
 		res.without[w] = true
 	}
 	if r.Intent != "" {
-		name, err := query.ParseIntent(r.Intent)
-		if err != nil {
-			return Resolved{}, invalidf("%v", err)
-		}
-		res.intent = name
+		res.intent, _ = query.ParseIntent(r.Intent)
 	}
 	return res, nil
 }

@@ -3,9 +3,14 @@ package index
 // The workspace root and the paths inside it.
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctxmap/ctxmap/internal/parse"
 )
 
 // RelPath turns an absolute path into a workspace-relative one; ok is false outside the workspace.
@@ -53,4 +58,49 @@ func workspaceRoot(root string) (string, error) {
 		abs = real
 	}
 	return abs, nil
+}
+
+// FindRoot is the workspace a folder is in, as every front end finds it: the nearest folder at or above
+// dir (made absolute, its links followed) that holds .ctxmap.yaml or .git, so that a command run in a
+// subfolder of a repository serves the whole repository; dir itself when no folder above it holds either.
+// A dir that is not a folder is an error.
+func FindRoot(dir string) (string, error) {
+	abs, err := workspaceRoot(dir)
+	if err != nil {
+		return "", err
+	}
+	if fi, err := os.Stat(abs); err != nil {
+		return "", fmt.Errorf("workspace %s: %w", dir, err)
+	} else if !fi.IsDir() {
+		return "", fmt.Errorf("workspace %s is not a folder", dir)
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		for _, marker := range []string{configFile, ".git"} {
+			if _, err := os.Lstat(filepath.Join(d, marker)); err == nil {
+				return d, nil
+			}
+		}
+		if filepath.Dir(d) == d {
+			return abs, nil
+		}
+	}
+}
+
+// Readable says whether root holds a file the index could read: a quick look that stops at the first
+// file of a language ctxmap reads, skipping hidden folders. A folder without one is not worth a process
+// that serves it.
+func Readable(root string) bool {
+	found := errors.New("found")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil // an unreadable folder: look on
+		case d.IsDir() && p != root && strings.HasPrefix(d.Name(), "."):
+			return filepath.SkipDir
+		case !d.IsDir() && parse.LanguageOf(filepath.ToSlash(p)) != "":
+			return found
+		}
+		return nil
+	})
+	return err == found
 }

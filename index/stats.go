@@ -26,11 +26,13 @@ type Stats struct {
 	SkippedFiles []SkippedFile  `json:"skippedFiles,omitempty"` // every one, by path
 	History      string         `json:"history"`
 	Commits      int            `json:"commits"`
-	Parsed       int            `json:"parsed"` // files the build read and parsed (not those a partial pack parsed for it)
-	Seconds      float64        `json:"seconds"`
-	Cache        string         `json:"cache"`
-	Vectors      string         `json:"vectors"` // the embedding model, or "off: " and why
-	Warnings     []string       `json:"warnings,omitempty"`
+	// files the build read and parsed (not those a partial pack parsed for it); from a running process
+	// (ctxmap index asking it), those it parsed since the last such question or its start
+	Parsed   int      `json:"parsed"`
+	Seconds  float64  `json:"seconds"`
+	Cache    string   `json:"cache"`
+	Vectors  string   `json:"vectors"` // the embedding model, or "off: " and why
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // SkippedFile is a file left out, with the reason.
@@ -128,3 +130,6 @@ func (st Stats) Empty() error {
 	}
 	return fmt.Errorf("%w: every file in %s was skipped (%s)%s", errEmpty, st.Root, Counts(st.Skipped, strconv.Itoa), langs)
 }
+
+// Parsed counts the files the index read and parsed since it was opened, by every build and update.
+func (ix *Index) Parsed() int { return int(ix.parsed.Load()) }

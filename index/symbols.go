@@ -1,6 +1,7 @@
 package index
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,10 +24,40 @@ type Symbol struct {
 	Match     string `json:"match"` // exact, case-insensitive or fuzzy
 }
 
+// SymbolKinds are the kinds of definitions FindSymbols keeps when asked: the parser's, where "type"
+// is any type (a class, struct, interface, trait, enum or type declaration) and "function" any
+// function (a method and a constructor too).
+var SymbolKinds = []string{"function", "method", "constructor", "type", "class", "struct", "interface", "trait",
+	"enum", "module", "namespace", "constant", "variable", "field", "macro", "section"}
+
+// kindsOf are the kinds a user's word covers beside its own.
+var kindsOf = map[string][]string{
+	"type":     {"type", "class", "struct", "interface", "trait", "enum"},
+	"function": {"function", "method", "constructor"},
+}
+
+// CheckKind says what is wrong with a kind a user asks for: one not in SymbolKinds (case aside). The
+// error wraps ErrInvalid and lists them.
+func CheckKind(kind string) error {
+	if kind == "" || slices.Contains(SymbolKinds, strings.ToLower(kind)) {
+		return nil
+	}
+	return invalidf("unknown kind %q (known: %s)", kind, strings.Join(SymbolKinds, ", "))
+}
+
+// kindMatches says whether a definition of kind def is of the kind asked ("": any).
+func kindMatches(def, asked string) bool {
+	asked = strings.ToLower(asked)
+	if asked == "" || strings.EqualFold(def, asked) {
+		return true
+	}
+	return slices.Contains(kindsOf[asked], def)
+}
+
 // FindSymbols finds the definitions of a name: those named exactly so first, then those whose name
 // differs in case, then fuzzy matches, best first; at most limit (0: MaxSymbols). A dotted name
 // (RuleIndex.search, Gist::summary) keeps the definitions whose parent matches; kind, when given,
-// keeps those of that kind.
+// keeps those of that kind (one of SymbolKinds: "type" is any type, as a user says it).
 func (s *Snapshot) FindSymbols(name, kind string, limit int) []Symbol {
 	name = strings.TrimSpace(name)
 	if name == "" {
@@ -54,7 +85,7 @@ func (s *Snapshot) FindSymbols(name, kind string, limit int) []Symbol {
 			var defs []Symbol
 			for _, ref := range s.Symbols[n] {
 				d, ok := s.definition(ref)
-				if !ok || kind != "" && !strings.EqualFold(d.Kind, kind) || parent != "" && !strings.EqualFold(d.Parent, parent) {
+				if !ok || !kindMatches(d.Kind, kind) || parent != "" && !strings.EqualFold(d.Parent, parent) {
 					continue
 				}
 				defs = append(defs, Symbol{Name: d.Name, Qualified: d.Qualified(), Parent: d.Parent, Kind: d.Kind, Path: ref.Path,

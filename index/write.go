@@ -74,6 +74,7 @@ func (b *batchWriter) store(results []loaded) error {
 				ix.lastTaken++
 			} else {
 				ix.lastParsed++
+				ix.parsed.Add(1)
 			}
 			if res.warning != "" {
 				ix.warn("%s", res.warning)

@@ -10,23 +10,16 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/session"
 )
 
-// ContextInput is what get_context takes.
+// ContextInput is what get_context takes: a request as every front end takes it.
 type ContextInput struct {
-	Text   string `json:"text" jsonschema:"the issue, bug report, stack trace or code comment to find the code for"`
-	Budget int    `json:"budget,omitempty" jsonschema:"token budget of the pack (default 8000; at least 100)"`
-	Format string `json:"format,omitempty" jsonschema:"markdown (default), xml or json"`
-	Intent string `json:"intent,omitempty" jsonschema:"override the detected intent: bug_fix, implementation, refactor, test_writing, definition_lookup or usage_exploration"`
-	Fill   bool   `json:"fill,omitempty" jsonschema:"fill the budget instead of stopping when the evidence does (default false: only the code likely to change)"`
-	// the rest of the engine's request, as the CLI's flags and the editors' settings have it
-	Tokenizer string   `json:"tokenizer,omitempty" jsonschema:"the tokenizer that counts the budget: o200k_base (default) or cl100k_base"`
-	Ranker    string   `json:"ranker,omitempty" jsonschema:"learned (default) or fusion"`
-	Without   []string `json:"without,omitempty" jsonschema:"signals to switch off, for experiments"`
+	index.Request
 }
 
 // ExploreInput is what explore_entity takes.
@@ -38,7 +31,7 @@ type ExploreInput struct {
 // SymbolInput is what find_symbol takes.
 type SymbolInput struct {
 	Name string `json:"name" jsonschema:"a symbol name: RuleIndex, search, RuleIndex.search; exact first, then case-insensitive, then fuzzy"`
-	Kind string `json:"kind,omitempty" jsonschema:"only definitions of this kind: function, method, class, struct, interface, type, field, constant, variable..."`
+	Kind string `json:"kind,omitempty" jsonschema:"only definitions of this kind; type is any type (class, struct, interface, trait, enum), function any function (method, constructor)"`
 }
 
 // Symbols is find_symbol's answer.
@@ -60,22 +53,25 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 			"tests and callers that matter, each with its path:line and why it was chosen. Start here for any task " +
 			"on this repository; the pack never exceeds the budget.",
 		Annotations: readOnly("Context pack for a text"),
-	}, recovered("get_context", whenReady(sess, func(ctx context.Context, _ *sdk.CallToolRequest, in ContextInput) (*sdk.CallToolResult, *index.Pack, error) {
-		res, err := sess.Context(ctx, index.Request{Text: in.Text, Budget: in.Budget, Format: in.Format, Intent: in.Intent,
-			Fill: in.Fill, Tokenizer: in.Tokenizer, Ranker: in.Ranker, Without: in.Without})
+		InputSchema: schemaOf[ContextInput](index.RequestChoices),
+	}, recovered("get_context", whenReady(sess, func(ctx context.Context, _ *sdk.CallToolRequest, in ContextInput) (*sdk.CallToolResult, any, error) {
+		res, err := sess.Context(ctx, in.Request)
 		if err != nil {
 			return nil, nil, err
 		}
 		if res.Pack == nil {
 			return nil, nil, errors.New("no pack was made")
 		}
-		// the whole pack (items with places, reasons and tokens) as structuredContent, whatever the format,
-		// as the other tools answer; the content is the rendered pack, or the JSON when the request
-		// resolved to format json
+		// the pack once, as the budget counts it: the rendered text, or the JSON (items with places,
+		// reasons, probabilities and code; not the text again) when the request resolved to format json
 		if res.Pack.Request.Format != "json" {
-			return text(res.Pack.Text), res.Pack, nil
+			return text(res.Pack.Text), nil, nil
 		}
-		return nil, res.Pack, nil
+		b, err := index.PackJSON(res.Pack)
+		if err != nil {
+			return nil, nil, err
+		}
+		return text(string(b)), nil, nil
 	})))
 	sdk.AddTool(s, &sdk.Tool{
 		Name: "explore_entity",
@@ -86,7 +82,7 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 	}, recovered("explore_entity", whenReady(sess, func(ctx context.Context, _ *sdk.CallToolRequest, in ExploreInput) (*sdk.CallToolResult, *index.Exploration, error) {
 		ex, err := sess.Explore(ctx, in.Name, in.Limit)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("%w (in %s)", err, sess.Root())
 		}
 		return nil, ex, nil
 	})))
@@ -95,10 +91,11 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 		Description: "Finds the definitions of a symbol (function, method, class, type...) by name: signature, doc " +
 			"comment and path:line of each. Exact names first, then case-insensitive, then fuzzy matches.",
 		Annotations: readOnly("Find a symbol's definitions"),
+		InputSchema: schemaOf[SymbolInput](map[string][]string{"kind": index.SymbolKinds}),
 	}, recovered("find_symbol", whenReady(sess, func(ctx context.Context, _ *sdk.CallToolRequest, in SymbolInput) (*sdk.CallToolResult, *Symbols, error) {
 		defs := sess.Snapshot(ctx).FindSymbols(in.Name, in.Kind, maxDefinitions)
 		if len(defs) == 0 {
-			return nil, nil, fmt.Errorf("no definition named %q%s in this workspace", in.Name, kindNote(in.Kind))
+			return nil, nil, fmt.Errorf("no definition named %q%s in %s", in.Name, kindNote(in.Kind), sess.Root())
 		}
 		return nil, &Symbols{Definitions: defs}, nil
 	})))
@@ -108,12 +105,7 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 // input is a tool's input; check refuses what the tool cannot answer.
 type input interface{ check() error }
 
-func (in ContextInput) check() error {
-	if strings.TrimSpace(in.Text) == "" {
-		return errors.New("text is empty: give the issue or comment to find code for")
-	}
-	return nil
-}
+func (in ContextInput) check() error { return in.Validate() }
 
 func (in ExploreInput) check() error {
 	if strings.TrimSpace(in.Name) == "" {
@@ -126,7 +118,7 @@ func (in SymbolInput) check() error {
 	if strings.TrimSpace(in.Name) == "" {
 		return errors.New("name is empty: give a symbol name such as RuleIndex or search")
 	}
-	return nil
+	return index.CheckKind(in.Kind)
 }
 
 // whenReady runs a tool on input its check accepts, once the session has its first build and the
@@ -175,4 +167,27 @@ func kindNote(kind string) string {
 		return ""
 	}
 	return " of kind " + kind
+}
+
+// schemaOf is the input schema of In, each property named in choices limited to those values (the
+// items of an array property).
+func schemaOf[In any](choices map[string][]string) *jsonschema.Schema {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("the input schema of %T: %v", *new(In), err)) // a type of this package: a bug
+	}
+	for name, values := range choices {
+		p := s.Properties[name]
+		if p == nil {
+			continue
+		}
+		if p.Items != nil {
+			p = p.Items
+		}
+		p.Enum = nil
+		for _, v := range values {
+			p.Enum = append(p.Enum, v)
+		}
+	}
+	return s
 }

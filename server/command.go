@@ -25,7 +25,31 @@ const (
 	cmdCopyContext = "ctxmap.copyContext"
 )
 
-var commandNames = []string{cmdContext, cmdExplore, cmdEntities, cmdStatus, cmdReindex, cmdEntityMap}
+// command runs a custom command on its argument object (nil when none was given).
+type command func(s *Server, ctx context.Context, arg json.RawMessage) (any, error)
+
+// commands is the custom commands' dispatch table, in the order initialize announces them, as methods
+// is the LSP methods'.
+var commands = []struct {
+	name string
+	run  command
+}{
+	{cmdContext, (*Server).contextCommand},
+	{cmdExplore, (*Server).exploreCommand},
+	{cmdEntities, (*Server).entitiesCommand},
+	{cmdStatus, (*Server).statusCommand},
+	{cmdReindex, (*Server).reindexCommand},
+	{cmdEntityMap, (*Server).entityMapCommand},
+}
+
+// commandNames are the commands' names, as initialize announces them.
+var commandNames = func() []string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return names
+}()
 
 func (s *Server) executeCommand(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p struct {
@@ -42,20 +66,12 @@ func (s *Server) executeCommand(ctx context.Context, raw json.RawMessage) (any, 
 	if len(p.Arguments) == 1 {
 		arg = p.Arguments[0]
 	}
-	switch p.Command {
-	case cmdContext:
-		return s.contextCommand(ctx, arg)
-	case cmdExplore:
-		return s.exploreCommand(ctx, arg)
-	case cmdEntities:
-		return s.entitiesCommand(ctx, arg)
-	case cmdStatus:
-		return s.session().Status(), nil
-	case cmdReindex:
-		return s.reindexCommand(ctx)
-	case cmdEntityMap:
-		return s.entityMapCommand(ctx, arg)
-	case cmdCopyContext:
+	for _, c := range commands {
+		if c.name == p.Command {
+			return c.run(s, ctx, arg)
+		}
+	}
+	if p.Command == cmdCopyContext {
 		return nil, invalidParams("%s runs in the editor: it calls %s and copies the pack", cmdCopyContext, cmdContext)
 	}
 	return nil, invalidParams("unknown command %q (known: %s)", p.Command, strings.Join(commandNames, ", "))
@@ -79,57 +95,54 @@ func decodeArg(command string, raw json.RawMessage, v any, known string) error {
 	return nil
 }
 
+// contextArgs are ctxmap.context's arguments: a request as every front end takes it, whose text may
+// instead be a selection (uri, range) or the comment or section at the cursor (uri, position).
 type contextArgs struct {
-	URI       string             `json:"uri"`
-	Range     *protocol.Range    `json:"range"`
-	Position  *protocol.Position `json:"position"`
-	Text      *string            `json:"text"`
-	Budget    int                `json:"budget"`
-	Format    string             `json:"format"`
-	Intent    string             `json:"intent"`
-	Tokenizer string             `json:"tokenizer"`
-	Ranker    string             `json:"ranker"`
-	Fill      bool               `json:"fill"`
+	index.Request
+	URI      string             `json:"uri"`
+	Range    *protocol.Range    `json:"range"`
+	Position *protocol.Position `json:"position"`
 }
 
-const contextArgNames = "{uri, range} for a selection, {uri, position} for the comment or section at the cursor, or {text}; optional budget, format, intent, tokenizer, ranker, fill"
+var contextArgNames = "{uri, range} for a selection, {uri, position} for the comment or section at the cursor, or {text}; optional " +
+	strings.Join(index.RequestFields()[1:], ", ")
 
 func (s *Server) contextCommand(ctx context.Context, raw json.RawMessage) (any, error) {
 	var a contextArgs
 	if err := decodeArg(cmdContext, raw, &a, contextArgNames); err != nil {
 		return nil, err
 	}
-	var text string
 	switch {
-	case a.Text != nil && (a.URI != "" || a.Range != nil || a.Position != nil):
-		return nil, invalidParams("%s: give either text or a uri with a range or position, not both", cmdContext)
-	case a.Text != nil:
-		text = *a.Text
-	case a.URI == "":
+	case a.URI == "" && (a.Text == "" || a.Range != nil || a.Position != nil):
 		return nil, invalidParams("%s: give %s", cmdContext, contextArgNames)
-	case a.Range != nil && a.Position != nil:
+	case a.URI != "" && a.Text != "":
+		return nil, invalidParams("%s: give either text or a uri with a range or position, not both", cmdContext)
+	case a.URI != "" && a.Range != nil && a.Position != nil:
 		return nil, invalidParams("%s: give a range or a position, not both", cmdContext)
-	case a.Range == nil && a.Position == nil:
+	case a.URI != "" && a.Range == nil && a.Position == nil:
 		return nil, invalidParams("%s: with a uri, give a range (a selection) or a position (a comment or Markdown section)", cmdContext)
 	}
-	if a.Text == nil {
+	if a.URI != "" {
 		doc, rel, err := s.text(a.URI)
 		if err != nil {
 			return nil, invalidParams("%s: %v", cmdContext, err)
 		}
 		if a.Range != nil {
-			if text, err = selection(doc, *a.Range); err != nil {
+			if a.Text, err = selection(doc, *a.Range); err != nil {
 				return nil, invalidParams("%s: %v", cmdContext, err)
 			}
-		} else if text, err = s.blockAt(ctx, rel, doc, *a.Position); err != nil {
+		} else if a.Text, err = s.blockAt(ctx, rel, doc, *a.Position); err != nil {
 			return nil, invalidParams("%s: %v", cmdContext, err)
 		}
 	}
-	req := index.Request{Text: text, Budget: a.Budget, Format: a.Format, Intent: a.Intent, Tokenizer: a.Tokenizer, Ranker: a.Ranker, Fill: a.Fill}
+	if err := a.Validate(); err != nil {
+		return nil, invalidParams("%s: %v", cmdContext, err)
+	}
+	req := a.Request
 	// a pack takes a while: let hover and edits through meanwhile
 	release(ctx)
 	res, err := s.session().Context(ctx, req)
-	if errors.Is(err, index.ErrInvalid) {
+	if errors.Is(err, index.ErrInvalid) { // the workspace's configuration, which the request left a field to
 		return nil, invalidParams("%s: %v", cmdContext, err)
 	}
 	if err != nil {
@@ -247,8 +260,13 @@ func (s *Server) entitiesCommand(ctx context.Context, raw json.RawMessage) (any,
 	return out, nil
 }
 
+// statusCommand answers with the index's counts, progress, vectors and warnings.
+func (s *Server) statusCommand(context.Context, json.RawMessage) (any, error) {
+	return s.session().Status(), nil
+}
+
 // reindexCommand walks the whole workspace again and answers with the counts once done.
-func (s *Server) reindexCommand(ctx context.Context) (any, error) {
+func (s *Server) reindexCommand(ctx context.Context, _ json.RawMessage) (any, error) {
 	sess := s.session()
 	seq := sess.Rescan()
 	release(ctx)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"strings"
 
@@ -53,6 +52,7 @@ type settings struct {
 	Lexicon     *string   `json:"lexicon"`
 	Ranker      *string   `json:"ranker"`
 	Fill        *bool     `json:"fill"`
+	Tight       *bool     `json:"tight"`
 	// the whole embedding block, in place of the file's
 	Embedding *index.Embedding `json:"embedding"`
 }
@@ -108,6 +108,7 @@ func (st settings) config(root string) (index.Config, error) {
 	given(&cfg.Embedding, st.Embedding)
 	given(&cfg.Ranker, st.Ranker)
 	given(&cfg.Fill, st.Fill)
+	given(&cfg.Tight, st.Tight)
 	if err := cfg.Validate(); err != nil {
 		return cfg, err
 	}
@@ -172,8 +173,8 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	}, nil
 }
 
-// rootOf picks the workspace: the first workspace folder, else rootUri, else rootPath, else the
-// server's own default.
+// rootOf picks the workspace: the repository (index.FindRoot) of the first workspace folder, else of
+// rootUri, else of rootPath, else of the server's own default.
 func (s *Server) rootOf(p initializeParams) (string, error) {
 	var root string
 	switch {
@@ -199,7 +200,8 @@ func (s *Server) rootOf(p initializeParams) (string, error) {
 	default:
 		return "", invalidParams("no workspace: the client sent no workspace folder, rootUri or rootPath; open a folder")
 	}
-	abs, err := filepath.Abs(root)
+	// the repository the folder is in: its nearest folder with .ctxmap.yaml or .git
+	abs, err := index.FindRoot(root)
 	if err != nil {
 		return "", invalidParams("workspace %s: %v", root, err)
 	}

@@ -17,11 +17,12 @@ const partialAfter = time.Second
 // read into an index of their own (index.Partial), the pack marked partial. The build yields meanwhile
 // (it waits at its next file), so that the answer comes in seconds on two cores. The walk, what the
 // scan learned of every file and the partial index are kept until the build is done: a later question
-// adds its few best files to that index and is answered in a tenth of the time. ok is false once
-// the index is whole, or when no partial pack could be made.
-func (s *Session) Partial(ctx context.Context, req index.Resolved) (res *index.Result, ok bool) {
+// adds its few best files to that index and is answered in a tenth of the time. Partial readies that
+// index for req; done is called once the pack is made, and lets the build go on. ok is false once the
+// index is whole, or when no partial pack could be made.
+func (s *Session) Partial(ctx context.Context, req index.Resolved) (ix *index.Index, done func(), ok bool) {
 	if s.opts.InMemory {
-		return nil, false // a session for tests and tools: no partial answers
+		return nil, nil, false // a session for tests and tools: no partial answers
 	}
 	after := partialAfter
 	if s.cold {
@@ -30,36 +31,43 @@ func (s *Session) Partial(ctx context.Context, req index.Resolved) (res *index.R
 	wait, cancel := context.WithTimeout(ctx, after)
 	defer cancel()
 	if s.WaitApplied(wait, 0) {
-		return nil, false
+		return nil, nil, false
 	}
 	s.yield.Lock()
-	defer s.yield.Unlock()
-	defer s.partialOnce.Do(func() { close(s.firstPartial) })
+	unlock := func() {
+		s.partialOnce.Do(func() { close(s.firstPartial) })
+		s.yield.Unlock()
+	}
 	if s.isReady() {
-		return nil, false
+		unlock()
+		return nil, nil, false
 	}
 	if s.partial == nil {
 		cfg := s.Config()
 		s.partial = index.NewPartial(index.Options{Root: s.root, Config: &cfg, Logf: s.opts.Logf})
 	}
 	start := time.Now()
-	res, read, err := s.partial.Context(ctx, req, s.builtShare())
+	pix, read, err := s.partial.Prepare(ctx, req, s.builtShare())
 	if err != nil {
 		s.opts.Logf("partial pack: %v", err)
 		if !errors.Is(err, index.ErrNothingMatches) {
 			s.freePartial() // half made: the next question starts again
 		}
-		return nil, false
+		unlock()
+		return nil, nil, false
 	}
 	// the build reads them next: the questions meanwhile are about them
-	ix, done := s.acquire()
-	if ix != nil {
-		ix.ReadFirst(read.Parsed)
+	full, release := s.acquire()
+	if full != nil {
+		full.ReadFirst(read.Parsed)
 	}
-	done()
-	s.opts.Logf("partial pack from %d files (%d read for it) in %.2fs, the index %.0f%% built", s.partial.Files(), len(read.Parsed),
-		time.Since(start).Seconds(), 100*s.builtShare())
-	return res, true
+	release()
+	files := s.partial.Files()
+	return pix, func() {
+		s.opts.Logf("partial pack from %d files (%d read for it) in %.2fs, the index %.0f%% built", files, len(read.Parsed),
+			time.Since(start).Seconds(), 100*s.builtShare())
+		unlock()
+	}, true
 }
 
 // freePartial frees what the partial packs kept; the caller holds yield.

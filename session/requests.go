@@ -57,6 +57,11 @@ func (s *Session) serveAsked(ctx context.Context, req askRequest) (json.RawMessa
 	if err := s.empty(); err != nil {
 		return nil, err
 	}
+	if req.Op == opOutline { // a map centred on a text: its pack answered as every pack is
+		if err := req.Outline.Centre(ctx, sessionPacks{s: s, oneShot: true}); err != nil {
+			return nil, finalError{err}
+		}
+	}
 	var res any
 	err := s.Read(ctx, func(ix *index.Index) (err error) {
 		switch req.Op {
@@ -65,9 +70,6 @@ func (s *Session) serveAsked(ctx context.Context, req askRequest) (json.RawMessa
 		case opExplore:
 			res, err = ix.Explore(req.Name, req.Limit)
 		case opOutline:
-			if req.Outline.Text != "" {
-				ix.WaitVectors()
-			}
 			res, err = ix.Outline(ctx, req.Outline)
 		case opPicture:
 			res, err = ix.EntityPicture(req.Top, req.Name)
@@ -90,10 +92,11 @@ type Process struct {
 	Root       string    `json:"root"`
 	Pid        int       `json:"pid"`
 	Since      time.Time `json:"since"`
-	Background bool      `json:"background"`    // a background process; else an editor's or an agent's server
-	Log        string    `json:"log,omitempty"` // a background process's log
-	Ready      bool      `json:"ready"`         // the first build is in
-	Built      float64   `json:"built"`         // the first build's share done, while it runs
+	Background bool      `json:"background"`      // a background process; else an editor's or an agent's server
+	Build      string    `json:"build,omitempty"` // the binary's build (Build)
+	Log        string    `json:"log,omitempty"`   // a background process's log
+	Ready      bool      `json:"ready"`           // the first build is in
+	Built      float64   `json:"built"`           // the first build's share done, while it runs
 	Files      int       `json:"files"`
 	Error      string    `json:"error,omitempty"` // the last build's failure; or why the process does not answer
 }
@@ -101,7 +104,7 @@ type Process struct {
 // process is this session as ctxmap daemon --status lists it.
 func (s *Session) process() Process {
 	s.mu.Lock()
-	p := Process{Root: s.root, Pid: os.Getpid(), Since: s.since, Background: s.opts.Stop != nil, Ready: s.ready}
+	p := Process{Root: s.root, Pid: os.Getpid(), Since: s.since, Background: s.opts.Stop != nil, Ready: s.ready, Build: Build}
 	if s.lastErr != nil {
 		p.Error = s.lastErr.Error()
 	}
@@ -162,6 +165,12 @@ func (s *Session) refresh(ctx context.Context) (json.RawMessage, error) {
 		ix.WaitVectors()
 		st = ix.Snapshot().Stats()
 		st.Vectors = ix.VectorStatus()
+		// what this process parsed since the last refresh (or its start): its watcher may have read
+		// an edit before the rescan did
+		s.mu.Lock()
+		st.Parsed = ix.Parsed() - s.parsedAtRefresh
+		s.parsedAtRefresh = ix.Parsed()
+		s.mu.Unlock()
 		return nil
 	})
 	if err != nil {

@@ -78,6 +78,8 @@ type Session struct {
 	indexing bool
 	lastErr  error
 	rereadAt int64 // the index's DamagedRecords when a rescan was last queued to read them again
+	// the index's Parsed at the last refresh (ctxmap index asked on the socket)
+	parsedAtRefresh int
 
 	since     time.Time // when the session started
 	inFlight  int       // socket requests being answered
@@ -484,7 +486,7 @@ func (s *Session) reopenIndex(cfg index.Config) {
 	}
 	// the new index starts without the editor's buffers, and counts damaged records from nothing
 	s.mu.Lock()
-	s.rereadAt = 0
+	s.rereadAt, s.parsedAtRefresh = 0, 0
 	for rel, text := range s.buffers {
 		ix.SetOverlay(rel, text)
 	}

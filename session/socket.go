@@ -52,8 +52,9 @@ const maxConns = 16
 var errTooLong = fmt.Errorf("the request is longer than %d bytes", MaxRequest)
 
 // protocolVersion changes whenever the request or the answer changes: a process of another
-// version is not asked. 3: a context request is the user's, as typed (wireContext).
-const protocolVersion = 3
+// version is not asked. 3: a context request is the user's, as typed (index.Request). 4: a request
+// names its build, which a background process of another refuses.
+const protocolVersion = 4
 
 // The operations a request names; "" is a context pack.
 const (
@@ -69,37 +70,13 @@ const (
 
 type askRequest struct {
 	Version int                  `json:"version"`
+	Build   string               `json:"build,omitempty"` // the asking binary's (Build)
 	Op      string               `json:"op,omitempty"`
-	Request wireContext          `json:"request,omitzero"` // context
+	Request index.Request        `json:"request,omitzero"` // context: as the user gave it (no model), resolved by the session
 	Top     int                  `json:"top,omitempty"`    // entities, picture
 	Name    string               `json:"name,omitempty"`   // explore, picture (the entity)
 	Limit   int                  `json:"limit,omitempty"`  // explore
 	Outline index.OutlineRequest `json:"outline,omitzero"`
-}
-
-// wireContext is a context request as the user types it (the CLI's flags), all the socket carries of
-// one: the session resolves it with its own configuration, and nothing of the engine's own (a model)
-// can be sent, since a request decodes strictly.
-type wireContext struct {
-	Text      string   `json:"text"`
-	Budget    int      `json:"budget,omitempty"`
-	Format    string   `json:"format,omitempty"`
-	Intent    string   `json:"intent,omitempty"`
-	Tokenizer string   `json:"tokenizer,omitempty"`
-	Ranker    string   `json:"ranker,omitempty"`
-	Fill      bool     `json:"fill,omitempty"`
-	Tight     bool     `json:"tight,omitempty"`
-	Without   []string `json:"without,omitempty"`
-}
-
-func typedContext(r index.Request) wireContext {
-	return wireContext{Text: r.Text, Budget: r.Budget, Format: r.Format, Intent: r.Intent, Tokenizer: r.Tokenizer,
-		Ranker: r.Ranker, Fill: r.Fill, Tight: r.Tight, Without: r.Without}
-}
-
-func (w wireContext) request() index.Request {
-	return index.Request{Text: w.Text, Budget: w.Budget, Format: w.Format, Intent: w.Intent, Tokenizer: w.Tokenizer,
-		Ranker: w.Ranker, Fill: w.Fill, Tight: w.Tight, Without: w.Without}
 }
 
 type askAnswer struct {
@@ -110,6 +87,8 @@ type askAnswer struct {
 	Final bool `json:"final,omitempty"`
 	// Progress, alone in a line, says the answer is being made and how it goes; the answer follows
 	Progress string `json:"progress,omitempty"`
+	// Build is a background process's build, which refused a command of another (OtherBuild)
+	Build string `json:"build,omitempty"`
 }
 
 // listener serves the socket; nil when the session does not listen.
@@ -385,12 +364,18 @@ func (s *Session) answerLine(line []byte) (ans askAnswer) {
 	var head struct {
 		Version int    `json:"version"`
 		Op      string `json:"op"`
+		Build   string `json:"build"`
 	}
 	if err := json.Unmarshal(line, &head); err != nil {
 		return askAnswer{Error: fmt.Sprintf("not a request: %v", err), Invalid: true}
 	}
 	if head.Version != protocolVersion && head.Op != opStop {
 		return askAnswer{Error: fmt.Sprintf("protocol version %d, want %d", head.Version, protocolVersion)}
+	}
+	// a background process answers its own build's commands only: another build's replaces it (an
+	// editor's or an agent's server answers any, as it cannot be replaced)
+	if s.opts.Stop != nil && head.Build != Build && head.Op != opStop && head.Op != opStatus {
+		return askAnswer{Error: "another build: " + Build, Build: Build}
 	}
 	var req askRequest
 	if head.Op != opStop {
@@ -443,8 +428,8 @@ func readRequest(r *bufio.Reader, limit int) ([]byte, error) {
 }
 
 // oneShot answers as a one-shot process would: once the queued changes and the embeddings are in.
-func (s *Session) oneShot(ctx context.Context, req wireContext) (json.RawMessage, error) {
-	res, err := answer(ctx, sessionPacks{s: s, oneShot: true}, req.request())
+func (s *Session) oneShot(ctx context.Context, req index.Request) (json.RawMessage, error) {
+	res, err := index.Answer(ctx, sessionPacks{s: s, oneShot: true}, req)
 	if err != nil {
 		return nil, err
 	}
@@ -453,6 +438,18 @@ func (s *Session) oneShot(ctx context.Context, req wireContext) (json.RawMessage
 
 // ErrNoSession says no running process answers for the workspace.
 var ErrNoSession = errors.New("no running ctxmap process for this workspace")
+
+// OtherBuild is a background process of another build than the asking command's, which refused to
+// answer it: the command replaces it (StopBackground, then StartBackground).
+type OtherBuild struct{ Build string }
+
+// Error names the build that refused.
+func (e OtherBuild) Error() string {
+	return "the background process is another build (" + e.Build + ")"
+}
+
+// Is makes it an ErrNoSession: the command answers otherwise.
+func (OtherBuild) Is(target error) bool { return target == ErrNoSession }
 
 // ErrSilent is a process that took the request but sent nothing for AnswerWait (stopped, or hung):
 // the asking process answers it itself.
@@ -495,7 +492,7 @@ func (e remoteError) Unwrap() error {
 // it with its configuration and its own model, and returns the pack's JSON; ErrNoSession when none
 // answers. It never starts one.
 func Ask(ctx context.Context, root string, req index.Request) (json.RawMessage, error) {
-	return ask(ctx, root, askRequest{Op: opContext, Request: typedContext(req)})
+	return ask(ctx, root, askRequest{Op: opContext, Request: req})
 }
 
 // ask sends one request to the session of root and returns its result; ErrNoSession when none
@@ -510,7 +507,7 @@ func ask(ctx context.Context, root string, req askRequest) (json.RawMessage, err
 
 // askAt is ask on the socket at path.
 func askAt(ctx context.Context, path string, req askRequest) (json.RawMessage, error) {
-	req.Version = protocolVersion
+	req.Version, req.Build = protocolVersion, Build
 	body, err := json.Marshal(req)
 	if err != nil || len(body)+1 > MaxRequest {
 		return nil, ErrTooLarge
@@ -553,6 +550,8 @@ func askAt(ctx context.Context, path string, req askRequest) (json.RawMessage, e
 	switch {
 	case ans.Invalid || ans.Final:
 		return nil, remoteError{msg: ans.Error, invalid: ans.Invalid}
+	case ans.Build != "":
+		return nil, OtherBuild{Build: ans.Build}
 	case ans.Error != "":
 		return nil, ErrNoSession
 	}

@@ -4,11 +4,16 @@ package filetest
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
+
+	"golang.org/x/tools/txtar"
 )
 
 // Write creates files (slash paths to their content) under root, with the folders they need.
@@ -109,4 +114,30 @@ func Damage(t testing.TB, path, how string, frac float64) {
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Git runs git in dir as a test's committer (no signing, a fixed name) and returns its output,
+// trimmed; a failure fails the test.
+func Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=Test", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Txtar reads the files of a txtar archive, by their names; for a test's fixtures, read when the
+// package's tests start, so an archive that cannot be read panics.
+func Txtar(path string) map[string]string {
+	a, err := txtar.ParseFile(path)
+	if err != nil {
+		panic(fmt.Sprintf("read the fixtures %s: %v", path, err))
+	}
+	files := make(map[string]string, len(a.Files))
+	for _, f := range a.Files {
+		files[f.Name] = string(f.Data)
+	}
+	return files
 }

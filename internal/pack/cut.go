@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ctxmap/ctxmap/internal/parse"
 )
 
 // A body too long for its room is cut the way code search shows a hit: its signature, the lines the
@@ -144,20 +146,13 @@ func cutAround(c *cand, keep int) (string, []Lines) {
 }
 
 // elision is the line that stands for n hidden lines, indented as the first of them, as a comment of
-// the language where it has one.
+// the language where it has one (its row of the language table says).
 func elision(lang, first string, n int) string {
 	indent := first[:len(first)-len(strings.TrimLeft(first, " \t"))]
-	prefix := "// "
-	switch lang {
-	case "python", "ruby", "bash", "shell", "perl", "r", "yaml", "toml", "cmake", "make", "jq":
-		prefix = "# "
-	case "markdown", "text", "":
-		prefix = ""
-	}
 	if n == 1 {
-		return indent + prefix + "... 1 line ..."
+		return indent + parse.CommentPrefix(lang) + "... 1 line ..."
 	}
-	return indent + prefix + "... " + strconv.Itoa(n) + " lines ..."
+	return indent + parse.CommentPrefix(lang) + "... " + strconv.Itoa(n) + " lines ..."
 }
 
 // cut keeps as many leading lines of c's body as fit in allowed tokens, never fewer than the

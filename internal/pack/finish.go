@@ -40,9 +40,6 @@ func (a *assembly) finish() {
 	}
 	a.p.Items = make([]Item, 0, len(items))
 	a.p.Sections = map[string]int{}
-	for _, b := range buckets {
-		a.p.Sections[b] = 0
-	}
 	for _, x := range items {
 		n := tokens[x]
 		a.p.Sections[x.bucket] += n

@@ -82,7 +82,7 @@ type Item struct {
 	StartLine int      `json:"startLine"`
 	EndLine   int      `json:"endLine"`
 	Tokens    int      `json:"tokens"`
-	Score     float64  `json:"score"`
+	Score     float64  `json:"-"`    // the ranking's, for the tests: the JSON's order is the rank, probability the measure
 	Size      string   `json:"size"` // compact, standard, truncated, full
 	Why       []string `json:"why"`
 	// Probability that the fix changes this code, from the learned ranker; absent otherwise.
@@ -97,9 +97,9 @@ type Item struct {
 // Request is the request a pack answers, every field settled: what a reader needs to ask for the
 // same pack again.
 type Request struct {
-	Budget    int      `json:"budget"`
-	Format    string   `json:"format"` // markdown, xml or json
-	Tokenizer string   `json:"tokenizer"`
+	Budget    int      `json:"-"`                // the pack's, which its JSON says once (Pack.Budget)
+	Format    string   `json:"format"`           // markdown, xml or json
+	Tokenizer string   `json:"-"`                // the pack's (Pack.Tokenizer)
 	Intent    string   `json:"intent,omitempty"` // the intent asked for; "": the one the text says
 	Ranker    string   `json:"ranker"`
 	Fill      bool     `json:"fill,omitempty"`
@@ -120,11 +120,13 @@ type Pack struct {
 	Tokens    int            `json:"tokens"` // tokens of Text: never more than Budget
 	Tokenizer string         `json:"tokenizer"`
 	Entities  []Entity       `json:"entities"`
-	Sections  map[string]int `json:"sections"` // tokens spent per bucket
-	Items     []Item         `json:"items"`    // in rank order (the text lays them out by file)
-	Text      string         `json:"text"`     // the rendering; markdown when the format is "json"
-	Partial   *Partial       `json:"partial,omitempty"`
-	SetAside  string         `json:"setAside,omitempty"` // the parts of the text ranking did not read
+	Sections  map[string]int `json:"sections"` // tokens spent per bucket that holds any
+	Items     []Item         `json:"items"`    // in rank order
+	// the rendering, markdown when the format is "json"; a JSON pack carries it only where it is asked
+	// for (the language server's, which the editors show), as its items hold the same code
+	Text     string   `json:"text,omitempty"`
+	Partial  *Partial `json:"partial,omitempty"`
+	SetAside string   `json:"setAside,omitempty"` // the parts of the text ranking did not read
 }
 
 // The budgets of a pack, in tokens: the one used when none is given, and the smallest that holds anything.

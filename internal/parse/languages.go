@@ -25,13 +25,15 @@ import (
 )
 
 // language ties a name to its file names and its grammar; the tag query is queries/<name>.scm.
-// A nil grammar means the language is read without tree-sitter (markdown, text).
+// A nil grammar means the language is read without tree-sitter (markdown, text). What ranking and
+// packing ask of a language comes from its row too: the comment that starts a line of it.
 type language struct {
 	name    string
 	grammar func() *sitter.Language
 	exts    []string // lower-case, with the dot
 	files   []string // exact base names for files without a telling extension
 	naming  naming
+	comment string // a line comment's start and a space: "// ", "# "; "" for prose
 }
 
 // naming is how a language writes a qualified name in text (a trace, a log, an issue): the separators
@@ -42,27 +44,27 @@ type naming struct {
 }
 
 var table = []language{
-	{"go", golang.GetLanguage, []string{".go"}, nil, naming{seps: []string{"."}}},
-	{"python", python.GetLanguage, []string{".py", ".pyi", ".pyw"}, []string{"SConstruct", "SConscript"}, naming{seps: []string{"."}}},
-	{"javascript", javascript.GetLanguage, []string{".js", ".jsx", ".mjs", ".cjs"}, nil, naming{seps: []string{".", "#"}}},
-	{"typescript", typescript.GetLanguage, []string{".ts", ".mts", ".cts"}, nil, naming{seps: []string{".", "#"}}},
-	{"tsx", tsx.GetLanguage, []string{".tsx"}, nil, naming{seps: []string{".", "#"}}},
-	{"java", java.GetLanguage, []string{".java"}, nil, naming{seps: []string{"."}, nested: "$"}},
-	{"rust", rust.GetLanguage, []string{".rs"}, nil, naming{seps: []string{"::"}}},
-	{"c", c.GetLanguage, []string{".c", ".h"}, nil, naming{seps: []string{"->", "."}}},
-	{"cpp", cpp.GetLanguage, []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".tpp"}, nil, naming{seps: []string{"::", "->", "."}}},
-	{"csharp", csharp.GetLanguage, []string{".cs"}, nil, naming{seps: []string{"."}}},
-	{"ruby", ruby.GetLanguage, []string{".rb", ".rake", ".gemspec"}, []string{"Rakefile", "Gemfile", "Guardfile", "Vagrantfile"}, naming{seps: []string{"::", "#", "."}}},
-	{"php", php.GetLanguage, []string{".php", ".phtml"}, nil, naming{seps: []string{"::", "->", "\\"}}},
-	{"kotlin", kotlin.GetLanguage, []string{".kt", ".kts"}, nil, naming{seps: []string{"."}, nested: "$"}},
-	{"scala", scala.GetLanguage, []string{".scala", ".sc"}, nil, naming{seps: []string{".", "#"}, nested: "$"}},
-	{"swift", swift.GetLanguage, []string{".swift"}, nil, naming{seps: []string{"."}}},
-	{"bash", bash.GetLanguage, []string{".sh", ".bash"}, []string{".bashrc", ".bash_profile"}, naming{}},
-	{"markdown", nil, []string{".md", ".markdown", ".mdx"}, nil, naming{}},
+	{"go", golang.GetLanguage, []string{".go"}, nil, naming{seps: []string{"."}}, "// "},
+	{"python", python.GetLanguage, []string{".py", ".pyi", ".pyw"}, []string{"SConstruct", "SConscript"}, naming{seps: []string{"."}}, "# "},
+	{"javascript", javascript.GetLanguage, []string{".js", ".jsx", ".mjs", ".cjs"}, nil, naming{seps: []string{".", "#"}}, "// "},
+	{"typescript", typescript.GetLanguage, []string{".ts", ".mts", ".cts"}, nil, naming{seps: []string{".", "#"}}, "// "},
+	{"tsx", tsx.GetLanguage, []string{".tsx"}, nil, naming{seps: []string{".", "#"}}, "// "},
+	{"java", java.GetLanguage, []string{".java"}, nil, naming{seps: []string{"."}, nested: "$"}, "// "},
+	{"rust", rust.GetLanguage, []string{".rs"}, nil, naming{seps: []string{"::"}}, "// "},
+	{"c", c.GetLanguage, []string{".c", ".h"}, nil, naming{seps: []string{"->", "."}}, "// "},
+	{"cpp", cpp.GetLanguage, []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".tpp"}, nil, naming{seps: []string{"::", "->", "."}}, "// "},
+	{"csharp", csharp.GetLanguage, []string{".cs"}, nil, naming{seps: []string{"."}}, "// "},
+	{"ruby", ruby.GetLanguage, []string{".rb", ".rake", ".gemspec"}, []string{"Rakefile", "Gemfile", "Guardfile", "Vagrantfile"}, naming{seps: []string{"::", "#", "."}}, "# "},
+	{"php", php.GetLanguage, []string{".php", ".phtml"}, nil, naming{seps: []string{"::", "->", "\\"}}, "// "},
+	{"kotlin", kotlin.GetLanguage, []string{".kt", ".kts"}, nil, naming{seps: []string{"."}, nested: "$"}, "// "},
+	{"scala", scala.GetLanguage, []string{".scala", ".sc"}, nil, naming{seps: []string{".", "#"}, nested: "$"}, "// "},
+	{"swift", swift.GetLanguage, []string{".swift"}, nil, naming{seps: []string{"."}}, "// "},
+	{"bash", bash.GetLanguage, []string{".sh", ".bash"}, []string{".bashrc", ".bash_profile"}, naming{}, "# "},
+	{"markdown", nil, []string{".md", ".markdown", ".mdx"}, nil, naming{}, ""},
 	// configuration and other text that issues ask to change: indexed as one section per file
 	{"text", nil, []string{".txt", ".rst", ".adoc", ".toml", ".yaml", ".yml", ".json", ".cfg", ".ini", ".conf",
 		".properties", ".gradle", ".cmake", ".proto", ".sql", ".jq", ".el", ".vim", ".lua", ".pl", ".r", ".dart", ".ex", ".exs", ".hs", ".ml", ".nim", ".zig"},
-		[]string{"Makefile", "Dockerfile", "CMakeLists.txt", "CHANGELOG", "CHANGES", "NEWS", "Cargo.toml", "go.mod", "setup.cfg", "tox.ini"}, naming{}},
+		[]string{"Makefile", "Dockerfile", "CMakeLists.txt", "CHANGELOG", "CHANGES", "NEWS", "Cargo.toml", "go.mod", "setup.cfg", "tox.ini"}, naming{}, ""},
 }
 
 var (
@@ -158,6 +160,18 @@ func LanguageOf(path string) string {
 		return l
 	}
 	return byExt[strings.ToLower(ext)]
+}
+
+// CommentPrefix is how a line comment of lang starts, with a space ("// ", "# "); "" for prose
+// (markdown, text) and for no language; "// " for a language not in the table.
+func CommentPrefix(lang string) string {
+	if l, ok := byName[lang]; ok {
+		return l.comment
+	}
+	if lang == "" {
+		return ""
+	}
+	return "// "
 }
 
 // Languages lists every name LanguageOf can return, sorted.

@@ -268,15 +268,8 @@ func compactCard(lang string, d parse.Definition) string {
 	return b.String() + sig
 }
 
-func commentPrefix(lang string) string {
-	switch lang {
-	case "python", "ruby", "bash":
-		return "# "
-	case "markdown", "text":
-		return ""
-	}
-	return "// "
-}
+// commentPrefix is how a line comment of lang starts: its row of the language table says.
+func commentPrefix(lang string) string { return parse.CommentPrefix(lang) }
 
 // memberLines lists the signatures of a type's members, indented.
 func memberLines(rec *model.Record, d parse.Definition) string {

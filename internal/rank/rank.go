@@ -67,7 +67,7 @@ func Rank(ctx context.Context, v *View, a *query.Analysis, opts Options) (*Ranki
 }
 
 // TightFiles is the most files a tight pack shows.
-var TightFiles = tightPlan.files
+const TightFiles = 5
 
 // OutlineCap is the most tokens an outline of a file where a tight pack stops may take.
 const OutlineCap = outlineCap

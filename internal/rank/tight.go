@@ -58,7 +58,7 @@ type plan struct {
 // that had one).
 var (
 	recallPlan = plan{files: 40, fileMin: 0.012, defs: 30, defMin: 0.01, itemMin: 0.01, perProb: 30000, related: true}
-	tightPlan  = plan{files: 5, fileMin: -1, defs: 8, defMin: 0.08, perProb: 5000}
+	tightPlan  = plan{files: TightFiles, fileMin: -1, defs: 8, defMin: 0.08, perProb: 5000}
 )
 
 const (

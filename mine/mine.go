@@ -1,4 +1,4 @@
-package bench
+package mine
 
 import (
 	"bufio"
@@ -24,8 +24,8 @@ import (
 // the definitions its diff touched are the answer. A repository is indexed at a snapshot and the
 // commits after it are asked against that index; the next snapshot comes by an incremental update.
 
-// MineOptions configure mining.
-type MineOptions struct {
+// Options configure mining.
+type Options struct {
 	Repos     []string // owner/name
 	Mirrors   string   // bare repositories as MIRRORS/owner+name/repo
 	Work      string   // work trees and caches go under it
@@ -39,7 +39,7 @@ type MineOptions struct {
 }
 
 // count notes the evidence a mined text carries.
-func (o *MineOptions) count(p *Pair) {
+func (o *Options) count(p *Pair) {
 	if o.evidence == nil {
 		o.evidence = map[string][]Evidence{}
 	}
@@ -60,15 +60,15 @@ type Pair struct {
 	Candidates []index.CandidateFeatures `json:"candidates"`
 }
 
-// mineCandidates is how many of the fused ranking's files a pair describes; the learned ranker
+// PairCandidates is how many of the fused ranking's files a pair describes; the learned ranker
 // re-orders as many at run time.
-const mineCandidates = index.LearnedCandidates
+const PairCandidates = index.LearnedCandidates
 
 // maxSourceFiles: a commit that changes more source files than this is a sweep, not a fix.
 const maxSourceFiles = 15
 
-// Mine writes one JSON line per usable commit of each repository.
-func Mine(ctx context.Context, o MineOptions) (int, error) {
+// Run writes one JSON line per usable commit of each repository.
+func Run(ctx context.Context, o Options) (int, error) {
 	total := 0
 	defer func() {
 		for _, shape := range []string{"commit", "issue"} {
@@ -89,7 +89,7 @@ func Mine(ctx context.Context, o MineOptions) (int, error) {
 	return total, nil
 }
 
-func mineRepo(ctx context.Context, o *MineOptions, repo string) (int, error) {
+func mineRepo(ctx context.Context, o *Options, repo string) (int, error) {
 	key := strings.ReplaceAll(repo, "/", "+")
 	mirror := filepath.Join(o.Mirrors, key, "repo")
 	if _, err := os.Stat(mirror); err != nil {
@@ -187,11 +187,11 @@ func askIssueShaped(ctx context.Context, ix *index.Index, p *Pair) (*Pair, bool,
 	for _, g := range p.GoldFiles {
 		isGold[g] = true
 	}
-	cands, err := ix.Features(ctx, text, mineCandidates, func(path string, rank int) bool { return isGold[path] || rank < 3 })
+	cands, err := ix.Features(ctx, text, PairCandidates, func(path string, rank int) bool { return isGold[path] || rank < 3 })
 	if err != nil {
 		return nil, false, err
 	}
-	roundAll(cands)
+	RoundFeatures(cands)
 	v := *p
 	v.Shape, v.Text, v.Candidates = "issue", text, cands
 	return &v, true, nil
@@ -278,11 +278,11 @@ func minePair(ctx context.Context, ix *index.Index, wt, c string) (*Pair, bool, 
 	for _, g := range gold {
 		isGold[g] = true
 	}
-	cands, err := ix.Features(ctx, text, mineCandidates, func(p string, rank int) bool { return isGold[p] || rank < 3 })
+	cands, err := ix.Features(ctx, text, PairCandidates, func(p string, rank int) bool { return isGold[p] || rank < 3 })
 	if err != nil {
 		return nil, false, err
 	}
-	roundAll(cands)
+	RoundFeatures(cands)
 	if defs == nil {
 		defs = []string{}
 	}
@@ -382,7 +382,8 @@ func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
 	return string(out), nil
 }
 
-func roundAll(cands []index.CandidateFeatures) {
+// RoundFeatures keeps four decimals of every feature of cands: the pairs are large.
+func RoundFeatures(cands []index.CandidateFeatures) {
 	for i := range cands {
 		round(cands[i].X)
 		for k := range cands[i].Defs {

@@ -1,4 +1,4 @@
-package bench
+package mine
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/internal/query"
 )
 
@@ -15,7 +16,7 @@ import (
 // definition's file and line, in every language whose traces it prints.
 func TestSyntheticTracesReadBack(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	filetest.Write(t, root, map[string]string{
 		"shop/discount.py":                 "def apply_discount(total, coupon):\n    if coupon.amount > total:\n        raise ValueError(\"the coupon is larger than the total\")\n    return total - coupon.amount\n\n\ndef checkout(cart):\n    return apply_discount(cart.total, cart.coupon)\n",
 		"pkg/cart/cart.go":                 "package cart\n\n// Total adds up the lines.\nfunc Total(lines []int) int {\n\tsum := 0\n\tfor _, l := range lines {\n\t\tsum += l\n\t}\n\treturn sum\n}\n\nfunc Checkout(lines []int) int {\n\treturn Total(lines)\n}\n",
 		"src/main/java/com/shop/Cart.java": "package com.shop;\n\npublic class Cart {\n  int total(int[] lines) {\n    int sum = 0;\n    for (int l : lines) sum += l;\n    return sum;\n  }\n\n  int checkout(int[] lines) {\n    return total(lines);\n  }\n}\n",

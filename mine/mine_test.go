@@ -1,4 +1,4 @@
-package bench
+package mine
 
 import (
 	"bytes"
@@ -10,19 +10,23 @@ import (
 	"testing"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/internal/rank"
 )
 
 // Mining a real repository: a mirror made from commits in the test, one snapshot, and the commits
 // after it asked against its index. Fixes become pairs with their files and definitions; bots,
 // releases, docs-only and message-less commits do not.
+// shop is the benchmark's small shop, committed to by the tests.
+var shop = filetest.Txtar("../bench/testdata/shop.txtar")
+
 func TestMineTurnsCommitsIntoPairs(t *testing.T) {
 	src := t.TempDir()
-	gitRun(t, src, "init", "-q", "-b", "main")
+	filetest.Git(t, src, "init", "-q", "-b", "main")
 	commit := func(msg, author string, files map[string]string) {
-		writeTree(t, src, files)
-		gitRun(t, src, "add", "-A")
-		gitRun(t, src, "-c", "user.name="+author, "commit", "-q", "--allow-empty-message", "-m", msg)
+		filetest.Write(t, src, files)
+		filetest.Git(t, src, "add", "-A")
+		filetest.Git(t, src, "-c", "user.name="+author, "commit", "-q", "--allow-empty-message", "-m", msg)
 	}
 	commit("Start the shop", "Ann", shop)
 	commit("Describe the cart", "Ann", map[string]string{"README.md": "# shop\n\nA cart and its discounts.\n"})
@@ -35,10 +39,10 @@ func TestMineTurnsCommitsIntoPairs(t *testing.T) {
 
 	mirrors := t.TempDir()
 	mirror := filepath.Join(mirrors, "acme+shop", "repo")
-	gitRun(t, src, "clone", "-q", "--bare", src, mirror)
+	filetest.Git(t, src, "clone", "-q", "--bare", src, mirror)
 
 	var out bytes.Buffer
-	n, err := Mine(context.Background(), MineOptions{Repos: []string{"acme/shop"}, Mirrors: mirrors, Work: t.TempDir(),
+	n, err := Run(context.Background(), Options{Repos: []string{"acme/shop"}, Mirrors: mirrors, Work: t.TempDir(),
 		Snapshots: 1, Queries: 10, Window: 4, Out: &out, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
