@@ -149,7 +149,7 @@ server) and agents (ctxmap mcp).`,
 	root.AddCommand(
 		e.indexCommand(), e.entitiesCommand(), e.contextCommand(), e.exploreCommand(), e.mapCommand(),
 		e.serveCommand(), e.mcpCommand(), e.daemonCommand(), e.mappingsCommand(), e.benchCommand(), e.manCommand(),
-		e.versionCommand(),
+		e.versionCommand(), e.trustCommand(),
 	)
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)

@@ -114,6 +114,9 @@ func (e *env) runContext(dir string, req index.Request, o packOutput, noDaemon b
 	}
 	if cfgErr == nil {
 		if done, err := e.askRunning(dir, req, o, daemonAllowed(dir, noDaemon)); done || err != nil {
+			for _, msg := range cfg.Ignored { // the process that answered said it in its log
+				fmt.Fprintf(e.stderr, "ctxmap: %s\n", msg)
+			}
 			return err
 		}
 	}

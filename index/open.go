@@ -42,6 +42,9 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if err := ix.cfg.Validate(); err != nil {
 		return nil, err
 	}
+	for _, msg := range ix.cfg.Ignored {
+		ix.warn("%s", msg)
+	}
 	ix.workspaceLexicon = lexicon.NewWorkspace(root, ix.cfg.Lexicon, ix.warn)
 	if !opts.InMemory {
 		ix.cache = opts.CacheDir

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/internal/embed/embedtest"
 )
 
@@ -24,6 +25,11 @@ func TestEmbeddingProgressStage(t *testing.T) {
 	}
 	config := "embedding:\n  provider: openai\n  url: " + srv.BaseURL() + "\n  model: slow\n  dimensions: 16\n"
 	if err := os.WriteFile(filepath.Join(root, ".ctxmap.yaml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// an endpoint in a checkout's file applies once the user trusts the folder
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	if _, err := index.Trust(root, false); err != nil {
 		t.Fatal(err)
 	}
 	// a cache on disk: an index kept in memory has no vectors
