@@ -77,7 +77,8 @@ func TestEmbeddingConfigValidation(t *testing.T) {
 		{with(func(e *Embedding) { e.URL = "http:///v1" }), "is not an http:// or https:// URL"},
 		{with(func(e *Embedding) { e.URL = "https://host/v1?api-version=2" }), "has a query or fragment"},
 		{with(func(e *Embedding) { e.Model = "" }), "embedding.model is required for the openai provider"},
-		{with(func(e *Embedding) { e.Dimensions = -1 }), "embedding.dimensions -1 is negative"},
+		{with(func(e *Embedding) { e.Dimensions = -1 }), "embedding.dimensions -1 is not between 1 and 65536"},
+		{with(func(e *Embedding) { e.Dimensions = 300_000 }), "embedding.dimensions 300000 is not between 1 and 65536"},
 		{with(func(e *Embedding) { e.APIKeyEnv = "sk-proj-abc123" }), "must be the name of an environment variable"},
 	} {
 		err := (Config{Embedding: tc.e}).Validate()
