@@ -136,6 +136,8 @@ func Running(ctx context.Context) ([]Process, error) {
 		raw, err := askAt(ctx, sock, askRequest{Op: opStatus})
 		var p Process
 		switch {
+		case errors.Is(err, ErrForeign):
+			continue // not ours: neither listed nor asked
 		case errors.Is(err, ErrSilent):
 			p = Process{Error: err.Error(), Log: filepath.Join(filepath.Dir(sock), BackgroundLog)}
 		case err != nil:

@@ -40,6 +40,12 @@ const (
 	AnswerWait = 5 * time.Second
 )
 
+// maxAnswer bounds what an asking command reads of an answer, and askDeadline how long it waits for
+// it whatever the process sends meanwhile; past either, it answers in its own process.
+var maxAnswer int64 = 64 << 20
+
+var askDeadline = 15 * time.Minute
+
 // MaxRequest bounds one request's line: a client must not make the server hold more than this for
 // it. An issue's text is far smaller; Ask answers a larger one in its own process.
 const MaxRequest = 1 << 20
@@ -472,6 +478,10 @@ func WithProgress(ctx context.Context, note func(string)) context.Context {
 	return context.WithValue(ctx, progressKey{}, note)
 }
 
+// ErrForeign is a socket in a folder that is not the user's own, or a process of another user
+// answering on it: it is not asked, nor trusted with the request.
+var ErrForeign = errors.New("refused to ask another user's process")
+
 // ErrTooLarge is a request too large for the socket: the asking process answers it itself.
 var ErrTooLarge = fmt.Errorf("%w: the request is larger than %d bytes", ErrNoSession, MaxRequest)
 
@@ -514,12 +524,18 @@ func askAt(ctx context.Context, path string, req askRequest) (json.RawMessage, e
 	if err != nil || len(body)+1 > MaxRequest {
 		return nil, ErrTooLarge
 	}
+	if err := ownedByUs(path); err != nil {
+		return nil, err
+	}
 	d := net.Dialer{Timeout: dialTimeout}
 	c, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
 		return nil, ErrNoSession
 	}
 	defer c.Close()
+	if err := peerIsUs(c); err != nil {
+		return nil, err
+	}
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
 	c.SetWriteDeadline(time.Now().Add(AnswerWait))
@@ -527,18 +543,30 @@ func askAt(ctx context.Context, path string, req askRequest) (json.RawMessage, e
 		return nil, ErrNoSession
 	}
 	note, _ := ctx.Value(progressKey{}).(func(string))
-	dec := json.NewDecoder(bufio.NewReader(c))
+	// the answer whole, progress lines included, is bounded in size and in time: a peer that sends
+	// progress for ever, or an endless line, holds nobody
+	dec := json.NewDecoder(bufio.NewReader(io.LimitReader(c, maxAnswer)))
+	deadline := time.Now().Add(askDeadline)
 	var ans askAnswer
 	for {
-		c.SetReadDeadline(time.Now().Add(AnswerWait))
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w: no answer after %v", ErrSilent, askDeadline)
+		}
+		next := time.Now().Add(AnswerWait)
+		if next.After(deadline) {
+			next = deadline
+		}
+		c.SetReadDeadline(next)
 		ans = askAnswer{}
 		if err := dec.Decode(&ans); err != nil {
 			var ne net.Error
 			switch {
 			case ctx.Err() != nil:
 				return nil, ctx.Err()
-			case errors.As(err, &ne) && ne.Timeout():
+			case errors.As(err, &ne) && ne.Timeout() && time.Now().Before(deadline):
 				return nil, ErrSilent
+			case errors.As(err, &ne) && ne.Timeout():
+				return nil, fmt.Errorf("%w: no answer after %v", ErrSilent, askDeadline)
 			}
 			return nil, ErrNoSession // it went away: answer without it
 		}
