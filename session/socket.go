@@ -115,6 +115,8 @@ type askAnswer struct {
 	Final bool `json:"final,omitempty"`
 	// Progress, alone in a line, says the answer is being made and how it goes; the answer follows
 	Progress string `json:"progress,omitempty"`
+	// Busy: the process serves as many connections as it takes; ask again in a moment
+	Busy bool `json:"busy,omitempty"`
 }
 
 // listener serves the socket; nil when the session does not listen.
@@ -230,7 +232,7 @@ func (s *Session) accept(l *listener, ln net.Listener) {
 		select {
 		case l.slots <- struct{}{}:
 		default:
-			s.refuse(c, fmt.Sprintf("busy: %d connections are being served", maxConns))
+			s.refuse(c, askAnswer{Error: fmt.Sprintf("busy: %d connections are being served", maxConns), Busy: true})
 			continue
 		}
 		l.conns.Add(1)
@@ -288,6 +290,7 @@ func (s *Session) keepSocket(l *listener) {
 		l.ln.Close()
 		l.mu.Unlock()
 		if s.opts.Stop != nil {
+			s.stopping.Store(true)
 			s.opts.Stop()
 		}
 		return
@@ -326,10 +329,10 @@ func (s *Session) stopListening() {
 }
 
 // refuse answers c with an error without reading from it, and closes it.
-func (s *Session) refuse(c net.Conn, why string) {
-	s.opts.Logf("query socket: %s", why)
+func (s *Session) refuse(c net.Conn, ans askAnswer) {
+	s.opts.Logf("query socket: %s", ans.Error)
 	c.SetWriteDeadline(time.Now().Add(answerTimeout))
-	json.NewEncoder(c).Encode(askAnswer{Error: why})
+	json.NewEncoder(c).Encode(ans)
 	c.Close()
 }
 
@@ -339,7 +342,7 @@ func (s *Session) answer(c net.Conn) {
 	line, err := readRequest(bufio.NewReaderSize(c, 64<<10), MaxRequest)
 	if errors.Is(err, errTooLong) {
 		// answered without reading the rest: closing drops what the client still sends
-		s.refuse(c, err.Error())
+		s.refuse(c, askAnswer{Error: err.Error()})
 		return
 	}
 	defer c.Close()
@@ -413,6 +416,10 @@ func (s *Session) answerLine(line []byte) (ans askAnswer) {
 		}
 	}()
 	res, err := s.serveAsked(s.ctx, req)
+	if s.stopping.Load() && req.Op != opStop && req.Op != opStatus {
+		// made while the process stops: maybe from an index cut short, so not given as whole
+		return askAnswer{Error: errStopping.Error()}
+	}
 	if err != nil {
 		var fe finalError
 		return askAnswer{Error: err.Error(), Invalid: errors.Is(err, index.ErrInvalid), Final: errors.As(err, &fe)}
@@ -517,8 +524,33 @@ func ask(ctx context.Context, root string, req askRequest) (json.RawMessage, err
 	return askAt(ctx, path, req)
 }
 
-// askAt is ask on the socket at path.
+// askAt is ask on the socket at path. A process that is busy is asked again, a little later each
+// time, until the overall deadline.
 func askAt(ctx context.Context, path string, req askRequest) (json.RawMessage, error) {
+	deadline := time.Now().Add(askDeadline)
+	wait := 20 * time.Millisecond
+	for {
+		res, err := askOnce(ctx, path, req)
+		if !errors.Is(err, errBusy) {
+			return res, err
+		}
+		if time.Now().Add(wait).After(deadline) {
+			return nil, fmt.Errorf("%w: still busy after %v", ErrSilent, askDeadline)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, time.Second)
+	}
+}
+
+// errBusy is a process that serves as many connections as it takes.
+var errBusy = errors.New("busy")
+
+// askOnce is one request to the socket at path and its answer.
+func askOnce(ctx context.Context, path string, req askRequest) (json.RawMessage, error) {
 	req.Version = protocolVersion
 	body, err := json.Marshal(req)
 	if err != nil || len(body)+1 > MaxRequest {
@@ -539,9 +571,9 @@ func askAt(ctx context.Context, path string, req askRequest) (json.RawMessage, e
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
 	c.SetWriteDeadline(time.Now().Add(AnswerWait))
-	if _, err := c.Write(append(body, '\n')); err != nil {
-		return nil, ErrNoSession
-	}
+	// a process that refuses (busy) answers and closes without reading: its answer is read all the
+	// same when the request could not be written whole
+	c.Write(append(body, '\n'))
 	note, _ := ctx.Value(progressKey{}).(func(string))
 	// the answer whole, progress lines included, is bounded in size and in time: a peer that sends
 	// progress for ever, or an endless line, holds nobody
@@ -578,6 +610,8 @@ func askAt(ctx context.Context, path string, req askRequest) (json.RawMessage, e
 		}
 	}
 	switch {
+	case ans.Busy:
+		return nil, errBusy
 	case ans.Invalid || ans.Final:
 		return nil, remoteError{msg: ans.Error, invalid: ans.Invalid}
 	case ans.Error != "":
