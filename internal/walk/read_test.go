@@ -52,4 +52,3 @@ func TestReadRegular(t *testing.T) {
 		t.Errorf("a missing file: %v, want ErrNotExist", err)
 	}
 }
-
