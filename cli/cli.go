@@ -242,18 +242,23 @@ type indexUse struct {
 	// the vector store loaded and checked whole: a damaged one is found and refilled now
 	checked bool
 	emptyOK bool // a workspace with nothing to read is said on stderr, not a failure
+	saved   bool // the point is the cache: one that could not be written fails the command
 }
 
 // withIndex opens and refreshes the index of dir, runs f with it and closes it; progress goes to stderr,
 // and an interrupt stops the work.
-func (e *env) withIndex(dir string, use indexUse, f func(ctx context.Context, ix *index.Index, st index.Stats) error) error {
+func (e *env) withIndex(dir string, use indexUse, f func(ctx context.Context, ix *index.Index, st index.Stats) error) (err error) {
 	ctx, cancel := interruptible()
 	defer cancel()
 	ix, err := index.Open(ctx, index.Options{Root: dir, Logf: e.logf("ctxmap: "), Packs: use.packs})
 	if err != nil {
 		return err
 	}
-	defer ix.Close()
+	defer func() {
+		if cerr := ix.Close(); cerr != nil && use.saved && err == nil {
+			err = fmt.Errorf("the index was made but not kept: %w", cerr)
+		}
+	}()
 	p := e.progress()
 	st, err := ix.Build(ctx, p.files)
 	p.endFiles()
