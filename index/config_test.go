@@ -2,8 +2,10 @@ package index
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -147,5 +149,35 @@ embedding: {provider: openai, url: "http://127.0.0.1:18777/v1", model: m, apiKey
 	}
 	if cfg, err = LoadConfig(root); err != nil || cfg.Embedding.URL != "" {
 		t.Errorf("revoked: %+v, %v", cfg, err)
+	}
+}
+
+// A warning said over and over is logged once, then with its count at powers of ten, and gathered
+// once with its count.
+func TestRepeatedWarningSaidOnce(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, sample)
+	var logged []string
+	ix, err := Open(t.Context(), Options{Root: root, InMemory: true, Logf: func(format string, args ...any) {
+		logged = append(logged, fmt.Sprintf(format, args...))
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ix.Warnings()
+	logged = nil
+	for range 20000 {
+		ix.warn("vectors: %s", "the store cannot be opened")
+	}
+	ix.warn("another")
+	want := []string{"vectors: the store cannot be opened", "vectors: the store cannot be opened (said 10 times)",
+		"vectors: the store cannot be opened (said 100 times)", "vectors: the store cannot be opened (said 1000 times)",
+		"vectors: the store cannot be opened (said 10000 times)", "another"}
+	if !slices.Equal(logged, want) {
+		t.Errorf("logged %q, want %q", logged, want)
+	}
+	if got := ix.Warnings(); !slices.Equal(got, []string{"vectors: the store cannot be opened (20000 times)", "another"}) {
+		t.Errorf("Warnings() = %q", got)
 	}
 }
