@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -376,4 +377,27 @@ func (l *lockedText) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// `ctxmap index` whose cache could not be written (here a file-size limit: the disk full for it) says
+// so and exits 1; the answer commands go on from memory.
+func TestIndexFailsWhenTheCacheIsNotSaved(t *testing.T) {
+	bin := buildBinary(t)
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh to set a file-size limit")
+	}
+	root := t.TempDir()
+	for i := range 40 {
+		src := fmt.Sprintf("package ledger\n\n// Post%d posts entry %d to the ledger.\nfunc Post%d(amount int) int { return amount * %d }\n", i, i, i, i)
+		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("post%d.go", i)), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("sh", "-c", `ulimit -f 20 && exec "$0" "$@"`, bin, "index", "-C", root)
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), "not kept") {
+		t.Errorf("index with a cache it cannot write: %v\n%s", err, out)
+	}
 }

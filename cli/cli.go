@@ -157,7 +157,7 @@ server) and agents (ctxmap mcp).`,
 	root.AddCommand(
 		e.indexCommand(), e.entitiesCommand(), e.contextCommand(), e.exploreCommand(), e.mapCommand(),
 		e.serveCommand(), e.mcpCommand(), e.daemonCommand(), e.mappingsCommand(), e.benchCommand(), e.manCommand(),
-		e.versionCommand(),
+		e.versionCommand(), e.trustCommand(),
 	)
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
@@ -253,18 +253,23 @@ type indexUse struct {
 	// it searches nothing: a cache another process holds is read as that process last saved it
 	// (index.Options.ReadHeld) instead of indexing in memory
 	noSearch bool
+	saved    bool // the point is the cache: one that could not be written fails the command
 }
 
 // withIndex opens and refreshes the index of dir, runs f with it and closes it; progress goes to stderr,
 // and an interrupt stops the work.
-func (e *env) withIndex(dir string, use indexUse, f func(ctx context.Context, ix *index.Index, st index.Stats) error) error {
+func (e *env) withIndex(dir string, use indexUse, f func(ctx context.Context, ix *index.Index, st index.Stats) error) (err error) {
 	ctx, cancel := interruptible()
 	defer cancel()
 	ix, err := index.Open(ctx, index.Options{Root: dir, Logf: e.logf("ctxmap: "), Packs: use.packs, ReadHeld: use.noSearch})
 	if err != nil {
 		return err
 	}
-	defer ix.Close()
+	defer func() {
+		if cerr := ix.Close(); cerr != nil && use.saved && err == nil {
+			err = fmt.Errorf("the index was made but not kept: %w", cerr)
+		}
+	}()
 	p := e.progress()
 	st, err := ix.Build(ctx, p.files)
 	p.endFiles()

@@ -147,6 +147,11 @@ func (e *env) runContext(dir string, req index.Request, o packOutput, noDaemon b
 	}
 	if daemonAllowed(dir, noDaemon) {
 		if done, err := e.askRunning(dir, req, o); done || err != nil {
+			if cfg, cfgErr := index.LoadConfig(dir); cfgErr == nil {
+				for _, msg := range cfg.Ignored { // the process that answered said it in its log
+					fmt.Fprintf(e.stderr, "ctxmap: %s\n", msg)
+				}
+			}
 			return err
 		}
 	}

@@ -96,7 +96,7 @@ func (e *env) runIndex(dir string, asJSON bool, export, imp string, verify, alon
 			return err
 		}
 	}
-	return e.withIndex(dir, indexUse{vectors: true, checked: true, emptyOK: true}, func(_ context.Context, ix *index.Index, st index.Stats) error {
+	return e.withIndex(dir, indexUse{vectors: true, checked: true, emptyOK: true, saved: true}, func(_ context.Context, ix *index.Index, st index.Stats) error {
 		return e.writeStats(asJSON, st)
 	})
 }

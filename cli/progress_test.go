@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/internal/embed/embedtest"
 )
 
@@ -103,6 +104,11 @@ func TestEmbeddingProgress(t *testing.T) {
 	root := tree(t, 150)
 	config := "embedding:\n  provider: openai\n  url: " + srv.BaseURL() + "\n  model: slow\n  dimensions: 32\n"
 	if err := os.WriteFile(filepath.Join(root, ".ctxmap.yaml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// an endpoint in a checkout's file applies once the user trusts the folder
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	if _, err := index.Trust(root, false); err != nil {
 		t.Fatal(err)
 	}
 	tty := indexOnTerminal(t, bin, root, append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "TERM=xterm"))

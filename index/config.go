@@ -1,14 +1,9 @@
 package index
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
-
-	"gopkg.in/yaml.v3"
+	"strings"
 
 	"github.com/ctxmap/ctxmap/internal/embed"
 	"github.com/ctxmap/ctxmap/internal/mapping"
@@ -34,6 +29,9 @@ type Config struct {
 	Tight       bool      `yaml:"tight" json:"tight,omitempty"`             // stop with the evidence: a short pack of at most five files
 	// the command line starts a background process that serves later commands; default true
 	Daemon *bool `yaml:"daemon" json:"daemon,omitempty"`
+
+	// what the workspace's file set and was left out, with why: said once when the index opens
+	Ignored []string `yaml:"-" json:"-"`
 }
 
 // Embedding names the model that embeds chunks and queries: GloVe, offline, or an OpenAI-compatible
@@ -43,27 +41,43 @@ type Embedding = embed.Config
 // configFile is the workspace configuration's name at the root.
 const configFile = ".ctxmap.yaml"
 
-// LoadConfig reads root/.ctxmap.yaml; a missing file is the defaults, a malformed one an error that
-// names the line.
+// LoadConfig is the configuration of the workspace at root: the user's own (UserConfigDir's
+// config.yaml), then the workspace's .ctxmap.yaml over it. Of the workspace's file, what reaches
+// outside it applies only when the user trusts the folder (Trust); what was left out is in Ignored. A
+// missing file is the defaults, a malformed one an error that names the line.
 func LoadConfig(root string) (Config, error) {
-	var c Config
-	path := filepath.Join(root, configFile)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return c, nil
-	}
+	user, err := loadUserConfig()
 	if err != nil {
-		return c, fmt.Errorf("read %s: %w", path, err)
+		return user, err
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		return c, fmt.Errorf("%s: %w", path, err)
+	var ws Config
+	path := filepath.Join(root, configFile)
+	found, err := readConfigFile(path, &ws)
+	if err != nil || !found {
+		return user, err
 	}
-	if err := c.Validate(); err != nil {
-		return c, fmt.Errorf("%s: %w", path, err)
+	if err := ws.Validate(); err != nil {
+		return ws, fmt.Errorf("%s: %w", path, err)
+	}
+	var ignored []string
+	if !Trusted(root) {
+		ignored = untrusted(&ws, user)
+	}
+	c := over(user, ws)
+	if len(ignored) > 0 {
+		c.Ignored = []string{fmt.Sprintf("%s: ignored %s: the folder is not trusted; run `ctxmap trust -C %s` to apply them, or set them in %s",
+			path, strings.Join(ignored, ", "), root, userConfigPath())}
 	}
 	return c, nil
+}
+
+// userConfigPath names the user's configuration file for a message.
+func userConfigPath() string {
+	dir, err := UserConfigDir()
+	if err != nil {
+		return "~/.config/ctxmap/" + userConfigFile
+	}
+	return filepath.Join(dir, userConfigFile)
 }
 
 // Validate checks values a person may have mistyped.

@@ -2,8 +2,10 @@ package index
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -19,6 +21,10 @@ embedding:
   dimensions: 768
 `
 	if err := os.WriteFile(filepath.Join(root, configFile), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	if _, err := Trust(root, false); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := LoadConfig(root)
@@ -73,7 +79,8 @@ func TestEmbeddingConfigValidation(t *testing.T) {
 		{with(func(e *Embedding) { e.URL = "http:///v1" }), "is not an http:// or https:// URL"},
 		{with(func(e *Embedding) { e.URL = "https://host/v1?api-version=2" }), "has a query or fragment"},
 		{with(func(e *Embedding) { e.Model = "" }), "embedding.model is required for the openai provider"},
-		{with(func(e *Embedding) { e.Dimensions = -1 }), "embedding.dimensions -1 is negative"},
+		{with(func(e *Embedding) { e.Dimensions = -1 }), "embedding.dimensions -1 is not between 1 and 65536"},
+		{with(func(e *Embedding) { e.Dimensions = 300_000 }), "embedding.dimensions 300000 is not between 1 and 65536"},
 		{with(func(e *Embedding) { e.APIKeyEnv = "sk-proj-abc123" }), "must be the name of an environment variable"},
 	} {
 		err := (Config{Embedding: tc.e}).Validate()
@@ -83,5 +90,94 @@ func TestEmbeddingConfigValidation(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), "sk-proj") {
 			t.Errorf("the error repeats what may be a key: %v", err)
 		}
+	}
+}
+
+// What a checkout may set without trust: ranking and packing apply; an endpoint, paths outside the
+// workspace and limits above the defaults (or the user's own) are left out and named once.
+func TestUntrustedCheckoutConfig(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", home)
+	file := `budget: 3000
+exclude: [gen/]
+maxFileSize: 67000000
+history: 100000
+lexicon: /etc/passwd
+mappings: [maps, ../../elsewhere]
+embedding: {provider: openai, url: "http://127.0.0.1:18777/v1", model: m, apiKeyEnv: MY_SECRET}
+`
+	if err := os.WriteFile(filepath.Join(root, configFile), []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadConfig(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Budget != 3000 || len(cfg.Exclude) != 1 || len(cfg.Mappings) != 1 || cfg.Mappings[0] != "maps" {
+		t.Errorf("the checkout's ranking and packing settings were not kept: %+v", cfg)
+	}
+	if cfg.Embedding != (Embedding{}) || cfg.MaxFileSize != 0 || cfg.History != 0 || cfg.Lexicon != "" {
+		t.Errorf("untrusted settings applied: %+v", cfg)
+	}
+	if len(cfg.Ignored) != 1 {
+		t.Fatalf("want one note, got %q", cfg.Ignored)
+	}
+	for _, key := range []string{"embedding", "maxFileSize", "history", "lexicon", "mappings", "ctxmap trust"} {
+		if !strings.Contains(cfg.Ignored[0], key) {
+			t.Errorf("the note does not name %s: %s", key, cfg.Ignored[0])
+		}
+	}
+	if strings.Contains(cfg.Ignored[0], "MY_SECRET") || strings.Contains(cfg.Ignored[0], "18777") {
+		t.Errorf("the note repeats the checkout's values: %s", cfg.Ignored[0])
+	}
+
+	// the user's own limit is the checkout's ceiling
+	os.MkdirAll(filepath.Join(home, "ctxmap"), 0o700)
+	os.WriteFile(filepath.Join(home, "ctxmap", "config.yaml"), []byte("maxFileSize: 100000000\nbudget: 9000\n"), 0o600)
+	if cfg, err = LoadConfig(root); err != nil || cfg.MaxFileSize != 67000000 || cfg.Budget != 3000 {
+		t.Errorf("under a user's limit of 100 MB: %+v, %v", cfg, err)
+	}
+
+	if _, err := Trust(root, false); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err = LoadConfig(root); err != nil || cfg.Embedding.URL == "" || cfg.Lexicon != "/etc/passwd" || len(cfg.Ignored) != 0 {
+		t.Errorf("trusted: %+v, %v", cfg, err)
+	}
+	if _, err := Trust(root, true); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err = LoadConfig(root); err != nil || cfg.Embedding.URL != "" {
+		t.Errorf("revoked: %+v, %v", cfg, err)
+	}
+}
+
+// A warning said over and over is logged once, then with its count at powers of ten, and gathered
+// once with its count.
+func TestRepeatedWarningSaidOnce(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, sample)
+	var logged []string
+	ix, err := Open(t.Context(), Options{Root: root, InMemory: true, Logf: func(format string, args ...any) {
+		logged = append(logged, fmt.Sprintf(format, args...))
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ix.Warnings()
+	logged = nil
+	for range 20000 {
+		ix.warn("vectors: %s", "the store cannot be opened")
+	}
+	ix.warn("another")
+	want := []string{"vectors: the store cannot be opened", "vectors: the store cannot be opened (said 10 times)",
+		"vectors: the store cannot be opened (said 100 times)", "vectors: the store cannot be opened (said 1000 times)",
+		"vectors: the store cannot be opened (said 10000 times)", "another"}
+	if !slices.Equal(logged, want) {
+		t.Errorf("logged %q, want %q", logged, want)
+	}
+	if got := ix.Warnings(); !slices.Equal(got, []string{"vectors: the store cannot be opened (20000 times)", "another"}) {
+		t.Errorf("Warnings() = %q", got)
 	}
 }

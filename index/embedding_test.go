@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctxmap/ctxmap/internal/embed"
 	"github.com/ctxmap/ctxmap/internal/embed/embedtest"
@@ -306,5 +307,42 @@ func TestVectorsLostToAFailureAreMadeAtTheNextStart(t *testing.T) {
 	// only the file whose vectors were lost is embedded again, after the probe
 	if got, want := srv.Texts("m")-before, 1+len(ix.Snapshot().Record("rule/rule.go").Chunks); got != want {
 		t.Errorf("next start embedded %d texts, want %d (the probe and rule/rule.go's chunks)", got, want)
+	}
+}
+
+// Dimensions from outside are bounded: a configured count above the limit is refused when the index
+// opens, naming the key; an endpoint answering more turns the vectors off with one warning, and the
+// index builds and answers.
+func TestTooManyDimensions(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, sample)
+	srv := embedtest.NewServer(t, 300_000, nil)
+	_, err := Open(context.Background(), Options{Root: root, CacheDir: t.TempDir(),
+		Config: &Config{Embedding: Embedding{Provider: "openai", URL: srv.BaseURL(), Model: "m", Dimensions: 300_000}}})
+	if err == nil || !strings.Contains(err.Error(), "embedding.dimensions 300000") {
+		t.Errorf("configured: %v, want the key refused", err)
+	}
+	done := make(chan Stats, 1)
+	var ix *Index
+	go func() {
+		var st Stats
+		ix, st = openWith(t, root, t.TempDir(), Embedding{Provider: "openai", URL: srv.BaseURL(), Model: "m"})
+		done <- st
+	}()
+	var st Stats
+	select {
+	case st = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no index after 30 s")
+	}
+	defer ix.Close()
+	if status := ix.VectorStatus(); !strings.HasPrefix(status, "off: ") || !strings.Contains(status, "dimensions") {
+		t.Errorf("VectorStatus = %q, want off for its dimensions", status)
+	}
+	if n := len(st.Warnings) + len(ix.Warnings()); n > 3 {
+		t.Errorf("%d warnings: %q", n, st.Warnings[:min(len(st.Warnings), 5)])
+	}
+	if res, err := ask(context.Background(), ix, Request{Text: "rule descriptions"}); err != nil || len(res.Files) == 0 {
+		t.Errorf("no answer without vectors: %v", err)
 	}
 }

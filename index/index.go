@@ -67,27 +67,64 @@ type Index struct {
 	first   map[string]bool // files the running or next build reads before the others (ReadFirst)
 
 	warnMu   sync.Mutex
-	warnings []string
+	warnings []string       // since the last Warnings, each once
+	pending  map[string]int // how often each of warnings was said since the last Warnings
+	said     map[string]int // how often each message was said since the index opened (maxSaid of them)
 	// records of the state file found damaged when read, since the index opened (see DamagedRecords)
 	damagedRecords atomic.Int64
 	parsed         atomic.Int64 // files read and parsed since the index was opened (Parsed)
 	held           string       // the cache another process holds, read as it is (Options.ReadHeld)
 }
 
+// maxSaid bounds the messages whose repetitions are counted; past it, a new message is logged each
+// time it is said.
+const maxSaid = 1024
+
+// warn says a problem: logged the first time, then again with its count at the 10th, 100th, 1,000th
+// time..., and gathered once for Warnings. A warning that repeats costs a line, not a log.
 func (ix *Index) warn(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	ix.warnMu.Lock()
-	ix.warnings = append(ix.warnings, msg)
+	if ix.said == nil {
+		ix.said, ix.pending = map[string]int{}, map[string]int{}
+	}
+	n := ix.said[msg] + 1
+	if n > 1 || len(ix.said) < maxSaid {
+		ix.said[msg] = n
+	}
+	if ix.pending[msg] == 0 {
+		ix.warnings = append(ix.warnings, msg)
+	}
+	ix.pending[msg]++
 	ix.warnMu.Unlock()
-	ix.logf("%s", msg)
+	switch {
+	case n == 1:
+		ix.logf("%s", msg)
+	case isPowerOfTen(n):
+		ix.logf("%s (said %d times)", msg, n)
+	}
 }
 
-// Warnings returns and clears the warnings gathered since the last call.
+func isPowerOfTen(n int) bool {
+	for n >= 10 && n%10 == 0 {
+		n /= 10
+	}
+	return n == 1
+}
+
+// Warnings returns and clears the warnings gathered since the last call, each once: one said again
+// meanwhile ends with how often.
 func (ix *Index) Warnings() []string {
 	ix.warnMu.Lock()
 	defer ix.warnMu.Unlock()
 	w := ix.warnings
+	for i, msg := range w {
+		if n := ix.pending[msg]; n > 1 {
+			w[i] = fmt.Sprintf("%s (%d times)", msg, n)
+		}
+	}
 	ix.warnings = nil
+	clear(ix.pending)
 	return w
 }
 

@@ -719,6 +719,46 @@ func TestCacheIsPrivate(t *testing.T) {
 	})
 }
 
+// A cache folder the user made stricter (0500) keeps its mode: only group's and others' rights are
+// taken away.
+func TestCacheFolderModeKept(t *testing.T) {
+	root, cache := t.TempDir(), filepath.Join(t.TempDir(), "c")
+	if err := os.MkdirAll(cache, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(cache, 0o500)
+	writeFiles(t, root, sample)
+	ix, err := Open(context.Background(), Options{Root: root, CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	if fi, err := os.Stat(cache); err != nil || fi.Mode().Perm() != 0o500 {
+		t.Errorf("cache folder of mode 0500: %v after Open, %v", fi.Mode().Perm(), err)
+	}
+	os.Chmod(cache, 0o700)
+}
+
+// A cache folder that cannot be made (a file in its place, a read-only disk) is said once and the
+// index is kept in memory: the answer comes all the same, as when another process holds the cache.
+func TestCacheThatCannotBeMadeIndexesInMemory(t *testing.T) {
+	root, file := t.TempDir(), filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, []byte("x"), 0o600)
+	writeFiles(t, root, sample)
+	ix, err := Open(context.Background(), Options{Root: root, CacheDir: filepath.Join(file, "cache")})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer ix.Close()
+	st := mustBuild(t, ix)
+	if st.Cache != "" || !strings.Contains(strings.Join(st.Warnings, "\n"), "indexing in memory") {
+		t.Errorf("cache %q, warnings %q; want in memory, said", st.Cache, st.Warnings)
+	}
+	if res, err := ask(context.Background(), ix, Request{Text: "RuleIndex search"}); err != nil || len(res.Files) == 0 {
+		t.Errorf("no answer from memory: %v", err)
+	}
+}
+
 // A save without changes (a new modification time, the same bytes) keeps the file's chunks: the
 // record is reused and the stores are left as they are.
 func TestSaveWithoutChangesKeepsChunks(t *testing.T) {

@@ -42,6 +42,9 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if err := ix.cfg.Validate(); err != nil {
 		return nil, err
 	}
+	for _, msg := range ix.cfg.Ignored {
+		ix.warn("%s", msg)
+	}
 	ix.workspaceLexicon = lexicon.NewWorkspace(root, ix.cfg.Lexicon, ix.warn)
 	if !opts.InMemory {
 		ix.cache = opts.CacheDir
@@ -53,12 +56,11 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		if inside(root, ix.cache) {
 			return nil, fmt.Errorf("cache folder %s is inside the workspace %s", ix.cache, root)
 		}
-		// the cache holds the workspace's code: for its owner only
-		if err := os.MkdirAll(ix.cache, 0o700); err != nil {
-			return nil, fmt.Errorf("create cache folder: %w", err)
-		}
-		if err := os.Chmod(ix.cache, 0o700); err != nil {
-			return nil, fmt.Errorf("restrict cache folder: %w", err)
+		// the cache holds the workspace's code: for its owner only; one that cannot be made or kept
+		// private is not used, and the index is kept in memory, as when another process holds it
+		if err := privateFolder(ix.cache); err != nil {
+			ix.warn("%v; indexing in memory", err)
+			ix.cache = ""
 		}
 	}
 	if opts.Packs {
@@ -73,6 +75,24 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		ix.snap.Store(newSnapshot(root, 0, store.NewFiles(nil), map[string]string{}, nil))
 	}
 	return ix, nil
+}
+
+// privateFolder makes dir for its owner only, or takes group's and others' rights away from it; the
+// owner's own (a user's 0500) are left as they are.
+func privateFolder(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create cache folder: %w", err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("cache folder: %w", err)
+	}
+	if mode := fi.Mode().Perm(); mode&0o077 != 0 {
+		if err := os.Chmod(dir, mode&^0o077); err != nil {
+			return fmt.Errorf("restrict cache folder: %w", err)
+		}
+	}
+	return nil
 }
 
 // openStores opens the lexical and vector stores and the persisted state, and checks that they agree.

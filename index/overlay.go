@@ -4,8 +4,9 @@ package index
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
+
+	"github.com/ctxmap/ctxmap/internal/walk"
 )
 
 // ReadFile returns a workspace file's content, the editor's unsaved text first.
@@ -20,8 +21,12 @@ func (ix *Index) ReadFile(rel string) ([]byte, error) {
 	if !inside(ix.root, abs) {
 		return nil, fmt.Errorf("%s is outside the workspace", rel)
 	}
-	return os.ReadFile(abs)
+	// regular files only: one replaced by a FIFO or a link to a device since it was listed is not read
+	return walk.ReadRegular(abs, maxReadFile)
 }
+
+// maxReadFile bounds a workspace file read whole; the walk skips files far smaller (maxFileSize).
+const maxReadFile = 1 << 30
 
 // SetOverlay makes text the content of rel until ClearOverlay (an editor's unsaved buffer); call Update
 // afterwards to index it.

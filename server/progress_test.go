@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/internal/embed/embedtest"
 )
 
@@ -26,9 +27,46 @@ func TestEmbeddingProgressStage(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, ".ctxmap.yaml"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// an endpoint in a checkout's file applies once the user trusts the folder
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	if _, err := index.Trust(root, false); err != nil {
+		t.Fatal(err)
+	}
 	// a cache on disk: an index kept in memory has no vectors
 	c := start(t, root, Options{CacheDir: t.TempDir()}, map[string]any{"window": map[string]any{"workDoneProgress": true}}, nil)
 	c.waitMessage("$/progress", `"begin"`, `"embedding"`)
 	c.waitMessage("$/progress", `"report"`, ` chunks"`)
 	c.waitMessage("$/progress", `"end"`, `vectors ready`)
+}
+
+// The language server on a checkout whose .ctxmap.yaml names an embedding endpoint and a key's
+// variable: nothing reaches the endpoint after initialize, and the editor is told once what was
+// ignored; the editor's own settings may name the same endpoint, and it is used.
+func TestCheckoutEndpointUnusedUntilTheUserSaysSo(t *testing.T) {
+	srv := embedtest.NewServer(t, 16, nil)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("CTXMAP_TEST_SECRET", "s3cret")
+	endpoint := map[string]any{"provider": "openai", "url": srv.BaseURL(), "model": "m", "apiKeyEnv": "CTXMAP_TEST_SECRET"}
+	config := "embedding:\n  provider: openai\n  url: " + srv.BaseURL() + "\n  model: m\n  apiKeyEnv: CTXMAP_TEST_SECRET\n"
+
+	root := workspaceCopy(t, "notes")
+	if err := os.WriteFile(filepath.Join(root, ".ctxmap.yaml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := start(t, root, Options{CacheDir: t.TempDir()}, nil, nil)
+	c.waitReady()
+	c.waitMessage("window/logMessage", "not trusted", "embedding")
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d requests reached the checkout's endpoint", n)
+	}
+
+	root = workspaceCopy(t, "notes")
+	if err := os.WriteFile(filepath.Join(root, ".ctxmap.yaml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c = start(t, root, Options{CacheDir: t.TempDir()}, nil, map[string]any{"embedding": endpoint})
+	c.waitReady()
+	if rs := srv.Requests(); len(rs) == 0 || rs[0].Authorization != "Bearer s3cret" {
+		t.Errorf("the editor's own endpoint: %d requests", len(rs))
+	}
 }

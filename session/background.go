@@ -38,6 +38,10 @@ const DefaultQuiet = 10 * time.Minute
 // starter to finish.
 const startWait = 30 * time.Second
 
+// closeLimit bounds how long a background process that leaves takes to close its session, within the
+// startWait a stop waits for it.
+const closeLimit = 20 * time.Second
+
 // lostWait bounds how long a starter waits for a background process that runs (it holds its lock) but
 // does not listen: one whose socket was removed makes it again within socketCheck; one that does not
 // (stopped, hung) is left alone, and the command answers in its own process.
@@ -80,7 +84,15 @@ func RunBackground(ctx context.Context, root string, quiet time.Duration, logf f
 	if err != nil {
 		return err
 	}
-	defer sess.Close()
+	defer func() {
+		// whatever holds it (a read that never ends), the process leaves: a stop waits startWait
+		t := time.AfterFunc(closeLimit, func() {
+			logf("still closing after %s: leaving without it", closeLimit)
+			os.Exit(1)
+		})
+		sess.Close()
+		t.Stop()
+	}()
 	sess.Start()
 	if !sess.Listening() {
 		logf("another process answers for %s: this one leaves", root)

@@ -22,10 +22,17 @@ type finalError struct{ error }
 
 func (e finalError) Unwrap() error { return e.error }
 
+// errStopping is the answer of a process that is leaving: the asking command answers in its own
+// process (or starts another).
+var errStopping = errors.New("the process is stopping")
+
 // serveAsked answers one request of the socket.
 func (s *Session) serveAsked(ctx context.Context, req askRequest) (json.RawMessage, error) {
 	if req.Op == opStatus { // not a request that keeps a background process from leaving
 		return json.Marshal(s.process())
+	}
+	if s.stopping.Load() && req.Op != opStop {
+		return nil, errStopping
 	}
 	s.asking(+1)
 	defer s.asking(-1)
@@ -33,6 +40,7 @@ func (s *Session) serveAsked(ctx context.Context, req askRequest) (json.RawMessa
 		if s.opts.Stop == nil {
 			return nil, errors.New("not a background process: it stops with its editor or agent")
 		}
+		s.stopping.Store(true)
 		s.opts.Stop()
 		return json.Marshal(s.process())
 	}
@@ -139,6 +147,8 @@ func Running(ctx context.Context) ([]Process, error) {
 		raw, err := askAt(ctx, sock, askRequest{Op: opStatus})
 		var p Process
 		switch {
+		case errors.Is(err, ErrForeign):
+			continue // not ours: neither listed nor asked
 		case errors.Is(err, ErrSilent):
 			p = Process{Error: err.Error(), Log: filepath.Join(filepath.Dir(sock), BackgroundLog)}
 		case err != nil:

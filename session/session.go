@@ -99,6 +99,9 @@ type Session struct {
 	loopDone chan struct{}
 	started  bool
 	closed   bool
+	// a stop was asked or the session is closing: no new request is taken, and an answer made
+	// meanwhile, from an index the stop may have cut short, is not given as whole
+	stopping atomic.Bool
 	once     sync.Once
 	closeErr error
 
@@ -500,6 +503,7 @@ func (s *Session) reopenIndex(cfg index.Config) {
 // first result.
 func (s *Session) Close() error {
 	s.once.Do(func() {
+		s.stopping.Store(true)
 		s.mu.Lock()
 		s.closed = true
 		started := s.started

@@ -40,6 +40,12 @@ const (
 	AnswerWait = 5 * time.Second
 )
 
+// maxAnswer bounds what an asking command reads of an answer, and askDeadline how long it waits for
+// it whatever the process sends meanwhile; past either, it answers in its own process.
+var maxAnswer int64 = 64 << 20
+
+var askDeadline = 15 * time.Minute
+
 // MaxRequest bounds one request's line: a client must not make the server hold more than this for
 // it. An issue's text is far smaller; Ask answers a larger one in its own process.
 const MaxRequest = 1 << 20
@@ -89,6 +95,8 @@ type askAnswer struct {
 	Progress string `json:"progress,omitempty"`
 	// Build is a background process's build, which refused a command of another (OtherBuild)
 	Build string `json:"build,omitempty"`
+	// Busy: the process serves as many connections as it takes; ask again in a moment
+	Busy bool `json:"busy,omitempty"`
 }
 
 // listener serves the socket; nil when the session does not listen.
@@ -204,7 +212,7 @@ func (s *Session) accept(l *listener, ln net.Listener) {
 		select {
 		case l.slots <- struct{}{}:
 		default:
-			s.refuse(c, fmt.Sprintf("busy: %d connections are being served", maxConns))
+			s.refuse(c, askAnswer{Error: fmt.Sprintf("busy: %d connections are being served", maxConns), Busy: true})
 			continue
 		}
 		l.conns.Add(1)
@@ -262,6 +270,7 @@ func (s *Session) keepSocket(l *listener) {
 		l.ln.Close()
 		l.mu.Unlock()
 		if s.opts.Stop != nil {
+			s.stopping.Store(true)
 			s.opts.Stop()
 		}
 		return
@@ -300,10 +309,10 @@ func (s *Session) stopListening() {
 }
 
 // refuse answers c with an error without reading from it, and closes it.
-func (s *Session) refuse(c net.Conn, why string) {
-	s.opts.Logf("query socket: %s", why)
+func (s *Session) refuse(c net.Conn, ans askAnswer) {
+	s.opts.Logf("query socket: %s", ans.Error)
 	c.SetWriteDeadline(time.Now().Add(answerTimeout))
-	json.NewEncoder(c).Encode(askAnswer{Error: why})
+	json.NewEncoder(c).Encode(ans)
 	c.Close()
 }
 
@@ -313,7 +322,7 @@ func (s *Session) answer(c net.Conn) {
 	line, err := readRequest(bufio.NewReaderSize(c, 64<<10), MaxRequest)
 	if errors.Is(err, errTooLong) {
 		// answered without reading the rest: closing drops what the client still sends
-		s.refuse(c, err.Error())
+		s.refuse(c, askAnswer{Error: err.Error()})
 		return
 	}
 	defer c.Close()
@@ -393,6 +402,10 @@ func (s *Session) answerLine(line []byte) (ans askAnswer) {
 		}
 	}()
 	res, err := s.serveAsked(s.ctx, req)
+	if s.stopping.Load() && req.Op != opStop && req.Op != opStatus {
+		// made while the process stops: maybe from an index cut short, so not given as whole
+		return askAnswer{Error: errStopping.Error()}
+	}
 	if err != nil {
 		var fe finalError
 		return askAnswer{Error: err.Error(), Invalid: errors.Is(err, index.ErrInvalid), Final: errors.As(err, &fe)}
@@ -470,6 +483,10 @@ func WithProgress(ctx context.Context, note func(string)) context.Context {
 	return context.WithValue(ctx, progressKey{}, note)
 }
 
+// ErrForeign is a socket in a folder that is not the user's own, or a process of another user
+// answering on it: it is not asked, nor trusted with the request.
+var ErrForeign = errors.New("refused to ask another user's process")
+
 // ErrTooLarge is a request too large for the socket: the asking process answers it itself.
 var ErrTooLarge = fmt.Errorf("%w: the request is larger than %d bytes", ErrNoSession, MaxRequest)
 
@@ -505,12 +522,40 @@ func ask(ctx context.Context, root string, req askRequest) (json.RawMessage, err
 	return askAt(ctx, path, req)
 }
 
-// askAt is ask on the socket at path.
+// askAt is ask on the socket at path. A process that is busy is asked again, a little later each
+// time, until the overall deadline.
 func askAt(ctx context.Context, path string, req askRequest) (json.RawMessage, error) {
+	deadline := time.Now().Add(askDeadline)
+	wait := 20 * time.Millisecond
+	for {
+		res, err := askOnce(ctx, path, req)
+		if !errors.Is(err, errBusy) {
+			return res, err
+		}
+		if time.Now().Add(wait).After(deadline) {
+			return nil, fmt.Errorf("%w: still busy after %v", ErrSilent, askDeadline)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, time.Second)
+	}
+}
+
+// errBusy is a process that serves as many connections as it takes.
+var errBusy = errors.New("busy")
+
+// askOnce is one request to the socket at path and its answer.
+func askOnce(ctx context.Context, path string, req askRequest) (json.RawMessage, error) {
 	req.Version, req.Build = protocolVersion, Build
 	body, err := json.Marshal(req)
 	if err != nil || len(body)+1 > MaxRequest {
 		return nil, ErrTooLarge
+	}
+	if err := ownedByUs(path); err != nil {
+		return nil, err
 	}
 	d := net.Dialer{Timeout: dialTimeout}
 	c, err := d.DialContext(ctx, "unix", path)
@@ -518,25 +563,40 @@ func askAt(ctx context.Context, path string, req askRequest) (json.RawMessage, e
 		return nil, ErrNoSession
 	}
 	defer c.Close()
+	if err := peerIsUs(c); err != nil {
+		return nil, err
+	}
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
 	c.SetWriteDeadline(time.Now().Add(AnswerWait))
-	if _, err := c.Write(append(body, '\n')); err != nil {
-		return nil, ErrNoSession
-	}
+	// a process that refuses (busy) answers and closes without reading: its answer is read all the
+	// same when the request could not be written whole
+	c.Write(append(body, '\n'))
 	note, _ := ctx.Value(progressKey{}).(func(string))
-	dec := json.NewDecoder(bufio.NewReader(c))
+	// the answer whole, progress lines included, is bounded in size and in time: a peer that sends
+	// progress for ever, or an endless line, holds nobody
+	dec := json.NewDecoder(bufio.NewReader(io.LimitReader(c, maxAnswer)))
+	deadline := time.Now().Add(askDeadline)
 	var ans askAnswer
 	for {
-		c.SetReadDeadline(time.Now().Add(AnswerWait))
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w: no answer after %v", ErrSilent, askDeadline)
+		}
+		next := time.Now().Add(AnswerWait)
+		if next.After(deadline) {
+			next = deadline
+		}
+		c.SetReadDeadline(next)
 		ans = askAnswer{}
 		if err := dec.Decode(&ans); err != nil {
 			var ne net.Error
 			switch {
 			case ctx.Err() != nil:
 				return nil, ctx.Err()
-			case errors.As(err, &ne) && ne.Timeout():
+			case errors.As(err, &ne) && ne.Timeout() && time.Now().Before(deadline):
 				return nil, ErrSilent
+			case errors.As(err, &ne) && ne.Timeout():
+				return nil, fmt.Errorf("%w: no answer after %v", ErrSilent, askDeadline)
 			}
 			return nil, ErrNoSession // it went away: answer without it
 		}
@@ -548,6 +608,8 @@ func askAt(ctx context.Context, path string, req askRequest) (json.RawMessage, e
 		}
 	}
 	switch {
+	case ans.Busy:
+		return nil, errBusy
 	case ans.Invalid || ans.Final:
 		return nil, remoteError{msg: ans.Error, invalid: ans.Invalid}
 	case ans.Build != "":

@@ -125,11 +125,14 @@ func TestOversizedRequestIsRefused(t *testing.T) {
 	if ans := sendAndRead(t, path, 10); !strings.Contains(ans.Error, "busy") {
 		t.Errorf("a connection past %d: %+v, want busy", maxConns, ans)
 	}
-	if _, err := Ask(ctx, root, index.Request{Text: "add to cart"}); err != ErrNoSession {
-		t.Errorf("Ask while every slot is taken: %v, want ErrNoSession (answered in its own process)", err)
-	}
-	for _, c := range idle {
-		c.Close()
+	// a busy process is asked again, never taken for none: the answer comes once a slot frees
+	time.AfterFunc(300*time.Millisecond, func() {
+		for _, c := range idle {
+			c.Close()
+		}
+	})
+	if raw, err := Ask(ctx, root, index.Request{Text: "add to cart", Format: "json"}); err != nil || !strings.Contains(string(raw), "shop/cart.go") {
+		t.Errorf("Ask while every slot is taken for 300 ms: %v %.200s, want the pack once a slot frees", err, raw)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -215,5 +218,56 @@ func TestSlowAnswerSaysHowItGoes(t *testing.T) {
 	defer mu.Unlock()
 	if time.Since(start) < held || len(notes) < 2 || notes[0] != "making the answer" {
 		t.Errorf("answered after %s with %d entities and the progress %q; want two lines or more before it", time.Since(start), len(es), notes)
+	}
+}
+
+// A process that is stopping refuses new work and gives no answer made meanwhile as whole: a request
+// waiting for the first build when the stop comes is told the process stops (the command answers in
+// its own process), never "nothing to read" from the index the stop cut short.
+func TestStoppingProcessGivesNoAnswerAsWhole(t *testing.T) {
+	root := cartWorkspace(t)
+	ctx := context.Background()
+	var s *Session
+	s, err := Open(ctx, Options{Root: root, Listen: true, Logf: t.Logf, Stop: func() { go s.Close() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	s.yield.Lock() // the build waits, as behind a long partial answer
+	s.Start()
+	sock, err := SocketPath(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		_, err := AskEntities(ctx, root, 5)
+		got <- err
+	}()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		s.mu.Lock()
+		n := s.inFlight
+		s.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the request never reached the process")
+		}
+	}
+	if _, err := askAt(ctx, sock, askRequest{Op: opStop}); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	select {
+	case err = <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer 10 s after the stop")
+	}
+	s.yield.Unlock()
+	if err == nil || !errors.Is(err, ErrNoSession) {
+		t.Errorf("a request answered while the process stops: %v, want ErrNoSession (answered elsewhere)", err)
+	}
+	if _, err := AskEntities(ctx, root, 5); !errors.Is(err, ErrNoSession) {
+		t.Errorf("a request after the stop: %v, want ErrNoSession", err)
 	}
 }

@@ -57,8 +57,8 @@ func (e Config) Validate() error {
 		// not quoted: it may be the key itself
 		return errors.New("embedding.apiKeyEnv must be the name of an environment variable that holds the key (like OPENAI_API_KEY), not the key")
 	}
-	if e.Dimensions < 0 {
-		return fmt.Errorf("embedding.dimensions %d is negative", e.Dimensions)
+	if e.Dimensions < 0 || e.Dimensions > MaxDimensions {
+		return fmt.Errorf("embedding.dimensions %d is not between 1 and %d", e.Dimensions, MaxDimensions)
 	}
 	return nil
 }

@@ -41,6 +41,9 @@ const (
 	// maxRetryAfter is the longest Retry-After waited for; a server asking for more gets an error.
 	maxRetryAfter = 10 * time.Second
 	maxAnswer     = 256 << 20
+	// MaxDimensions bounds a vector's components, configured or answered: models in use have up to
+	// a few thousand.
+	MaxDimensions = 1 << 16
 	// errorSnippet is how much of a failed answer's body an error quotes.
 	errorSnippet = 200
 )
@@ -51,8 +54,8 @@ func NewOpenAI(ctx context.Context, cfg OpenAIConfig) (*OpenAI, error) {
 	if cfg.URL == "" || cfg.Model == "" {
 		return nil, errors.New("openai embedder: a URL and a model are required")
 	}
-	if cfg.Dimensions < 0 {
-		return nil, fmt.Errorf("openai embedder: dimensions %d is negative", cfg.Dimensions)
+	if cfg.Dimensions < 0 || cfg.Dimensions > MaxDimensions {
+		return nil, fmt.Errorf("openai embedder: dimensions %d is not between 1 and %d", cfg.Dimensions, MaxDimensions)
 	}
 	o := &OpenAI{cfg: cfg, endpoint: strings.TrimRight(cfg.URL, "/") + "/embeddings", dim: cfg.Dimensions,
 		client: &http.Client{}, retryWait: 500 * time.Millisecond}
@@ -190,6 +193,9 @@ func (o *OpenAI) post(ctx context.Context, body []byte, n int) ([][]float32, err
 		want := o.dim
 		if want == 0 { // the probe: every vector as long as the first
 			want = len(ans.Data[0].Embedding)
+		}
+		if len(d.Embedding) > MaxDimensions {
+			return nil, fmt.Errorf("POST %s: model %s returned %d dimensions, more than the %d ctxmap keeps", o.endpoint, o.cfg.Model, len(d.Embedding), MaxDimensions)
 		}
 		if len(d.Embedding) == 0 {
 			return nil, fmt.Errorf("POST %s: model %s returned an empty embedding", o.endpoint, o.cfg.Model)

@@ -4,13 +4,13 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ctxmap/ctxmap/internal/walk"
 	"github.com/ctxmap/ctxmap/internal/words"
 )
 
@@ -29,9 +29,13 @@ var builtin = sync.OnceValue(func() *Lexicon {
 // Builtin returns the built-in programming lexicon. It is shared and immutable.
 func Builtin() *Lexicon { return builtin() }
 
-// Load reads a project lexicon file. Every problem is reported as file:line with what to fix.
+// maxProjectFile caps the size of a project lexicon.
+const maxProjectFile = 4 << 20
+
+// Load reads a project lexicon file: a regular file of at most 4 MiB. Every problem is reported as
+// file:line with what to fix.
 func Load(path string) (*Lexicon, error) {
-	data, err := os.ReadFile(path)
+	data, err := walk.ReadRegular(path, maxProjectFile)
 	if err != nil {
 		return nil, fmt.Errorf("read lexicon: %w", err)
 	}
@@ -78,6 +82,10 @@ func kindName(n *yaml.Node) string {
 	case yaml.ScalarNode:
 		if n.Tag == "!!null" {
 			return "nothing"
+		}
+		if len(n.Value) > 40 || strings.ContainsAny(n.Value, "\n\r") {
+			// not quoted: a file that is no lexicon is not to be echoed
+			return fmt.Sprintf("a text of %d bytes", len(n.Value))
 		}
 		return fmt.Sprintf("%q", n.Value)
 	case yaml.AliasNode:

@@ -4,6 +4,7 @@ package lexicon
 // workspace's entity map relates.
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,12 +12,14 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/internal/entity"
+	"github.com/ctxmap/ctxmap/internal/walk"
 )
 
 // Workspace makes the lexicon of one workspace and keeps it until the entity map or the project's file
 // changes. It is safe for concurrent use.
 type Workspace struct {
 	file string                           // the project's lexicon, absolute; it need not exist
+	root string                           // the workspace the file must stay in, when named relative to it
 	warn func(format string, args ...any) // told why a project's file is ignored
 
 	mu  sync.Mutex
@@ -37,10 +40,11 @@ func NewWorkspace(root, file string, warn func(format string, args ...any)) *Wor
 	if file == "" {
 		file = filepath.Join(".ctxmap", "lexicon.yaml")
 	}
+	w := &Workspace{file: file, warn: warn}
 	if !filepath.IsAbs(file) {
-		file = filepath.Join(root, file)
+		w.file, w.root = filepath.Join(root, file), root
 	}
-	return &Workspace{file: file, warn: warn}
+	return w
 }
 
 // Lexicon is the built-in lexicon, the project's file and pairs mined from entities, made again when
@@ -58,7 +62,7 @@ func (w *Workspace) Lexicon(entities *entity.Map) *Lexicon {
 	}
 	lex := Builtin()
 	if statErr == nil {
-		if proj, err := Load(w.file); err != nil {
+		if proj, err := w.load(); err != nil {
 			w.warn("project lexicon ignored: %v", err)
 		} else {
 			lex = lex.With(proj)
@@ -67,6 +71,18 @@ func (w *Workspace) Lexicon(entities *entity.Map) *Lexicon {
 	lex = lex.WithPairs(minedPairs(entities))
 	w.lex, w.key = lex, key
 	return lex
+}
+
+// load reads the project's lexicon; named inside the workspace, it may not lead outside it.
+func (w *Workspace) load() (*Lexicon, error) {
+	if w.root == "" {
+		return Load(w.file)
+	}
+	data, err := walk.ReadInside(w.root, w.file, maxProjectFile)
+	if err != nil {
+		return nil, fmt.Errorf("read lexicon: %w", err)
+	}
+	return Parse(w.file, data)
 }
 
 // minedPairs are word pairs the workspace itself relates: the single-word entities that co-occur most.

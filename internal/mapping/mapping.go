@@ -17,6 +17,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/ctxmap/ctxmap/internal/walk"
 )
 
 // Schema is the JSON Schema of a mapping file (schema/mapping.schema.json); Parse checks the same rules.
@@ -201,6 +203,9 @@ func yamlLine(err error) int {
 	return max(n, 1)
 }
 
+// maxFile caps the size of a mapping file read.
+const maxFile = 4 << 20
+
 // Load reads every mapping file under the folders of root (DefaultFolders when none). A broken file
 // gives problems and never stops the others; an unreadable folder is a problem too.
 func Load(root string, folders []string) ([]Entry, []Problem) {
@@ -230,7 +235,7 @@ func Load(root string, folders []string) ([]Entry, []Problem) {
 		}
 		sort.Strings(files)
 		for _, p := range files {
-			src, err := os.ReadFile(p)
+			src, err := walk.ReadInside(root, p, maxFile)
 			if err != nil {
 				problems = append(problems, Problem{File: rel(root, p), Message: err.Error()})
 				continue

@@ -275,7 +275,7 @@ func (c *cand) parts() []int {
 }
 
 func prepare(rank int, c Candidate) *cand {
-	c.Path = oneLine(c.Path)
+	// the path as on disk, a line break in it too: JSON carries it exactly, Markdown quotes it
 	c.Symbol = oneLine(c.Symbol)
 	c.Kind = oneLine(c.Kind)
 	c.Language = strings.ToLower(strings.TrimSpace(c.Language))

@@ -451,3 +451,24 @@ func TestEveryFileShowsACard(t *testing.T) {
 		}
 	}
 }
+
+// A file name with a line break stays exact in the pack (and so in its JSON); Markdown quotes it on its
+// heading's one line, XML escapes it in its attribute.
+func TestPathWithLineBreakStaysExact(t *testing.T) {
+	tok := tokenizer(t, "")
+	const name = "roll\nback.go"
+	cands := []Candidate{{Kind: "file", Path: name, Language: "go", StartLine: 1, EndLine: 4,
+		Compact: "package a\n\nfunc Rollback() {}", Full: "package a\n\n// Rollback undoes an entry.\nfunc Rollback() {}"}}
+	for format, want := range map[string]string{"markdown": "### \"roll\\nback.go\":", "xml": `path="roll&#10;back.go"`} {
+		p := assemble(t, cands, Options{Budget: 2000, Tokenizer: tok, Format: format, Shares: bugFixShares})
+		if len(p.Items) != 1 || p.Items[0].Path != name {
+			t.Fatalf("%s: items %+v, want the one path %q", format, p.Items, name)
+		}
+		if b, _ := json.Marshal(p.Items[0]); !strings.Contains(string(b), `"path":"roll\nback.go"`) {
+			t.Errorf("%s: JSON %s", format, b)
+		}
+		if !strings.Contains(p.Text, want) {
+			t.Errorf("%s: the text lacks %q:\n%s", format, want, p.Text)
+		}
+	}
+}

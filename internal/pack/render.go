@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -190,11 +191,20 @@ func renderItem(format string, p *piece) string {
 	return renderMarkdownItem(p)
 }
 
+// headingPath is a path as a Markdown heading shows it: quoted, escapes and all, when it holds a line
+// break or another control character, so the heading stays one line and the name stays exact.
+func headingPath(path string) string {
+	if strings.ContainsFunc(path, unicode.IsControl) {
+		return strconv.Quote(path)
+	}
+	return path
+}
+
 func renderMarkdownItem(p *piece) string {
 	var b strings.Builder
 	b.Grow(len(p.code) + 128)
 	if p.kind == "outline" { // a signature or two: the heading says no more than the file's probability
-		b.WriteString("### " + p.path + " (outline")
+		b.WriteString("### " + headingPath(p.path) + " (outline")
 		if p.prob > 0 {
 			b.WriteString(", p=" + probText(p.prob))
 		}
@@ -202,7 +212,7 @@ func renderMarkdownItem(p *piece) string {
 		b.WriteString(")\n" + f + p.lang + "\n" + p.code + "\n" + f + "\n\n")
 		return b.String()
 	}
-	b.WriteString("### " + p.path + lineRange(p.start, p.end, ":"))
+	b.WriteString("### " + headingPath(p.path) + lineRange(p.start, p.end, ":"))
 	if p.symbol != "" {
 		b.WriteString(" · " + p.symbol)
 	}
@@ -344,6 +354,10 @@ func xmlEscape(s string, attr bool) string {
 			b.WriteString("&quot;")
 		case r == '\n' && attr:
 			b.WriteString("&#10;")
+		case r == '\r' && attr:
+			b.WriteString("&#13;")
+		case r == '\t' && attr:
+			b.WriteString("&#9;")
 		case !xmlChar(r):
 			b.WriteRune(utf8.RuneError)
 		default:

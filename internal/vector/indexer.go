@@ -60,7 +60,9 @@ type Indexer struct {
 	closed    bool
 	doneGen   uint64 // the generation whose vectors are all in the store
 	lost      bool   // a Put failed: some vectors are missing until the next start
-	failing   string // why the last embedding failed; "" once one succeeds
+	// the store could not be opened, even as new: not tried again (under openMu)
+	openFailed bool
+	failing    string // why the last embedding failed; "" once one succeeds
 	// A damaged store file was found and the store is being made again: until then a query answers
 	// without vectors, or, once Wait asked for complete answers, waits for them. Never with half of
 	// them.
@@ -81,6 +83,12 @@ func NewIndexer(opts IndexerOptions) *Indexer {
 	if opts.Warn == nil {
 		opts.Warn = func(string, ...any) {}
 	}
+	if opts.Embedder != nil {
+		if err := usable(opts.Embedder); err != nil {
+			opts.Warn("vectors off: %v", err)
+			opts.Embedder, opts.Off = nil, err.Error()
+		}
+	}
 	v := &Indexer{e: opts.Embedder, opts: opts, puts: map[string][]Doc{}, dels: map[string]bool{},
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
 	v.ctx, v.stop = context.WithCancel(context.Background())
@@ -99,7 +107,7 @@ func (v *Indexer) On() bool { return v.e != nil }
 func (v *Indexer) Loaded() *Store {
 	v.openMu.Lock()
 	defer v.openMu.Unlock()
-	if v.store != nil || v.e == nil {
+	if v.store != nil || v.e == nil || v.openFailed {
 		return v.store
 	}
 	vs, err := Open(v.opts.Dir, v.e)
@@ -108,7 +116,9 @@ func (v *Indexer) Loaded() *Store {
 		vs, err = Open(v.opts.Dir, v.e)
 	}
 	if err != nil {
-		v.opts.Warn("vector store cannot be created, going without vectors: %v", err)
+		// said once: what made it fail (a full disk, a folder it cannot write) stays until a restart
+		v.openFailed = true
+		v.opts.Warn("vector store cannot be created, going without vectors until the next start: %v", err)
 		return nil
 	}
 	v.store = vs

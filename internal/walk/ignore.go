@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -207,13 +206,17 @@ func parseExcludes(excludes []string) ([]pattern, error) {
 	return ps, nil
 }
 
+// maxIgnoreFile caps the size of an ignore file read.
+const maxIgnoreFile = 4 << 20
+
 // readRules reads the ignore files present in one folder (real on disk, parts its path from the
 // root) and returns the chain for its children, plus the ignore files it could not read.
 func readRules(real string, parts []string, present []string, parent *rules) (*rules, []string) {
 	var ps []pattern
 	var unreadable []string
 	for _, name := range present {
-		data, err := os.ReadFile(filepath.Join(real, filepath.FromSlash(name)))
+		// a FIFO or a link to a device in its place is not read: it could block or never end
+		data, err := ReadRegular(filepath.Join(real, filepath.FromSlash(name)), maxIgnoreFile)
 		if err != nil {
 			if errors.Is(err, fs.ErrPermission) {
 				unreadable = append(unreadable, path.Join(append(append([]string{}, parts...), name)...))

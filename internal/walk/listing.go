@@ -70,7 +70,7 @@ func Recheck(ctx context.Context, root string, opts Options, l *Listing) (res *R
 	}
 	limit := opts.MaxFileSize
 	if limit <= 0 {
-		limit = defaultMaxFileSize
+		limit = DefaultMaxFileSize
 	}
 	for _, s := range l.Skipped {
 		if s.Reason == ReasonTooLarge {

@@ -22,7 +22,8 @@ type Options struct {
 	Vendored    bool     // true: do not skip the vendored/dependency folders
 }
 
-const defaultMaxFileSize = 1 << 20
+// DefaultMaxFileSize is the size above which a file is skipped unless the options say otherwise.
+const DefaultMaxFileSize = 1 << 20
 
 // File is a file a walk lists, with the size and time a build compares.
 type File struct {
@@ -127,7 +128,7 @@ func newWalker(ctx context.Context, root string, opts Options, listFiles bool) (
 	}
 	max := opts.MaxFileSize
 	if max <= 0 {
-		max = defaultMaxFileSize
+		max = DefaultMaxFileSize
 	}
 	return &walker{
 		ctx:       ctx,
