@@ -170,25 +170,13 @@ func rankedLineMetrics(items []index.Item, changed Changed, total int) map[strin
 	}
 	m := map[string]float64{FirstUseful: 0, LinePrecision: 0}
 	for k, name := range map[int]string{100: LineRec100, 300: LineRec300, 500: LineRec500} {
-		n := 0
-		for _, c := range order[:min(k, len(order))] {
-			if c {
-				n++
-			}
-		}
-		m[name] = float64(n) / float64(total)
+		m[name] = changedIn(order[:min(k, len(order))]) / float64(total)
 	}
 	if first >= 0 {
 		m[FirstUseful] = 1 - float64(first)/float64(showing)
 	}
 	if len(order) > 0 {
-		n := 0
-		for _, c := range order {
-			if c {
-				n++
-			}
-		}
-		m[LinePrecision] = float64(n) / float64(len(order))
+		m[LinePrecision] = changedIn(order) / float64(len(order))
 	}
 	return m
 }
@@ -200,4 +188,15 @@ func within(ranges []index.Lines, l int) bool {
 		}
 	}
 	return false
+}
+
+// changedIn counts the changed lines among lines (each: whether the fix changed it).
+func changedIn(lines []bool) float64 {
+	n := 0
+	for _, c := range lines {
+		if c {
+			n++
+		}
+	}
+	return float64(n)
 }
