@@ -71,8 +71,8 @@ func TestFrontEndsResolveAlike(t *testing.T) {
 			`{"budget":900,"format":"markdown","tokenizer":"o200k_base","intent":"bug_fix","ranker":"learned","fill":true}`},
 		// every field of the request at once, each through all four front ends
 		{"the refund shows a wrong tax", map[string]any{"budget": 1200, "format": "json", "intent": "implementation",
-			"tokenizer": "o200k_base", "ranker": "learned", "fill": true, "without": []string{"history", "lexicon"}},
-			`{"budget":1200,"format":"json","tokenizer":"o200k_base","intent":"implementation","ranker":"learned","fill":true,"without":["history","lexicon"]}`},
+			"tokenizer": "o200k_base", "ranker": "learned", "fill": true, "tight": true, "without": []string{"history", "lexicon"}},
+			`{"budget":1200,"format":"json","tokenizer":"o200k_base","intent":"implementation","ranker":"learned","fill":true,"tight":true,"without":["history","lexicon"]}`},
 	} {
 		args := map[string]any{"text": q.text}
 		flags := []string{"context", "-C", root}
