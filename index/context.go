@@ -72,7 +72,7 @@ func (ix *Index) Context(ctx context.Context, req Resolved) (*Result, error) {
 	if req.intent != "" {
 		a.Intent = query.Intent{Name: req.intent, Confidence: 1}
 	}
-	ranked, err := rank.Rank(ctx, ix.view(s), a, rank.Options{Without: req.without, Ranker: req.ranker, Fill: req.fill, Tight: req.tight, Model: req.model})
+	ranked, err := rank.Rank(ctx, ix.view(s), a, rank.Options{Without: req.without, Ranker: req.ranker, Fill: req.fill, Tight: req.tight, Budget: req.budget, Model: req.model})
 	if err != nil {
 		return nil, err
 	}

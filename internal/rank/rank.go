@@ -14,6 +14,7 @@ type Options struct {
 	Ranker  string          // Learned (also ""), Fusion
 	Fill    bool            // fill the budget with the fused ranking's order (the learned ranker)
 	Tight   bool            // stop with the evidence: at most five files past the model's threshold
+	Budget  int             // the pack's tokens, which bound how many files are worth ranking definitions in; 0: no bound
 	Model   *Model          // the learned ranker's model; nil: the one shipped in the binary
 }
 
@@ -38,6 +39,9 @@ func Rank(ctx context.Context, v *View, a *query.Analysis, opts Options) (*Ranki
 	r := &ranker{s: v, a: a, without: without, plan: recallPlan}
 	if opts.Tight {
 		r.plan = tightPlan
+	}
+	if opts.Budget > 0 {
+		r.plan.files = min(r.plan.files, max(minPlanFiles, opts.Budget/tokensPerFile))
 	}
 	files := r.rank(ctx)
 	if err := ctx.Err(); err != nil {

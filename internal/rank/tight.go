@@ -62,13 +62,15 @@ var (
 )
 
 const (
-	minCap      = 250 // the least an item may take: a body this size costs less than a wrong guess
-	moreMinCap  = 90  // the least a definition past a file's best may take: its opening lines
-	alsoFiles   = 20  // files outlined where the pack stops
-	alsoMinProb = 0.01
-	outlineDefs = 1  // signatures an outline shows: its likeliest
-	outlineCap  = 70 // tokens an outline may take
-	parentCard  = 80 // a method's class wider than this many lines is shown as a card, not whole
+	tokensPerFile = 250 // past minPlanFiles, a budget shows at most one file for this many of its tokens
+	minPlanFiles  = 20
+	minCap        = 250 // the least an item may take: a body this size costs less than a wrong guess
+	moreMinCap    = 90  // the least a definition past a file's best may take: its opening lines
+	alsoFiles     = 20  // files outlined where the pack stops
+	alsoMinProb   = 0.01
+	outlineDefs   = 1  // signatures an outline shows: its likeliest
+	outlineCap    = 70 // tokens an outline may take
+	parentCard    = 80 // a method's class wider than this many lines is shown as a card, not whole
 )
 
 func (r *ranker) tight(files []RankedFile, m *Model) []pack.Candidate {
