@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -146,32 +145,6 @@ func TestToolsListed(t *testing.T) {
 	if len(want) > 0 {
 		t.Errorf("tools missing: %v", want)
 	}
-}
-
-// schemaHasFields says whether a JSON schema names every JSON field of v's type as a property.
-func schemaHasFields(t *testing.T, schema []byte, v any) bool {
-	t.Helper()
-	var s struct {
-		Properties map[string]any `json:"properties"`
-	}
-	if err := json.Unmarshal(schema, &s); err != nil {
-		t.Fatal(err)
-	}
-	typ := reflect.TypeOf(v)
-	for i := range typ.NumField() {
-		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
-		if name == "-" || !typ.Field(i).IsExported() {
-			continue
-		}
-		if name == "" {
-			name = typ.Field(i).Name
-		}
-		if _, ok := s.Properties[name]; !ok {
-			t.Logf("the schema has no %q", name)
-			return false
-		}
-	}
-	return true
 }
 
 func TestGetContext(t *testing.T) {
