@@ -14,11 +14,12 @@ func (a *assembly) finish() {
 	items := a.byRank()
 	var laid []*piece
 	var parts []string
+	var counts []int
 	for {
 		var text string
 		var n int
-		laid, parts = a.layout(items)
-		text, n = a.settle(laid, parts)
+		laid, parts, counts = a.layout(items)
+		text, n = a.settle(laid, parts, counts)
 		if n <= a.p.Budget || len(items) == 0 {
 			if n > a.p.Budget {
 				a.detail = headerDetails[len(headerDetails)-1]
@@ -36,7 +37,7 @@ func (a *assembly) finish() {
 	}
 	tokens := map[*piece]int{}
 	for i, x := range laid {
-		tokens[x] = a.tok.Count(parts[i])
+		tokens[x] = counts[i]
 	}
 	a.p.Items = make([]Item, 0, len(items))
 	a.p.Sections = map[string]int{}
@@ -60,8 +61,8 @@ const maxHeaderShare = 0.10
 
 // settle renders the pack with a header that states the pack's own total and takes at most
 // maxHeaderShare of it, at the most detail that allows.
-func (a *assembly) settle(items []*piece, parts []string) (string, int) {
-	spent := a.spends(items, parts)
+func (a *assembly) settle(items []*piece, parts []string, counts []int) (string, int) {
+	spent := a.spends(items, counts)
 	body := a.renderBody(items, parts, spent)
 	bodyTokens := a.tok.Count(body) // the parts' counts add up (see render.go): only the header varies
 	var head string
@@ -84,10 +85,10 @@ func (a *assembly) settle(items []*piece, parts []string) (string, int) {
 }
 
 // spends is what the header lists: the tokens of each bucket the items use, as laid out.
-func (a *assembly) spends(items []*piece, parts []string) []spend {
+func (a *assembly) spends(items []*piece, counts []int) []spend {
 	per := map[string]int{}
 	for i, x := range items {
-		per[x.bucket] += a.tok.Count(parts[i])
+		per[x.bucket] += counts[i]
 	}
 	var out []spend
 	for _, b := range buckets {
@@ -142,25 +143,29 @@ func (a *assembly) renderBody(items []*piece, parts []string, spent []spend) str
 // layout orders the chosen pieces for reading and renders each: a file's pieces together in line
 // order, the files in the order of their best piece, outlines last. In Markdown a file's pieces are
 // one block, under one heading that gives the why of its best piece, with a line for each gap that
-// says how many lines it hides; parts[i] is items[i]'s share of the text, so the parts add up to it.
-func (a *assembly) layout(items []*piece) ([]*piece, []string) {
+// says how many lines it hides; parts[i] is items[i]'s share of the text, so the parts add up to it,
+// and counts[i] its tokens (a piece alone keeps the count it was placed with).
+func (a *assembly) layout(items []*piece) (ordered []*piece, parts []string, counts []int) {
 	first := map[string]int{}
 	for _, x := range items {
 		if r, ok := first[x.path]; !ok || x.rank < r {
 			first[x.path] = x.rank
 		}
 	}
-	ordered := slices.Clone(items)
+	ordered = slices.Clone(items)
 	slices.SortStableFunc(ordered, func(x, y *piece) int {
 		if ox, oy := x.kind == "outline", y.kind == "outline"; ox != oy {
-			return boolCmp(ox, oy)
+			if ox {
+				return 1
+			}
+			return -1
 		}
 		if x.path != y.path {
 			return cmp.Compare(first[x.path], first[y.path])
 		}
 		return cmp.Compare(x.start, y.start)
 	})
-	parts := make([]string, len(ordered))
+	parts, counts = make([]string, len(ordered)), make([]int, len(ordered))
 	for i := 0; i < len(ordered); {
 		j := i + 1
 		for j < len(ordered) && ordered[j].path == ordered[i].path && joinable(ordered[j]) && joinable(ordered[i]) {
@@ -168,40 +173,33 @@ func (a *assembly) layout(items []*piece) ([]*piece, []string) {
 		}
 		if a.format == "xml" || j == i+1 {
 			for k := i; k < j; k++ {
-				parts[k] = ordered[k].text
+				parts[k], counts[k] = ordered[k].text, a.count(ordered[k])
 			}
 		} else {
 			copy(parts[i:j], renderFileBlock(ordered[i:j]))
+			for k := i; k < j; k++ {
+				counts[k] = a.tok.Count(parts[k])
+			}
 		}
 		i = j
 	}
-	return ordered, parts
+	return ordered, parts, counts
 }
 
 // joinable: a piece that can share its file's block (code with its place; not an outline).
 func joinable(x *piece) bool { return x.kind != "outline" && x.start > 0 && x.code != "" }
 
-func boolCmp(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
-}
-
 // reclaim gives the candidates that did not fit what laying the files out as blocks saves (a heading
 // for each file rather than for each piece), once: the budget is the reader's, not the layout's.
 func (a *assembly) reclaim() {
 	items := a.byRank()
-	_, parts := a.layout(items)
+	_, _, counts := a.layout(items)
 	saved := 0
 	for _, x := range items {
 		saved += a.count(x)
 	}
-	for _, p := range parts {
-		saved -= a.tok.Count(p)
+	for _, n := range counts {
+		saved -= n
 	}
 	if saved < minReclaim {
 		return
