@@ -3,6 +3,7 @@ package index
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -14,43 +15,52 @@ import (
 type jsonHeader struct{ query, entities, files, related int }
 
 // jsonHeaders go from the most a JSON pack's header says to the least, as the text's header does: a
-// JSON pack takes the first whose query and entities are at most a tenth of its bytes.
+// JSON pack takes the first that keeps everything but its items within a tenth of its bytes.
 var jsonHeaders = []jsonHeader{{200, 8, 3, 5}, {100, 3, 2, 3}, {50, 1, 1, 0}, {0, 0, 0, 0}}
 
 // packJSON is a pack as PackJSON writes it: the fields it leaves out when empty shadow the pack's.
 type packJSON struct {
-	Query string `json:"query,omitempty"`
+	Query    string       `json:"query,omitempty"`
+	Entities []jsonEntity `json:"entities,omitempty"`
 	*Pack
-	Entities []pack.Entity  `json:"entities,omitempty"`
 	Sections map[string]int `json:"sections,omitempty"` // never set: the items' tokens say it
 }
 
+// jsonEntity is an entity as a JSON pack's header gives it, without empty lists.
+type jsonEntity struct {
+	Name       string   `json:"name"`
+	Importance float64  `json:"importance"`
+	Files      []string `json:"files,omitempty"`
+	Related    []string `json:"related,omitempty"`
+}
+
 // PackJSON is a pack as the command line and the MCP server give it as JSON, held to its budget as
-// the text is: each item's code once (not the rendered text again), probabilities to four places, no
-// spend per section (the items' tokens add up to it), and the query and the entities only as much as
-// a tenth of the JSON allows (the asker has the query; explore lists an entity whole). Its bytes are
-// about 1.1 to 1.35 times four per token.
+// the text is: each item's code once (not the rendered text again), probabilities to four places,
+// the lines shown only when they are not the item's whole range (a full body shows all its lines),
+// no spend per section (the items' tokens add up to it), and the query and the entities only as much
+// as keeps all but the items within a tenth of the JSON (the asker has the query; explore lists an
+// entity whole). Its bytes are about 0.9 to 1.4 times four per token.
 func PackJSON(p *Pack) ([]byte, error) {
 	q := *p
 	q.Text = ""
 	q.Items = make([]Item, len(p.Items))
 	for i, it := range p.Items {
 		it.Probability = math.Round(it.Probability*1e4) / 1e4
+		if slices.Equal(it.Shown, []pack.Lines{{it.StartLine, it.EndLine}}) {
+			it.Shown = nil
+		}
 		q.Items[i] = it
+	}
+	items, err := json.Marshal(q.Items)
+	if err != nil {
+		return nil, err
 	}
 	var out []byte
 	for _, h := range jsonHeaders {
-		j := packJSON{Query: firstLine(p.Query, h.query), Pack: &q, Entities: headerEntities(p.Entities, h)}
-		b, err := json.Marshal(&j)
-		if err != nil {
+		if out, err = json.Marshal(&packJSON{Query: firstLine(p.Query, h.query), Entities: headerEntities(p.Entities, h), Pack: &q}); err != nil {
 			return nil, err
 		}
-		out = b
-		head, _ := json.Marshal(struct {
-			Q string
-			E []pack.Entity
-		}{j.Query, j.Entities})
-		if 10*len(head) <= len(b) {
+		if 10*(len(out)-len(items)) <= len(out) {
 			break
 		}
 	}
@@ -73,11 +83,10 @@ func firstLine(query string, n int) string {
 }
 
 // headerEntities are the first of entities, each with its first files and related entities, as h says.
-func headerEntities(entities []pack.Entity, h jsonHeader) []pack.Entity {
-	out := make([]pack.Entity, 0, min(len(entities), h.entities))
+func headerEntities(entities []pack.Entity, h jsonHeader) []jsonEntity {
+	var out []jsonEntity
 	for _, e := range entities[:min(len(entities), h.entities)] {
-		e.Files, e.Related = e.Files[:min(len(e.Files), h.files)], e.Related[:min(len(e.Related), h.related)]
-		out = append(out, e)
+		out = append(out, jsonEntity{e.Name, e.Importance, e.Files[:min(len(e.Files), h.files)], e.Related[:min(len(e.Related), h.related)]})
 	}
 	return out
 }

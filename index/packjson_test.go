@@ -9,11 +9,13 @@ import (
 )
 
 // A JSON pack carries its code once: no rendered text, no spend per section, probabilities to four
-// places, and as much of the query's first line and the entities as a tenth of its bytes holds.
+// places, no lines shown that are the item's whole range, and as much of the query's first line and
+// the entities as keeps all but the items within a tenth of its bytes.
 func TestPackJSON(t *testing.T) {
 	p := &Pack{Query: "checkout fails\n\nwhen the cart is empty, with this trace: ...", Text: "# Context: checkout fails\n...",
 		Sections: map[string]int{"snippets": 10},
-		Items:    []Item{{Kind: "file", Path: "shop/cart.py", Probability: 0.123456789, Code: strings.Repeat("class Cart: pass\n", 1000)}}}
+		Items: []Item{{Kind: "file", Path: "shop/cart.py", Probability: 0.123456789, Code: strings.Repeat("class Cart: pass\n", 1000),
+			StartLine: 1, EndLine: 1000, Shown: []pack.Lines{{1, 1000}}}}}
 	for range 12 {
 		p.Entities = append(p.Entities, pack.Entity{Name: "CART", Files: []string{"a", "b", "c", "d"}, Related: []string{"1", "2", "3", "4", "5", "6"}})
 	}
@@ -23,7 +25,7 @@ func TestPackJSON(t *testing.T) {
 	item := got["items"].([]any)[0].(map[string]any)
 	if got["text"] != nil || got["sections"] != nil || got["query"] != "checkout fails" || len(ents) != 8 ||
 		len(first["files"].([]any)) != 3 || len(first["related"].([]any)) != 5 ||
-		item["probability"] != 0.1235 || item["score"] != nil {
+		item["probability"] != 0.1235 || item["score"] != nil || item["shown"] != nil {
 		t.Errorf("the JSON pack: %v", got)
 	}
 	if p.Text == "" || len(p.Entities) != 12 || p.Items[0].Probability != 0.123456789 {
