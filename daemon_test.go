@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -18,6 +20,7 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/cli"
+	"github.com/ctxmap/ctxmap/internal/shoptest"
 	"github.com/ctxmap/ctxmap/session"
 )
 
@@ -343,6 +346,78 @@ func TestNoDaemonNeverConnects(t *testing.T) {
 	if n := connections.Load(); n != 0 {
 		t.Errorf("--no-daemon connected to the socket %d times", n)
 	}
+}
+
+// context --no-daemon beside a background process that holds the cache reads that cache, read-only:
+// its lexical index from the files as the state records them, its vectors where they lie, and gives
+// the process's pack byte for byte, parsing nothing and writing nothing in the cache.
+func TestNoDaemonReadsTheHeldCacheForPacks(t *testing.T) {
+	bin := backgroundBinary(t)
+	root := gitRepository(t, shoptest.Files(t)) // with vectors
+	cache := t.TempDir()
+	env := daemonEnv(cache, time.Minute)
+	own := append(env, cli.NoDaemonEnv+"=1")
+	questions := [][]string{
+		{"--budget", "1500", "checkout fails when the cart is empty"},
+		{"--json", "--budget", "500", "stock reservation is not released"},
+		{"--format", "xml", "price rounding"},
+	}
+	// the process's first answers may be partial, and its vectors are saved once embedded: until
+	// then the command says it answers without them
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		out, _ := runWith(t, bin, env, append([]string{"context", "-C", root}, questions[0]...)...)
+		_, said := runWith(t, bin, own, append([]string{"context", "-C", root, "--no-daemon"}, questions[0]...)...)
+		if !strings.Contains(out, "- partial: from ") && strings.Contains(said, "last saved it") && !strings.Contains(said, "without them") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the background process did not settle: %s", said)
+		}
+	}
+	before := cacheFiles(t, cache)
+	for _, q := range questions {
+		served, _ := runWith(t, bin, env, append([]string{"context", "-C", root}, q...)...)
+		mine, said := runWith(t, bin, own, append([]string{"context", "-C", root, "--no-daemon"}, q...)...)
+		if mine != served {
+			t.Errorf("%s: the process's pack differs from --no-daemon's:\n%s\n---\n%s", q, served, mine)
+		}
+		if !strings.Contains(said, "reading it as that process last saved it") || strings.Contains(said, "in memory") ||
+			strings.Contains(said, "without them") || strings.Contains(said, " parsed") {
+			t.Errorf("%s: --no-daemon said %q", q, said)
+		}
+	}
+	if !strings.Contains(runCLIWith(t, bin, own, root), "embedding #") {
+		t.Error("no item of the --no-daemon pack was found by its vectors")
+	}
+	if after := cacheFiles(t, cache); !reflect.DeepEqual(after, before) {
+		t.Errorf("the cache changed:\n%v\n---\n%v", before, after)
+	}
+}
+
+// runCLIWith is bin's pack for a question its vectors answer, made in its own process.
+func runCLIWith(t *testing.T, bin string, env []string, root string) string {
+	out, _ := runWith(t, bin, env, "context", "-C", root, "--no-daemon", "--budget", "4000", "the basket total")
+	return out
+}
+
+// cacheFiles are the files under the cache folder with their size and time, the process's log aside.
+func cacheFiles(t *testing.T, cache string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(cache, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() == session.BackgroundLog {
+			return err
+		}
+		fi, err := d.Info()
+		if err == nil {
+			files[p] = fmt.Sprint(fi.Size(), fi.ModTime().UnixNano())
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }
 
 // A command run in a subfolder of a repository serves the repository: the same pack as from its root,

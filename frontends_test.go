@@ -160,7 +160,13 @@ func TestFrontEndsAnswerAlike(t *testing.T) {
 // before the background embeddings are done, the command waits for them.
 func shopRepository(t *testing.T) string {
 	t.Helper()
-	root := shoptest.Write(t, append(shoptest.Files(t), txtar.File{Name: ".ctxmap.yaml", Data: []byte("vectors: false\n")}))
+	return gitRepository(t, append(shoptest.Files(t), txtar.File{Name: ".ctxmap.yaml", Data: []byte("vectors: false\n")}))
+}
+
+// gitRepository writes files to a git repository of one commit, with a cache folder of its own.
+func gitRepository(t *testing.T, files []txtar.File) string {
+	t.Helper()
+	root := shoptest.Write(t, files)
 	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"commit", "-q", "-m", "Shop: carts, orders, stock and prices"}} {
 		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.name=Test", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
 		if out, err := cmd.CombinedOutput(); err != nil {

@@ -248,12 +248,13 @@ type indexUse struct {
 	packs   bool // it makes packs: the tokenizer loads while the index builds
 	vectors bool // every chunk's vector in place before it goes on
 	// the vector store loaded and checked whole: a damaged one is found and refilled now
-	checked bool
-	emptyOK bool // a workspace with nothing to read is said on stderr, not a failure
-	// it searches nothing: a cache another process holds is read as that process last saved it
-	// (index.Options.ReadHeld) instead of indexing in memory
-	noSearch bool
-	saved    bool // the point is the cache: one that could not be written fails the command
+	checked  bool
+	emptyOK  bool // a workspace with nothing to read is said on stderr, not a failure
+	noSearch bool // it searches nothing: a cache another process holds is read without its stores
+	// the point is the cache: one that could not be written fails the command; every other command
+	// reads a cache another process holds as that process last saved it (index.Options.ReadHeld)
+	// instead of indexing in memory
+	saved bool
 }
 
 // withIndex opens and refreshes the index of dir, runs f with it and closes it; progress goes to stderr,
@@ -261,7 +262,8 @@ type indexUse struct {
 func (e *env) withIndex(dir string, use indexUse, f func(ctx context.Context, ix *index.Index, st index.Stats) error) (err error) {
 	ctx, cancel := interruptible()
 	defer cancel()
-	ix, err := index.Open(ctx, index.Options{Root: dir, Logf: e.logf("ctxmap: "), Packs: use.packs, ReadHeld: use.noSearch})
+	ix, err := index.Open(ctx, index.Options{Root: dir, Logf: e.logf("ctxmap: "), Packs: use.packs,
+		ReadHeld: !use.saved, SearchHeld: !use.noSearch})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,10 @@
 package cli
 
-import "testing"
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
 
 // A pack's format: --format, --json, else -o's extension; a picture's extension is refused.
 func TestPackFormat(t *testing.T) {
@@ -39,6 +43,25 @@ func TestGoRun(t *testing.T) {
 	} {
 		if goRun(exe) != want {
 			t.Errorf("goRun(%s) = %v", exe, !want)
+		}
+	}
+}
+
+// context --json is held to the budget as the text is, small budgets included: its bytes/4 within
+// 1.5 times the pack's tokens.
+func TestContextJSONHeldToTheBudget(t *testing.T) {
+	root := shop(t)
+	for _, budget := range []string{"500", "2000", "8000"} {
+		var stdout, stderr bytes.Buffer
+		if code := Run([]string{"context", "-C", root, "--no-daemon", "-q", "--json", "--budget", budget, "checkout fails when the cart is empty"}, nil, &stdout, &stderr); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr.String())
+		}
+		var p struct{ Tokens int }
+		if err := json.Unmarshal(stdout.Bytes(), &p); err != nil || p.Tokens == 0 {
+			t.Fatalf("budget %s: %v: %s", budget, err, stdout.String())
+		}
+		if r := float64(stdout.Len()) / 4 / float64(p.Tokens); r > 1.5 {
+			t.Errorf("budget %s: %d bytes for %d tokens: bytes/4 is %.2f times the tokens", budget, stdout.Len(), p.Tokens, r)
 		}
 	}
 }

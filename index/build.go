@@ -18,6 +18,12 @@ func (ix *Index) Build(ctx context.Context, progress Progress) (Stats, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.held != "" { // another process's cache, as it is
+		if ix.heldSearch {
+			ix.heldSearch = false
+			if err := ix.fillHeld(ctx, progress); err != nil {
+				return Stats{}, err
+			}
+		}
 		st := ix.Snapshot().Stats()
 		st.Cache, st.Seconds, st.Vectors, st.Warnings = ix.held, time.Since(start).Seconds(), ix.VectorStatus(), ix.Warnings()
 		return st, nil

@@ -21,11 +21,14 @@ type Options struct {
 	CacheDir string  // "": DefaultCacheDir(root)
 	InMemory bool    // keep nothing on disk (tests, read-only use)
 	// ReadHeld reads a cache another process holds as that process last saved it, instead of indexing
-	// in memory beside it: its records, entities, definitions and graph, with no lexical or vector
-	// store; Build then reads nothing and nothing is written. For commands that need no search.
-	ReadHeld bool
-	Packs    bool // the process will make packs: the tokenizer loads while the index opens
-	Logf     func(format string, args ...any)
+	// in memory beside it: its records, entities, definitions and graph; nothing is parsed and
+	// nothing written. With SearchHeld it is searched too: Build makes its lexical index in memory
+	// from the files as the state records them (bleve's lock on the owner's admits no reader, not even
+	// a read-only one), and its vectors are read where they lie, when they are those of the state.
+	ReadHeld   bool
+	SearchHeld bool
+	Packs      bool // the process will make packs: the tokenizer loads while the index opens
+	Logf       func(format string, args ...any)
 }
 
 // Index is the engine for one workspace root. One writer (Build, Update) at a time; readers take
@@ -74,6 +77,7 @@ type Index struct {
 	damagedRecords atomic.Int64
 	parsed         atomic.Int64 // files read and parsed since the index was opened (Parsed)
 	held           string       // the cache another process holds, read as it is (Options.ReadHeld)
+	heldSearch     bool         // its lexical index is still to be made (Options.SearchHeld)
 }
 
 // maxSaid bounds the messages whose repetitions are counted; past it, a new message is logged each

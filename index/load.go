@@ -4,8 +4,6 @@ package index
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"runtime"
@@ -157,8 +155,7 @@ func (ix *Index) loadOne(ctx context.Context, p *parse.Parser, f fileStat, old *
 			res.err = err
 			return res
 		}
-		sum := sha256.Sum256(src)
-		hash = hex.EncodeToString(sum[:16])
+		hash = contentHash(src)
 	}
 	if old != nil && old.Hash == hash {
 		rec := *old

@@ -67,7 +67,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		// the tokenizer takes a quarter of a second to load: it loads while the index opens and builds
 		go pack.NewTokenizer(ix.cfg.Tokenizer) // a bad name is reported by the request
 	}
-	state := ix.openStores(ctx, opts.ReadHeld)
+	state := ix.openStores(ctx, opts)
 	if state != nil {
 		ix.gen, ix.listing = state.Generation, state.Listing
 		ix.snap.Store(snapshotOf(state, root))
@@ -97,7 +97,7 @@ func privateFolder(dir string) error {
 
 // openStores opens the lexical and vector stores and the persisted state, and checks that they agree.
 // Anything broken is reported, thrown away and rebuilt: a cache is never trusted over the files.
-func (ix *Index) openStores(ctx context.Context, readHeld bool) *store.State {
+func (ix *Index) openStores(ctx context.Context, opts Options) *store.State {
 	if ix.cache == "" {
 		ix.lex, _ = bm25.Open("")
 		ix.vectors = ix.newVectors(nil, "the index is kept in memory only")
@@ -106,8 +106,8 @@ func (ix *Index) openStores(ctx context.Context, readHeld bool) *store.State {
 	// One process owns the cache, from before its first store is opened or created until Close: no
 	// other process writes, moves or removes anything in it meanwhile.
 	lock, err := store.TakeLock(ix.cache)
-	if errors.Is(err, store.ErrBusy) && readHeld {
-		if state := ix.readHeld(); state != nil {
+	if errors.Is(err, store.ErrBusy) && opts.ReadHeld {
+		if state := ix.readHeld(ctx, opts.SearchHeld); state != nil {
 			return state
 		}
 	}
@@ -118,7 +118,7 @@ func (ix *Index) openStores(ctx context.Context, readHeld bool) *store.State {
 			ix.warn("%v; indexing in memory", err)
 		}
 		ix.cache = ""
-		return ix.openStores(ctx, false)
+		return ix.openStores(ctx, Options{})
 	}
 	ix.lock = lock
 	store.RemoveLeftovers(ix.cache, ix.logf)
@@ -129,7 +129,7 @@ func (ix *Index) openStores(ctx context.Context, readHeld bool) *store.State {
 		ix.warn("the cache %s is in use by another ctxmap process; indexing in memory", ix.cache)
 		ix.lock.Release()
 		ix.lock, ix.cache = nil, ""
-		return ix.openStores(ctx, false)
+		return ix.openStores(ctx, Options{})
 	}
 	rebuilt := err != nil // and said so
 	var damaged *bm25.DamagedError
@@ -174,38 +174,22 @@ func (ix *Index) openStores(ctx context.Context, readHeld bool) *store.State {
 			ix.lex, _ = bm25.Open("")
 		}
 	}
-	var e embed.Embedder
-	off := "disabled in the configuration"
-	if ix.cfg.vectors() {
-		if e, err = embed.New(ctx, ix.cfg.Embedding); err != nil {
-			ix.warn("vectors off: %v", err)
-			off = err.Error()
-		}
-	}
-	ix.vectors = ix.newVectors(e, off)
+	ix.vectors = ix.newVectors(ix.embedder(ctx))
 	if state != nil {
 		ix.vectors.Resume(state.Generation)
 	}
 	return state
 }
 
-// readHeld reads the state of a cache another process holds, as that process last saved it (the file
-// stays open while its records are read: a newer one renamed over it changes nothing here); nil when
-// there is none to read. Nothing of the cache is written or opened besides: the index keeps no
-// stores, and Build reads nothing.
-func (ix *Index) readHeld() *store.State {
-	state, err := store.Load(ix.cache, ix.root)
-	if err != nil || state == nil {
-		return nil
+// embedder is the configuration's embedding model; without one, off says why.
+func (ix *Index) embedder(ctx context.Context) (e embed.Embedder, off string) {
+	if !ix.cfg.vectors() {
+		return nil, "disabled in the configuration"
 	}
-	cache := ix.cache
-	state.OnDamaged(func(p string, err error) {
-		ix.damagedRecords.Add(1)
-		ix.warn("cache %s: the record of %s is damaged (%v)", store.StatePath(cache), p, err)
-	})
-	ix.warn("the cache %s is in use by another ctxmap process; reading it as that process last saved it", cache)
-	ix.held, ix.cache = cache, ""
-	ix.lex, _ = bm25.Open("")
-	ix.vectors = ix.newVectors(nil, "the cache is another process's")
-	return state
+	e, err := embed.New(ctx, ix.cfg.Embedding)
+	if err != nil {
+		ix.warn("vectors off: %v", err)
+		return nil, err.Error()
+	}
+	return e, ""
 }

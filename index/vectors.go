@@ -9,14 +9,19 @@ import (
 	"github.com/ctxmap/ctxmap/internal/vector"
 )
 
-// newVectors starts the background filler of the vector store under the cache (none in memory);
-// without e, off says why there are no vectors.
+// newVectors starts the background filler of the vector store under the cache (none in memory), or
+// reads the store of the cache another process holds (Options.ReadHeld) where it lies; without e,
+// off says why there are no vectors.
 func (ix *Index) newVectors(e embed.Embedder, off string) *vector.Indexer {
-	opts := vector.IndexerOptions{Embedder: e, Off: off, Warn: ix.warn,
+	opts := vector.IndexerOptions{Embedder: e, Off: off, Warn: ix.warn, ReadOnly: ix.held != "",
 		Contents:  func() vector.Contents { return vectorContents{ix.Snapshot(), ix} },
 		MoveAside: func(p string) string { return store.MoveAside(ix.cache, p) }}
-	if ix.cache != "" {
-		opts.Dir, opts.GenFile = filepath.Join(ix.cache, "vectors"), filepath.Join(ix.cache, "vectors.gen")
+	dir := ix.cache
+	if ix.held != "" {
+		dir = ix.held
+	}
+	if dir != "" {
+		opts.Dir, opts.GenFile = filepath.Join(dir, "vectors"), filepath.Join(dir, "vectors.gen")
 	}
 	return vector.NewIndexer(opts)
 }

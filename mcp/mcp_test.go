@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/internal/shoptest"
 	"github.com/ctxmap/ctxmap/session"
 )
 
@@ -72,6 +73,12 @@ func writeWorkspace(t *testing.T) string {
 func connect(t *testing.T) (*sdk.ClientSession, string) {
 	t.Helper()
 	root := writeWorkspace(t)
+	return connectTo(t, root), root
+}
+
+// connectTo is connect on the workspace at root.
+func connectTo(t *testing.T, root string) *sdk.ClientSession {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	sess, err := session.Open(ctx, session.Options{Root: root, InMemory: true, Watch: true, Logf: t.Logf})
 	if err != nil {
@@ -94,7 +101,7 @@ func connect(t *testing.T) (*sdk.ClientSession, string) {
 		}
 		sess.Close()
 	})
-	return cs, root
+	return cs
 }
 
 func call(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) (*sdk.CallToolResult, string) {
@@ -182,6 +189,25 @@ func TestGetContext(t *testing.T) {
 	res, md := call(t, cs, "get_context", map[string]any{"text": "gist files are lost when saving", "budget": 800})
 	if res.StructuredContent != nil || !strings.HasPrefix(md, "# Context") || len(md)/4 > 800*3/2 {
 		t.Errorf("a markdown pack: content %.200q (%d bytes), structuredContent %v", md, len(md), res.StructuredContent != nil)
+	}
+}
+
+// A JSON pack's bytes follow its budget at every size: bytes/4 within 1.5 times its tokens.
+func TestGetContextJSONHeldToTheBudget(t *testing.T) {
+	cs := connectTo(t, shoptest.Write(t, shoptest.Files(t)))
+	for _, budget := range []int{500, 2000, 8000} {
+		for _, q := range []string{"checkout fails when the cart is empty", "stock reservation is not released", "price rounding"} {
+			res, js := call(t, cs, "get_context", map[string]any{"text": q, "format": "json", "budget": budget})
+			var pack struct{ Tokens int }
+			if err := json.Unmarshal([]byte(js), &pack); err != nil || res.IsError || pack.Tokens == 0 {
+				t.Fatalf("%d %q: %v %s", budget, q, err, js)
+			}
+			ratio := float64(len(js)) / 4 / float64(pack.Tokens)
+			t.Logf("budget %d, %q: %d bytes for %d tokens: %.2f", budget, q, len(js), pack.Tokens, ratio)
+			if ratio > 1.5 {
+				t.Errorf("budget %d, %q: %d bytes for %d tokens: bytes/4 is %.2f times the tokens", budget, q, len(js), pack.Tokens, ratio)
+			}
+		}
 	}
 }
 

@@ -237,9 +237,26 @@ func readyNotes(t testing.TB) *client {
 // opts names a cache folder.
 func start(t testing.TB, root string, opts Options, caps, initOptions any) *client {
 	t.Helper()
+	opts.Logf = t.Logf
+	c := serve(t, root, opts)
+	if caps == nil {
+		caps = map[string]any{}
+	}
+	var res protocol.InitializeResult
+	c.mustCall("initialize", map[string]any{
+		"processId": os.Getpid(), "rootUri": fileURI(root), "capabilities": caps, "initializationOptions": initOptions,
+	}, &res)
+	c.notify("initialized", map[string]any{})
+	return c
+}
+
+// serve runs a server in this process on one end of a pipe and returns a client on the other, not
+// yet initialized, whose uri and read are root's. The index is kept in memory unless opts names a
+// cache folder.
+func serve(t testing.TB, root string, opts Options) *client {
+	t.Helper()
 	serverEnd, clientEnd := net.Pipe()
 	opts.InMemory = opts.CacheDir == ""
-	opts.Logf = t.Logf
 	served := make(chan error, 1)
 	go func() { served <- Serve(context.Background(), serverEnd, opts) }()
 	c := newClient(t, clientEnd, root)
@@ -251,14 +268,6 @@ func start(t testing.TB, root string, opts Options, caps, initOptions any) *clie
 			t.Error("the server did not stop after the connection closed")
 		}
 	})
-	if caps == nil {
-		caps = map[string]any{}
-	}
-	var res protocol.InitializeResult
-	c.mustCall("initialize", map[string]any{
-		"processId": os.Getpid(), "rootUri": fileURI(root), "capabilities": caps, "initializationOptions": initOptions,
-	}, &res)
-	c.notify("initialized", map[string]any{})
 	return c
 }
 

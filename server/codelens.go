@@ -25,13 +25,13 @@ func (s *Server) codeLens(ctx context.Context, raw json.RawMessage) (any, error)
 		return nil, err
 	}
 	uri := string(p.TextDocument.URI)
-	text, rel, err := s.text(uri)
-	if err != nil || rel == "" {
+	text, pl, err := s.text(uri)
+	if err != nil || pl.rel == "" {
 		return nil, nil
 	}
 	release(ctx)
-	rec := s.session().Snapshot(ctx).Record(rel)
-	return lenses(uri, rel, rec, newLineIndex(text)), nil
+	rec := pl.sess.Snapshot(ctx).Record(pl.rel)
+	return lenses(uri, pl.rel, rec, newLineIndex(text)), nil
 }
 
 // lenses are the "copy context" lenses of a file: above each TODO/FIXME/BUG/XXX comment, and above

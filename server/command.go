@@ -122,8 +122,10 @@ func (s *Server) contextCommand(ctx context.Context, raw json.RawMessage) (any, 
 	case a.URI != "" && a.Range == nil && a.Position == nil:
 		return nil, invalidParams("%s: with a uri, give a range (a selection) or a position (a comment or Markdown section)", cmdContext)
 	}
+	// a text is asked of the first root, a document's of its own
+	sess := s.session()
 	if a.URI != "" {
-		doc, rel, err := s.text(a.URI)
+		doc, pl, err := s.text(a.URI)
 		if err != nil {
 			return nil, invalidParams("%s: %v", cmdContext, err)
 		}
@@ -131,9 +133,10 @@ func (s *Server) contextCommand(ctx context.Context, raw json.RawMessage) (any, 
 			if a.Text, err = selection(doc, *a.Range); err != nil {
 				return nil, invalidParams("%s: %v", cmdContext, err)
 			}
-		} else if a.Text, err = s.blockAt(ctx, rel, doc, *a.Position); err != nil {
+		} else if a.Text, err = blockAt(ctx, pl, doc, *a.Position); err != nil {
 			return nil, invalidParams("%s: %v", cmdContext, err)
 		}
+		sess = pl.sess
 	}
 	if err := a.Validate(); err != nil {
 		return nil, invalidParams("%s: %v", cmdContext, err)
@@ -141,7 +144,7 @@ func (s *Server) contextCommand(ctx context.Context, raw json.RawMessage) (any, 
 	req := a.Request
 	// a pack takes a while: let hover and edits through meanwhile
 	release(ctx)
-	res, err := s.session().Context(ctx, req)
+	res, err := sess.Context(ctx, req)
 	if errors.Is(err, index.ErrInvalid) { // the workspace's configuration, which the request left a field to
 		return nil, invalidParams("%s: %v", cmdContext, err)
 	}
@@ -172,7 +175,8 @@ func selection(doc []byte, r protocol.Range) (string, error) {
 }
 
 // blockAt is the comment block, else the innermost Markdown (or text) section, at a position.
-func (s *Server) blockAt(ctx context.Context, rel string, doc []byte, pos protocol.Position) (string, error) {
+func blockAt(ctx context.Context, pl place, doc []byte, pos protocol.Position) (string, error) {
+	rel := pl.rel
 	l := newLineIndex(doc)
 	if _, err := l.offset(pos); err != nil {
 		return "", err
@@ -181,7 +185,7 @@ func (s *Server) blockAt(ctx context.Context, rel string, doc []byte, pos protoc
 	if rel == "" {
 		return "", fmt.Errorf("line %d: the document is outside the workspace: select the text instead", line)
 	}
-	rec := s.session().Snapshot(ctx).Record(rel)
+	rec := pl.sess.Snapshot(ctx).Record(rel)
 	if rec == nil || rec.File == nil {
 		return "", fmt.Errorf("%s is not indexed (unsupported or skipped): select the text instead", rel)
 	}
@@ -267,13 +271,18 @@ func (s *Server) statusCommand(context.Context, json.RawMessage) (any, error) {
 
 // reindexCommand walks the whole workspace again and answers with the counts once done.
 func (s *Server) reindexCommand(ctx context.Context, _ json.RawMessage) (any, error) {
-	sess := s.session()
-	seq := sess.Rescan()
-	release(ctx)
-	if !sess.WaitApplied(ctx, seq) {
-		return nil, protocol.ErrRequestCancelled
+	sessions := s.sessions()
+	seqs := make([]uint64, len(sessions))
+	for i, sess := range sessions {
+		seqs[i] = sess.Rescan()
 	}
-	st := sess.Status()
+	release(ctx)
+	for i, sess := range sessions {
+		if !sess.WaitApplied(ctx, seqs[i]) {
+			return nil, protocol.ErrRequestCancelled
+		}
+	}
+	st := sessions[0].Status()
 	if st.Error != "" {
 		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, "ctxmap.reindex: "+st.Error)
 	}

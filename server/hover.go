@@ -14,7 +14,7 @@ func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
 	if err := decodeParams("textDocument/hover", raw, &p); err != nil {
 		return nil, err
 	}
-	text, _, err := s.text(string(p.TextDocument.URI))
+	text, pl, err := s.text(string(p.TextDocument.URI))
 	if err != nil {
 		return nil, nil // a document we cannot read has nothing to say
 	}
@@ -28,7 +28,7 @@ func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
 		return nil, nil
 	}
 	release(ctx)
-	md := s.session().Snapshot(ctx).Describe(string(text[start:end]))
+	md := pl.sess.Snapshot(ctx).Describe(string(text[start:end]))
 	if md == "" {
 		return nil, nil
 	}

@@ -127,7 +127,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	if err := decodeParams("initialize", raw, &p); err != nil {
 		return nil, err
 	}
-	root, err := s.rootOf(p)
+	roots, err := s.rootsOf(p)
 	if err != nil {
 		return nil, err
 	}
@@ -137,17 +137,16 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	if err != nil {
 		return nil, invalidParams("initializationOptions: %v", err)
 	}
-	cfg, err := st.config(root)
-	if err != nil {
-		return nil, invalidParams("initializationOptions: %v", err)
-	}
-	sess, err := s.openSession(ctx, root, cfg)
+	s.mu.Lock()
+	s.settings = st
+	s.mu.Unlock()
+	sessions, err := s.openRoots(ctx, roots)
 	if err != nil {
 		return nil, invalidParams("%v", err)
 	}
 	s.mu.Lock()
 	s.phase = running
-	s.sess = sess
+	s.roots = sessions
 	if w := p.Capabilities.Window; w != nil {
 		s.caps.progress = w.WorkDoneProgress
 	}
@@ -155,7 +154,9 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		s.caps.watchedFiles = w.DidChangeWatchedFiles.DynamicRegistration
 	}
 	s.mu.Unlock()
-	s.logf("workspace %s", sess.Root())
+	for _, sess := range sessions {
+		s.logf("workspace %s", sess.Root())
+	}
 	return &protocol.InitializeResult{
 		Capabilities: protocol.ServerCapabilities{
 			TextDocumentSync: &protocol.TextDocumentSyncOptions{
@@ -168,25 +169,41 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 			DocumentSymbolProvider:  true,
 			WorkspaceSymbolProvider: true,
 			ExecuteCommandProvider:  &protocol.ExecuteCommandOptions{Commands: append([]string(nil), commandNames...)},
+			Workspace: &protocol.ServerCapabilitiesWorkspace{
+				WorkspaceFolders: &protocol.ServerCapabilitiesWorkspaceFolders{Supported: true, ChangeNotifications: true},
+			},
 		},
 		ServerInfo: &protocol.ServerInfo{Name: "ctxmap", Version: s.opts.Version},
 	}, nil
 }
 
-// rootOf picks the workspace: the repository (index.FindRoot) of the first workspace folder, else of
-// rootUri, else of rootPath, else of the server's own default.
+// rootsOf picks the workspace's roots: the repository (index.FindRoot) of each workspace folder, the
+// first folder's first, else of rootUri, else of rootPath, else of the server's own default.
+func (s *Server) rootsOf(p initializeParams) ([]string, error) {
+	folders := map[string]string{}
+	var roots []string
+	for _, f := range p.WorkspaceFolders {
+		root, err := folderRoot(f.URI)
+		if err != nil {
+			return nil, err
+		}
+		folders[f.URI] = root
+		roots = append(roots, root)
+	}
+	s.mu.Lock()
+	s.folders = folders
+	s.mu.Unlock()
+	if len(roots) > 0 {
+		return roots, nil
+	}
+	root, err := s.rootOf(p)
+	return []string{root}, err
+}
+
+// rootOf is the repository of rootUri, else of rootPath, else of the server's own default.
 func (s *Server) rootOf(p initializeParams) (string, error) {
 	var root string
 	switch {
-	case len(p.WorkspaceFolders) > 0:
-		if len(p.WorkspaceFolders) > 1 {
-			s.logf("%d workspace folders: serving the first, %s", len(p.WorkspaceFolders), p.WorkspaceFolders[0].URI)
-		}
-		path, err := pathOfURI(p.WorkspaceFolders[0].URI)
-		if err != nil {
-			return "", invalidParams("workspace folder: %v", err)
-		}
-		root = path
 	case p.RootURI != "":
 		path, err := pathOfURI(p.RootURI)
 		if err != nil {
@@ -198,7 +215,7 @@ func (s *Server) rootOf(p initializeParams) (string, error) {
 	case s.opts.Root != "":
 		root = s.opts.Root
 	default:
-		return "", invalidParams("no workspace: the client sent no workspace folder, rootUri or rootPath; open a folder")
+		return "", invalidParams("%v", errNoRoot)
 	}
 	// the repository the folder is in: its nearest folder with .ctxmap.yaml or .git
 	abs, err := index.FindRoot(root)
@@ -210,9 +227,11 @@ func (s *Server) rootOf(p initializeParams) (string, error) {
 
 func (s *Server) initialized(context.Context, json.RawMessage) (any, error) {
 	s.mu.Lock()
-	sess, caps := s.sess, s.caps
+	caps := s.caps
 	s.mu.Unlock()
-	sess.Start()
+	for _, sess := range s.sessions() {
+		sess.Start()
+	}
 	if caps.watchedFiles {
 		// asked on its own goroutine: the client answers through the read loop
 		go s.registerWatchedFiles()
@@ -223,13 +242,8 @@ func (s *Server) initialized(context.Context, json.RawMessage) (any, error) {
 func (s *Server) shutdown(context.Context, json.RawMessage) (any, error) {
 	s.mu.Lock()
 	s.phase = shuttingDown
-	sess := s.sess
 	s.mu.Unlock()
-	if sess != nil {
-		if err := sess.Close(); err != nil {
-			s.logf("close the index: %v", err)
-		}
-	}
+	s.closeRoots()
 	return nil, nil
 }
 
@@ -253,13 +267,21 @@ func (s *Server) didChangeConfiguration(_ context.Context, raw json.RawMessage) 
 	if err != nil {
 		return nil, invalidParams("settings: %v", err)
 	}
-	sess := s.session()
-	cfg, err := st.config(sess.Root())
-	if err != nil {
-		return nil, invalidParams("settings: %v (the previous settings stay in force)", err)
+	// every root's configuration checked before any is changed
+	sessions := s.sessions()
+	cfgs := make([]index.Config, len(sessions))
+	for i, sess := range sessions {
+		if cfgs[i], err = st.config(sess.Root()); err != nil {
+			return nil, invalidParams("settings: %v (the previous settings stay in force)", err)
+		}
 	}
-	if sess.Reconfigure(cfg) {
-		s.logMessage(protocol.MessageTypeInfo, "ctxmap settings changed: indexing the workspace again")
+	s.mu.Lock()
+	s.settings = st
+	s.mu.Unlock()
+	for i, sess := range sessions {
+		if sess.Reconfigure(cfgs[i]) {
+			s.logMessage(protocol.MessageTypeInfo, "ctxmap settings changed: indexing "+sess.Root()+" again")
+		}
 	}
 	return nil, nil
 }

@@ -9,14 +9,16 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/session"
 )
 
 // progress reports one piece of work ($/progress begin, report, end) to a client that declared
 // window.workDoneProgress; for other clients it does nothing.
 type progress struct {
 	s     *Server
-	token string // "" when nothing is reported
-	unit  string // what Report counts: files, then chunks
+	sess  *session.Session // whose build it reports
+	token string           // "" when nothing is reported
+	unit  string           // what Report counts: files, then chunks
 
 	mu   sync.Mutex
 	pct  uint32
@@ -82,16 +84,16 @@ func (p *progress) End(message string) {
 	p.s.notify(protocol.MethodProgress, &progressParams{Token: p.token, Value: &protocol.WorkDoneProgressEnd{
 		Kind: protocol.WorkDoneProgressKindEnd, Message: message}})
 	p.mu.Unlock()
-	if p.unit == "files" {
-		go p.s.embeddingProgress()
+	if p.unit == "files" && p.sess != nil {
+		go p.s.embeddingProgress(p.sess)
 	}
 }
 
 // embeddingProgress follows the chunks a build left to embed, as the command line's second bar does:
 // a stage of its own, begun only when some are still waiting.
-func (s *Server) embeddingProgress() {
+func (s *Server) embeddingProgress(sess *session.Session) {
 	counts := func() (done, total int) {
-		if err := s.session().Read(context.Background(), func(ix *index.Index) error {
+		if err := sess.Read(context.Background(), func(ix *index.Index) error {
 			done, total = ix.VectorProgress()
 			return nil
 		}); err != nil {

@@ -53,8 +53,12 @@ type Server struct {
 	phase    phase
 	exited   bool
 	caps     clientCaps
-	sess     *session.Session
-	progress int // sequence for progress tokens
+	settings settings // the editor's, laid over each root's .ctxmap.yaml
+	// roots are the sessions of the workspace's repositories, one per root the workspace folders are
+	// in (two folders of one repository are one root), the first folder's first
+	roots    []*session.Session
+	folders  map[string]string // a workspace folder's URI as the client wrote it -> its root
+	progress int               // sequence for progress tokens
 
 	docs documents
 }
@@ -78,13 +82,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	}
 	cancel()
 	s.mu.Lock()
-	sess, exited, phase := s.sess, s.exited, s.phase
+	exited, phase := s.exited, s.phase
 	s.mu.Unlock()
-	if sess != nil {
-		if err := sess.Close(); err != nil {
-			s.logf("close the index: %v", err)
-		}
-	}
+	s.closeRoots()
 	switch {
 	case exited && phase == shuttingDown:
 		return nil
@@ -118,11 +118,15 @@ func (s *Server) admit(method string) error {
 	return nil
 }
 
-// session returns the workspace's session; nil before initialize.
+// session returns the first root's session, which answers what names no document; nil before
+// initialize.
 func (s *Server) session() *session.Session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.sess
+	if len(s.roots) == 0 {
+		return nil
+	}
+	return s.roots[0]
 }
 
 // clientTimeout bounds a call to the client: an editor that never answers must not stall indexing.

@@ -17,28 +17,37 @@ func (s *Server) workspaceSymbol(ctx context.Context, raw json.RawMessage) (any,
 		return nil, err
 	}
 	release(ctx)
-	sess := s.session()
-	// a client shows a short list and asks again as the user types
-	syms := sess.Snapshot(ctx).FindSymbols(p.Query, "", index.MaxSymbols)
-	if len(syms) == 0 {
-		return nil, nil
-	}
-	out := make([]protocol.SymbolInformation, len(syms))
-	for i, d := range syms {
-		out[i] = protocol.SymbolInformation{
-			Name:          d.Name,
-			Kind:          symbolKind(d.Kind),
-			ContainerName: d.Parent,
-			Location: protocol.Location{
-				URI: protocol.DocumentURI(index.FileURI(filepath.Join(sess.Root(), filepath.FromSlash(d.Path)))),
-				Range: protocol.Range{
-					Start: protocol.Position{Line: uint32(d.StartLine - 1)},
-					End:   protocol.Position{Line: uint32(d.EndLine)},
-				},
-			},
+	// a client shows a short list and asks again as the user types: each root's best, the first
+	// folder's first
+	var out []protocol.SymbolInformation
+	for _, sess := range s.sessions() {
+		if len(out) == index.MaxSymbols { // a limit of 0 is FindSymbols' default
+			break
+		}
+		for _, d := range sess.Snapshot(ctx).FindSymbols(p.Query, "", index.MaxSymbols-len(out)) {
+			out = append(out, symbolInformation(sess.Root(), d))
 		}
 	}
+	if len(out) == 0 {
+		return nil, nil
+	}
 	return out, nil
+}
+
+// symbolInformation is a definition of the workspace at root as LSP gives it.
+func symbolInformation(root string, d index.Symbol) protocol.SymbolInformation {
+	return protocol.SymbolInformation{
+		Name:          d.Name,
+		Kind:          symbolKind(d.Kind),
+		ContainerName: d.Parent,
+		Location: protocol.Location{
+			URI: protocol.DocumentURI(index.FileURI(filepath.Join(root, filepath.FromSlash(d.Path)))),
+			Range: protocol.Range{
+				Start: protocol.Position{Line: uint32(d.StartLine - 1)},
+				End:   protocol.Position{Line: uint32(d.EndLine)},
+			},
+		},
+	}
 }
 
 func (s *Server) documentSymbol(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -46,12 +55,12 @@ func (s *Server) documentSymbol(ctx context.Context, raw json.RawMessage) (any, 
 	if err := decodeParams("textDocument/documentSymbol", raw, &p); err != nil {
 		return nil, err
 	}
-	text, rel, err := s.text(string(p.TextDocument.URI))
-	if err != nil || rel == "" {
+	text, pl, err := s.text(string(p.TextDocument.URI))
+	if err != nil || pl.rel == "" {
 		return nil, nil
 	}
 	release(ctx)
-	rec := s.session().Snapshot(ctx).Record(rel)
+	rec := pl.sess.Snapshot(ctx).Record(pl.rel)
 	if rec == nil || rec.File == nil {
 		return nil, nil
 	}

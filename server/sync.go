@@ -19,7 +19,7 @@ type documents struct {
 // document is immutable once stored: an edit stores a new one.
 type document struct {
 	uri     string
-	rel     string // workspace-relative path; "" outside the workspace (untitled buffers, other roots)
+	place   // its root's session and its path in it; rel "" outside every root (untitled buffers)
 	version int32
 	text    []byte
 }
@@ -36,6 +36,17 @@ func (d *documents) put(doc *document) {
 	d.open[doc.uri] = doc
 }
 
+// all are the open buffers.
+func (d *documents) all() []*document {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]*document, 0, len(d.open))
+	for _, doc := range d.open {
+		out = append(out, doc)
+	}
+	return out
+}
+
 func (d *documents) remove(uri string) *document {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -50,12 +61,10 @@ func (s *Server) didOpen(_ context.Context, raw json.RawMessage) (any, error) {
 		return nil, err
 	}
 	doc := &document{uri: string(p.TextDocument.URI), version: p.TextDocument.Version, text: []byte(p.TextDocument.Text)}
-	if rel, err := s.rel(doc.uri); err == nil {
-		doc.rel = rel
-	}
+	doc.place, _ = s.placeOf(doc.uri)
 	s.docs.put(doc)
 	if doc.rel != "" {
-		s.session().Edited(doc.rel, doc.text)
+		doc.sess.Edited(doc.rel, doc.text)
 	}
 	return nil, nil
 }
@@ -87,15 +96,15 @@ func (s *Server) didChange(_ context.Context, raw json.RawMessage) (any, error) 
 			// the buffer is now unknown: ask for a fresh didOpen by forgetting this one
 			s.docs.remove(uri)
 			if old.rel != "" {
-				s.session().BufferClosed(old.rel)
+				old.sess.BufferClosed(old.rel)
 			}
 			return nil, invalidParams("textDocument/didChange: change %d of %s: %v", i+1, uri, err)
 		}
 	}
-	doc := &document{uri: uri, rel: old.rel, version: p.TextDocument.Version, text: text}
+	doc := &document{uri: uri, place: old.place, version: p.TextDocument.Version, text: text}
 	s.docs.put(doc)
 	if doc.rel != "" {
-		s.session().Edited(doc.rel, text)
+		doc.sess.Edited(doc.rel, text)
 	}
 	return nil, nil
 }
@@ -134,7 +143,7 @@ func (s *Server) didClose(_ context.Context, raw json.RawMessage) (any, error) {
 		return nil, err
 	}
 	if doc := s.docs.remove(string(p.TextDocument.URI)); doc != nil && doc.rel != "" {
-		s.session().BufferClosed(doc.rel)
+		doc.sess.BufferClosed(doc.rel)
 	}
 	return nil, nil
 }
@@ -142,19 +151,18 @@ func (s *Server) didClose(_ context.Context, raw json.RawMessage) (any, error) {
 // didSave changes nothing: the buffer still overlays the file, and the watcher sees the write.
 func (s *Server) didSave(context.Context, json.RawMessage) (any, error) { return nil, nil }
 
-// text is what the server knows of a document: the open buffer, else the file on disk. rel is "" for
-// documents outside the workspace.
-func (s *Server) text(uri string) (text []byte, rel string, err error) {
+// text is what the server knows of a document: the open buffer, else the file on disk; and where it
+// is (its rel is "" outside every root).
+func (s *Server) text(uri string) (text []byte, pl place, err error) {
 	if doc := s.docs.get(uri); doc != nil {
-		return doc.text, doc.rel, nil
+		return doc.text, doc.place, nil
 	}
-	rel, err = s.rel(uri)
+	if pl, err = s.placeOf(uri); err != nil {
+		return nil, pl, err
+	}
+	text, err = pl.sess.ReadFile(pl.rel)
 	if err != nil {
-		return nil, "", err
+		return nil, pl, fmt.Errorf("read %s: %v", pl.rel, err)
 	}
-	text, err = s.session().ReadFile(rel)
-	if err != nil {
-		return nil, "", fmt.Errorf("read %s: %v", rel, err)
-	}
-	return text, rel, nil
+	return text, pl, nil
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/ctxmap/ctxmap/session"
 )
 
 // registerWatchedFiles asks the client for its file events as well; a path reported by both sources
@@ -33,16 +35,20 @@ func (s *Server) didChangeWatchedFiles(_ context.Context, raw json.RawMessage) (
 	if err := decodeParams("workspace/didChangeWatchedFiles", raw, &p); err != nil {
 		return nil, err
 	}
-	var rels []string
+	rels := map[*session.Session][]string{}
+	var order []*session.Session
 	for _, c := range p.Changes {
-		rel, err := s.rel(c.URI)
-		if err != nil || rel == ".git" || strings.HasPrefix(rel, ".git/") {
+		pl, err := s.placeOf(c.URI)
+		if err != nil || pl.rel == ".git" || strings.HasPrefix(pl.rel, ".git/") {
 			continue // outside the workspace, or git's own files: nothing the index holds
 		}
-		rels = append(rels, rel)
+		if rels[pl.sess] == nil {
+			order = append(order, pl.sess)
+		}
+		rels[pl.sess] = append(rels[pl.sess], pl.rel)
 	}
-	if len(rels) > 0 {
-		s.session().Changed(rels)
+	for _, sess := range order {
+		sess.Changed(rels[sess])
 	}
 	return nil, nil
 }

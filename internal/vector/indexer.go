@@ -38,6 +38,9 @@ type IndexerOptions struct {
 	MoveAside func(path string) string
 	// Warn tells the user something went wrong.
 	Warn func(format string, args ...any)
+	// ReadOnly searches the store of another process where it lies (SearchFile) and writes nothing:
+	// no worker, no repair, no generation file.
+	ReadOnly bool
 }
 
 // Indexer embeds an index's chunks in the background: a query never waits for embeddings, it uses the
@@ -71,6 +74,12 @@ type Indexer struct {
 	// chunks queued since the index opened and chunks embedded (or given up), for progress
 	queuedN, embeddedN int
 
+	// the store saved, and its generation marked complete, once the worker has been idle for
+	// saveDelay after completing a generation (settled); under saveMu, which Close takes too
+	saveMu   sync.Mutex
+	saver    *time.Timer
+	savedGen uint64
+
 	// ctx ends in Close, so that a slow embedding does not hold it
 	ctx  context.Context
 	stop context.CancelFunc
@@ -92,7 +101,7 @@ func NewIndexer(opts IndexerOptions) *Indexer {
 	v := &Indexer{e: opts.Embedder, opts: opts, puts: map[string][]Doc{}, dels: map[string]bool{},
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
 	v.ctx, v.stop = context.WithCancel(context.Background())
-	if v.e == nil {
+	if v.e == nil || opts.ReadOnly {
 		close(v.done)
 		return v
 	}
@@ -107,7 +116,7 @@ func (v *Indexer) On() bool { return v.e != nil }
 func (v *Indexer) Loaded() *Store {
 	v.openMu.Lock()
 	defer v.openMu.Unlock()
-	if v.store != nil || v.e == nil || v.openFailed {
+	if v.store != nil || v.e == nil || v.openFailed || v.opts.ReadOnly {
 		return v.store
 	}
 	vs, err := Open(v.opts.Dir, v.e)
@@ -199,6 +208,9 @@ func (v *Indexer) Resume(gen uint64) {
 	v.mu.Unlock()
 }
 
+// Complete tells whether the saved vectors are those of generation gen, all of them.
+func (v *Indexer) Complete(gen uint64) bool { return v.e != nil && v.upToDate(gen) }
+
 // upToDate tells whether the persisted vectors were complete at generation gen.
 func (v *Indexer) upToDate(gen uint64) bool {
 	if v.e == nil || v.opts.GenFile == "" {
@@ -216,7 +228,7 @@ func (v *Indexer) marker(gen uint64) string {
 
 // Put queues path's docs, in place of whatever the store holds of it.
 func (v *Indexer) Put(path string, docs []Doc) {
-	if v.e == nil {
+	if v.e == nil || v.opts.ReadOnly {
 		return
 	}
 	v.mu.Lock()
@@ -228,7 +240,7 @@ func (v *Indexer) Put(path string, docs []Doc) {
 
 // Remove queues the removal of path's vectors.
 func (v *Indexer) Remove(path string) {
-	if v.e == nil {
+	if v.e == nil || v.opts.ReadOnly {
 		return
 	}
 	v.mu.Lock()
@@ -284,6 +296,7 @@ func (v *Indexer) run() {
 				v.doneGen = v.gen // under the lock: wait reads it
 				v.repairing = false
 				v.mu.Unlock()
+				v.settled()
 				break
 			}
 			v.mu.Unlock()
@@ -416,7 +429,11 @@ func (v *Indexer) Search(ctx context.Context, text string, k int) []Hit {
 	}
 	var hits []Hit
 	var err error
-	if store := v.opened(); store != nil || v.opts.Dir == "" {
+	if v.opts.ReadOnly {
+		sctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
+		hits, err = SearchFile(sctx, v.opts.Dir, v.e, text, k)
+		cancel()
+	} else if store := v.opened(); store != nil || v.opts.Dir == "" {
 		if store == nil {
 			store = v.Loaded()
 		}
@@ -508,13 +525,56 @@ func (v *Indexer) waitCtx(ctx context.Context) {
 	}
 }
 
+// saveDelay lets a burst of edits share one save of the store.
+const saveDelay = 2 * time.Second
+
+// settled schedules the save of a persistent store once the worker has completed a generation it was
+// not saved at, so that another process reading the cache (ctxmap context --no-daemon beside a
+// background process) finds the vectors, not only the next start. New work pushes it back.
+func (v *Indexer) settled() {
+	v.saveMu.Lock()
+	defer v.saveMu.Unlock()
+	v.mu.Lock()
+	gen, closed := v.gen, v.closed
+	v.mu.Unlock()
+	if v.opts.GenFile == "" || closed || gen == 0 || gen == v.savedGen {
+		return
+	}
+	if v.saver != nil {
+		v.saver.Stop()
+	}
+	v.saver = time.AfterFunc(saveDelay, v.saveSettled)
+}
+
+// saveSettled saves the store and marks its generation complete, if the worker is still idle with
+// that generation done and nothing was lost.
+func (v *Indexer) saveSettled() {
+	v.saveMu.Lock()
+	defer v.saveMu.Unlock()
+	v.mu.Lock()
+	gen := v.gen
+	idle := !v.closed && len(v.puts) == 0 && len(v.dels) == 0 && !v.refillAll && !v.busy && v.doneGen == gen && !v.lost
+	v.mu.Unlock()
+	store := v.opened()
+	if !idle || store == nil || gen == v.savedGen {
+		return
+	}
+	if err := store.Save(); err != nil {
+		v.opts.Warn("vectors: %v", err)
+		return
+	}
+	if err := os.WriteFile(v.opts.GenFile, []byte(v.marker(gen)), 0o600); err == nil {
+		v.savedGen = gen
+	}
+}
+
 // drainTimeout bounds how long Close waits for pending embeddings before giving them up.
 const drainTimeout = 10 * time.Second
 
 // Close waits a while for what is pending, stops the worker and saves the store; the generation file
 // then says whether the saved vectors are complete.
 func (v *Indexer) Close() {
-	if v.e == nil {
+	if v.e == nil || v.opts.ReadOnly {
 		return
 	}
 	drained := make(chan struct{})
@@ -523,9 +583,14 @@ func (v *Indexer) Close() {
 	case <-drained:
 	case <-time.After(drainTimeout):
 	}
+	v.saveMu.Lock() // a settled save in progress ends first; none starts after
 	v.mu.Lock()
 	v.closed = true
 	v.mu.Unlock()
+	if v.saver != nil {
+		v.saver.Stop()
+	}
+	v.saveMu.Unlock()
 	v.stop()
 	select {
 	case v.wake <- struct{}{}:
