@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"path"
+	"sync"
 
 	"github.com/pkoukk/tiktoken-go-loader/assets"
 )
@@ -13,6 +14,12 @@ import (
 // loader does, in a third of its time: the map is made at its final size and no line becomes a string.
 // The token counter loads while a one-shot query opens the index, and was the largest part of it.
 type embeddedRanks struct{}
+
+// loadedRanks are the rank maps the library loaded, by file name, which the piece counter shares.
+var (
+	ranksMu     sync.Mutex
+	loadedRanks = map[string]map[string]int{}
+)
 
 func (embeddedRanks) LoadTiktokenBpe(file string) (map[string]int, error) {
 	data, err := assets.Assets.ReadFile(path.Base(file))
@@ -44,5 +51,8 @@ func (embeddedRanks) LoadTiktokenBpe(file string) (map[string]int, error) {
 		}
 		ranks[string(token[:size])] = rank
 	}
+	ranksMu.Lock()
+	loadedRanks[path.Base(file)] = ranks
+	ranksMu.Unlock()
 	return ranks, nil
 }

@@ -14,9 +14,10 @@ const DefaultTokenizer = "o200k_base" // when no encoding is named
 // Tokenizer counts tokens exactly as the named encoding does. One per encoding per process, shared by
 // every caller: the encoding takes a few hundred milliseconds to build and its counts are cached.
 type Tokenizer struct {
-	name  string
-	enc   *tiktoken.Tiktoken
-	cache *countCache
+	name   string
+	enc    *tiktoken.Tiktoken
+	pieces *pieceCounter // nil: the library counts
+	cache  *countCache
 }
 
 var (
@@ -46,6 +47,11 @@ func NewTokenizer(name string) (*Tokenizer, error) {
 		return nil, fmt.Errorf("load tokenizer %s: %w", name, err)
 	}
 	t := &Tokenizer{name: name, enc: enc, cache: newCountCache(4 << 20)}
+	ranksMu.Lock()
+	if ranks := loadedRanks[name+".tiktoken"]; ranks != nil {
+		t.pieces = &pieceCounter{ranks: ranks, o200k: name == "o200k_base"}
+	}
+	ranksMu.Unlock()
 	tokByName[name] = t
 	return t, nil
 }
@@ -90,7 +96,13 @@ func (t *Tokenizer) countPiece(s string) int {
 	if n, ok := t.cache.get(s); ok {
 		return n
 	}
-	n := len(t.enc.EncodeOrdinary(s))
+	n := -1
+	if t.pieces != nil {
+		n = t.pieces.count(s)
+	}
+	if n < 0 {
+		n = len(t.enc.EncodeOrdinary(s))
+	}
 	t.cache.put(s, n)
 	return n
 }

@@ -245,3 +245,59 @@ func BenchmarkLoadRanks(b *testing.B) {
 		}
 	})
 }
+
+// The hand-written pieces equal the library's regular expression on random text of every class its
+// patterns name: letters of each case (ǅ titlecase, ʰ modifier, 中 other), marks, numbers of each
+// kind, contractions in any case, whitespace of several kinds, punctuation, line breaks and slashes.
+func TestPieceCounterEqualsLibrary(t *testing.T) {
+	alphabet := []string{"a", "Z", "ǅ", "ʰ", "中", "\u0301", "\u093f", "٣", "Ⅻ", "½", "7", "'", "'s", "'S", "'t", "'re", "'VE",
+		"'m", "'ll", "'Ll", "'d", "'x", "ſ", "K", " ", "  ", "\t", "\n", "\r", "\r\n", "\u00a0", "\u2028", "\u3000", "/", "//",
+		".", "!", "_", "-", "😀", "€", "ß", "İ", "Ω", "ω", "é", "e\u0301", "{", "}", "\v", "\f", "\u0085"}
+	r := rand.New(rand.NewPCG(11, 3))
+	var texts []string
+	for i := 0; i < 6000; i++ {
+		var b strings.Builder
+		for j := 0; j < 1+r.IntN(24); j++ {
+			b.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		texts = append(texts, b.String())
+	}
+	for _, name := range []string{"o200k_base", "cl100k_base"} {
+		tok := tokenizer(t, name)
+		if tok.pieces == nil {
+			t.Fatalf("%s: no piece counter: the ranks were not shared", name)
+		}
+		bad := 0
+		for _, text := range texts {
+			if got, want := tok.pieces.count(text), whole(tok, text); got != want {
+				if bad++; bad <= 5 {
+					t.Errorf("%s: %d tokens, the library %d, for %q", name, got, want, text)
+				}
+			}
+		}
+		if bad > 0 {
+			t.Errorf("%s: %d of %d texts counted differently", name, bad, len(texts))
+		}
+		if got := tok.pieces.count("a\xffb"); got != -1 {
+			t.Errorf("%s: invalid UTF-8 counted (%d), not left to the library", name, got)
+		}
+	}
+}
+
+func BenchmarkCountFresh(b *testing.B) {
+	src, err := os.ReadFile("assemble.go")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tok := tokenizer(b, "")
+	b.Run("pieces", func(b *testing.B) {
+		for b.Loop() {
+			tok.pieces.count(string(src))
+		}
+	})
+	b.Run("library", func(b *testing.B) {
+		for b.Loop() {
+			whole(tok, string(src))
+		}
+	})
+}

@@ -120,7 +120,7 @@ func (r *ranker) candidates(files []RankedFile) []pack.Candidate {
 		}
 		for k, d := range defs {
 			def := rec.File.Definitions[d]
-			c := defCandidate(rec, src, def, f.Score*(1-0.1*float64(k)), why)
+			c := defCandidate(rec, r.lines(f.Path), def, f.Score*(1-0.1*float64(k)), why)
 			if r.holdsPin(f.Path, def) { // a pinned method's class as a card: whole, it would hide the method
 				c.Full = ""
 			}
@@ -163,6 +163,20 @@ func (r *ranker) source(p string) []byte {
 	return b
 }
 
+// lines is a file's source split into lines, once per request: a file's definitions are cut from it
+// one by one.
+func (r *ranker) lines(p string) [][]byte {
+	if ls, ok := r.split[p]; ok {
+		return ls
+	}
+	if r.split == nil {
+		r.split = map[string][][]byte{}
+	}
+	ls := parse.SplitLines(r.source(p))
+	r.split[p] = ls
+	return ls
+}
+
 // pickDefs chooses a file's definitions: the ones signals pointed at, strongest first; when none did
 // but lines did (a frame, an error literal), the definitions around those lines.
 func (r *ranker) pickDefs(rec *model.Record, f RankedFile) []int {
@@ -203,8 +217,7 @@ func (r *ranker) pickDefsAll(rec *model.Record, f RankedFile) []int {
 	return out
 }
 
-func defCandidate(rec *model.Record, src []byte, d parse.Definition, score float64, why []string) pack.Candidate {
-	lines := parse.SplitLines(src)
+func defCandidate(rec *model.Record, lines [][]byte, d parse.Definition, score float64, why []string) pack.Candidate {
 	c := pack.Candidate{
 		Path: rec.Path, Symbol: d.Qualified(), Language: rec.Language, StartLine: d.StartLine, EndLine: d.EndLine,
 		Score: score, Why: why, Compact: compactCard(rec.Language, d),
@@ -218,25 +231,70 @@ func defCandidate(rec *model.Record, src []byte, d parse.Definition, score float
 	if end-d.StartLine+1 > maxBodyLines {
 		end = d.StartLine + maxBodyLines - 1
 	}
-	// the doc comment and decorators above the declaration come with it
-	if d.Doc != "" {
-		c.StartLine = docStart(lines, d.StartLine)
-	}
+	// the doc comment, decorators, attributes and template header above the declaration come with it
+	c.StartLine = declStart(lines, d.StartLine, d.Doc != "")
 	c.Full = parse.JoinLines(lines, c.StartLine, end)
 	return c
 }
 
-// docStart is the first line of the comment and decorator lines right above a declaration at line.
-func docStart(lines [][]byte, line int) int {
+// declStart is the first line of what belongs above a declaration at line: its comment, attributes,
+// decorators, annotations, C++ template header and attribute macros.
+// A fix often changes a template's constraint or an attribute; a region without them misses it.
+func declStart(lines [][]byte, line int, doc bool) int {
 	start := line
 	for k := line - 1; k >= 1 && k > line-maxDocLines && k <= len(lines); k-- {
 		t := strings.TrimSpace(string(lines[k-1]))
-		if t == "" || !docLine(t) {
+		if t == "" {
+			break
+		}
+		if h := templateHead(lines, k); h > 0 {
+			start, k = h, h
+			continue
+		}
+		// a comment right above is the declaration's; a # line is one only when the parser found a
+		// doc there (else it may be C's preprocessor)
+		if !attrLine(t) && !(docLine(t) && (doc || t[0] != '#')) {
 			break
 		}
 		start = k
 	}
 	return start
+}
+
+// templateHead is the first line of a C++ template header that ends at line (it may span a few
+// lines, none of which ends a statement or opens a body), or 0.
+func templateHead(lines [][]byte, line int) int {
+	for k := line; k >= 1 && k > line-4; k-- {
+		t := strings.TrimSpace(string(lines[k-1]))
+		if strings.HasPrefix(t, "template") && (len(t) == 8 || t[8] == '<' || t[8] == ' ') {
+			return k
+		}
+		if t == "" || strings.ContainsAny(t, "{};") {
+			return 0
+		}
+	}
+	return 0
+}
+
+// attrLine is a line of attributes above a declaration: Rust's #[...], an annotation or decorator,
+// or an attribute macro alone on its line (JSON_HEDLEY_WARN_UNUSED_RESULT, NODISCARD(...)).
+func attrLine(t string) bool {
+	if strings.HasPrefix(t, "#[") || strings.HasPrefix(t, "@") {
+		return true
+	}
+	name := t
+	if i := strings.IndexByte(t, '('); i > 0 && strings.HasSuffix(t, ")") {
+		name = t[:i]
+	}
+	if len(name) < 3 {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // maxDocLines bounds the comment lines a definition brings along.
@@ -434,7 +492,7 @@ func (r *ranker) related(prims []primary, files []RankedFile, top float64) []pac
 			rec := r.s.Record(h.path)
 			d := rec.File.Definitions[h.def]
 			why := []string{fmt.Sprintf("%s `%s`", verb, prims[h.prim].def.Qualified())}
-			c := defCandidate(rec, r.source(h.path), d, top*0.2/(1+float64(i)), why)
+			c := defCandidate(rec, r.lines(h.path), d, top*0.2/(1+float64(i)), why)
 			c.Kind, c.Bucket = kind, bucket
 			out = append(out, c)
 		}

@@ -3,8 +3,10 @@ package rank
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
 	"github.com/ctxmap/ctxmap/internal/shoptest"
 )
@@ -56,4 +58,44 @@ func TestReferrersHoldEveryFileNamingAPrimary(t *testing.T) {
 	}
 	// a primary under a name defined elsewhere only: its file has no edge from the callers
 	check([]primary{{path: "jobs/a.py", def: s.Record("jobs/pay.py").File.Definitions[0]}}, map[string]int{"settle": 0})
+}
+
+// A definition's region starts where its declaration does for a reader: the C++ template header, the
+// attribute macros, Rust's attributes, Java's annotations and a doc comment come with the body; the
+// last line of the definition before it never does.
+func TestDefinitionRegionTakesWhatIsAboveIt(t *testing.T) {
+	files := map[string]string{
+		"value.hpp": "int before() { return 0; }\n" +
+			"/// the value at key\n" +
+			"template < class KeyType, detail::enable_if_t <\n" +
+			"               !detail::is_json_pointer<KeyType>::value, int > = 0 >\n" +
+			"JSON_HEDLEY_WARN_UNUSED_RESULT\n" +
+			"int value(KeyType && key) const\n" +
+			"{\n    return 1;\n}\n",
+		"lib.rs":  "fn before() {}\n#[inline]\n#[must_use]\npub fn parse(s: &str) -> u32 {\n    0\n}\n",
+		"A.java":  "class A {\n    int before() { return 0; }\n    @Override\n    public String toString() {\n        return \"a\";\n    }\n}\n",
+		"tail.py": "def before():\n    return 0\nLIMIT = 3\ndef after():\n    return LIMIT\n",
+	}
+	s := testView(t, files)
+	r := &ranker{s: s, a: query.Analyze("x", nil), without: map[string]bool{}}
+	for _, c := range []struct {
+		path, name string
+		start      int
+		first      string
+	}{
+		{"value.hpp", "value", 2, "/// the value at key"},
+		{"lib.rs", "parse", 2, "#[inline]"},
+		{"A.java", "toString", 3, "    @Override"},
+		{"tail.py", "after", 4, "def after():"}, // a statement above is not the function's
+	} {
+		rec := s.Record(c.path)
+		i := slices.IndexFunc(rec.File.Definitions, func(d parse.Definition) bool { return d.Name == c.name })
+		if i < 0 {
+			t.Fatalf("%s: no definition %s in %+v", c.path, c.name, rec.File.Definitions)
+		}
+		got := defCandidate(rec, r.lines(c.path), rec.File.Definitions[i], 1, nil)
+		if got.StartLine != c.start || !strings.HasPrefix(got.Full, c.first+"\n") {
+			t.Errorf("%s %s: starts at line %d with %q, want line %d with %q", c.path, c.name, got.StartLine, strings.SplitN(got.Full, "\n", 2)[0], c.start, c.first)
+		}
+	}
 }

@@ -294,7 +294,7 @@ func (r *ranker) pinnedCandidates(files []RankedFile) []pack.Candidate {
 			out = append(out, c)
 			continue
 		}
-		c := defCandidate(rec, r.source(p.path), rec.File.Definitions[p.def], 1, why)
+		c := defCandidate(rec, r.lines(p.path), rec.File.Definitions[p.def], 1, why)
 		c.Kind, c.Bucket, c.Probability, c.Cap = "definition", "definitions", prob, limit
 		out = append(out, c)
 	}

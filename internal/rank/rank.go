@@ -42,6 +42,7 @@ func Rank(ctx context.Context, v *View, a *query.Analysis, opts Options) (*Ranki
 	}
 	if opts.Budget > 0 {
 		r.plan.files = min(r.plan.files, max(minPlanFiles, opts.Budget/tokensPerFile))
+		r.plan.budget = opts.Budget
 	}
 	files := r.rank(ctx)
 	if err := ctx.Err(); err != nil {

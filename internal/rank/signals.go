@@ -93,6 +93,7 @@ type ranker struct {
 	names    map[string]bool     // projectNames' answer
 	quoted   [][]model.Literal   // per error message of the text, the literals that hold it (errors)
 	srcs     map[string][]byte   // the files read for this request, each once
+	split    map[string][][]byte // and split into lines
 	plan     plan                // how far a pack goes past its likeliest file
 }
 

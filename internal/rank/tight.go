@@ -50,6 +50,7 @@ type plan struct {
 	itemMin float64 // the least probability (the file's times the definition's) an item is worth
 	perProb float64 // what an item that is certain to change may spend
 	related bool    // a bug fix's pack shows a test and a caller of the code it shows, where there are some
+	budget  int     // the pack's tokens, past which regions are not worth scoring (covered); 0: no bound
 }
 
 // The default plan spends the budget while the regions it adds are likely enough to hold a changed
@@ -57,7 +58,7 @@ type plan struct {
 // five files past the model's threshold (a sixth was not the fix's in any of the 23 dev-set packs
 // that had one).
 var (
-	recallPlan = plan{files: 40, fileMin: 0.012, defs: 30, defMin: 0.01, itemMin: 0.01, perProb: 30000, related: true}
+	recallPlan = plan{files: 40, fileMin: 0.012, defs: 60, defMin: 0.005, itemMin: 0.005, perProb: 30000, related: true}
 	tightPlan  = plan{files: TightFiles, fileMin: -1, defs: 8, defMin: 0.08, perProb: 5000}
 )
 
@@ -80,8 +81,12 @@ func (r *ranker) tight(files []RankedFile, m *Model) []pack.Candidate {
 	qw := r.queryWords()
 	show, also := r.tightFiles(files, m)
 	var shown []valued
-	for _, t := range show {
+	for i, t := range show {
 		shown = append(shown, r.showFile(t, m, qw, &prims)...)
+		if i+1 >= minScoredFiles && i+1 < len(show) && r.plan.covered(shown, show[i+1].f.Prob) {
+			also = append(show[i+1:], also...) // outlined where the pack stops
+			break
+		}
 	}
 	// the regions of every shown file, likeliest first: a file's fifth definition is worth less than
 	// the next file's best
@@ -244,7 +249,7 @@ func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]pr
 		if j == 0 {
 			q = f.Prob * max(s.Prob, 0.5) // a likely file's best guess is worth its room
 		}
-		c := defCandidate(rec, src, d, q, why)
+		c := defCandidate(rec, r.lines(f.Path), d, q, why)
 		c.Kind, c.Bucket = "definition", "definitions"
 		if holds {
 			c.Full = "" // its card: whole, it would hide the pinned definition
@@ -274,7 +279,7 @@ func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]pr
 		if p := parentOf(defs, d); p >= 0 && !cards[defs[p].Name] && first == s.Index {
 			cards[defs[p].Name] = true
 			pd := defs[p]
-			card := defCandidate(rec, src, pd, q*0.9, []string{fmt.Sprintf("the class of `%s`", d.Qualified())})
+			card := defCandidate(rec, r.lines(f.Path), pd, q*0.9, []string{fmt.Sprintf("the class of `%s`", d.Qualified())})
 			card.Kind, card.Bucket = "snippet", "snippets"
 			if pd.EndLine-pd.StartLine+1 > parentCard || r.holdsPin(f.Path, pd) {
 				card.Full, card.Standard = "", ""
@@ -384,7 +389,7 @@ func (r *ranker) asked(prims []primary, files []RankedFile) []pack.Candidate {
 				out = append(out, c)
 			}
 			for _, d := range defs {
-				c := defCandidate(rec, r.source(f.Path), rec.File.Definitions[d], f.Score, why)
+				c := defCandidate(rec, r.lines(f.Path), rec.File.Definitions[d], f.Score, why)
 				c.Kind, c.Bucket, c.Cap = "test", "tests", minCap
 				out = append(out, c)
 			}
@@ -416,6 +421,27 @@ func (r *ranker) beside(prims []primary, files []RankedFile) []pack.Candidate {
 		out = append(out, c)
 	}
 	return out
+}
+
+// Scoring a file's definitions is most of a query's time; a file whose regions would all come after
+// regions filling the budget coveredTimes over is outlined instead, once minScoredFiles are scored.
+const (
+	coveredTimes   = 3
+	minScoredFiles = 8
+)
+
+// covered says whether the regions at least as likely as prob would fill the budget coveredTimes over.
+func (p plan) covered(shown []valued, prob float64) bool {
+	if p.budget == 0 {
+		return false
+	}
+	total := 0
+	for _, v := range shown {
+		if v.q >= prob {
+			total += min(len(v.Full)/bytesPerToken, max(v.Cap, minCap))
+		}
+	}
+	return total > coveredTimes*p.budget
 }
 
 // cap is the tokens an item of probability q may take.
