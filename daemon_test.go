@@ -73,6 +73,9 @@ func backgroundBinary(t *testing.T) string {
 		t.Skip("finds the processes in /proc")
 	}
 	bin := buildBinary(t)
+	// the test's temporary folders are removed once (the first TempDir registers it): registered
+	// before the processes' stop, the removal runs after it, when nothing writes to a cache there
+	t.TempDir()
 	t.Cleanup(func() { stopBackground(t, bin) })
 	return bin
 }
