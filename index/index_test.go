@@ -20,9 +20,9 @@ import (
 
 	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/filetest"
-	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/query"
 	"github.com/ctxmap/ctxmap/internal/rank"
+	"github.com/ctxmap/ctxmap/internal/records"
 )
 
 // writeFiles creates files under root; content "" removes the file.
@@ -236,7 +236,7 @@ func snapshotState(t *testing.T, ix *Index, without ...string) string {
 		Hash, Language, Skip string
 		Lines                int
 		File                 any
-		Chunks               []model.ChunkRef
+		Chunks               []records.ChunkRef
 	}
 	recs := map[string]rec{}
 	for p, r := range s.files.All() {
@@ -990,7 +990,7 @@ func TestLetterFilterKeepsEveryFuzzyMatch(t *testing.T) {
 	for i := range 300 { // names of every ASCII character and a few non-ASCII ones
 		names = append(names, fmt.Sprintf("n%c%c_%d", rune(33+i%94), rune(0xc0+i%64), i))
 	}
-	s := &Snapshot{Symbols: map[string][]model.SymbolRef{}}
+	s := &Snapshot{Symbols: map[string][]records.SymbolRef{}}
 	for _, n := range names {
 		s.Symbols[n] = nil
 	}

@@ -15,15 +15,15 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/ctxmap/ctxmap/internal/history"
-	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/records"
 )
 
 // workspace is testdata/rules.txtar (a small rules and quality-profiles product in Java, Python and Go) copied
 // into a real git repository whose commits carry the messages below, then parsed with the real parser.
 type workspace struct {
 	dir      string
-	contribs []model.Contribution
+	contribs []records.Contribution
 	hist     *history.Log
 	m        *Map
 }

@@ -19,9 +19,9 @@ import (
 
 	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/entity"
-	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
+	"github.com/ctxmap/ctxmap/internal/records"
 	"github.com/ctxmap/ctxmap/internal/vector"
 	"github.com/ctxmap/ctxmap/internal/words"
 )
@@ -91,7 +91,7 @@ type ranker struct {
 	callees  map[string]bool     // calledByNamed's answer
 	pinned   []pin               // pins' answer
 	names    map[string]bool     // projectNames' answer
-	quoted   [][]model.Literal   // per error message of the text, the literals that hold it (errors)
+	quoted   [][]records.Literal // per error message of the text, the literals that hold it (errors)
 	srcs     map[string][]byte   // the files read for this request, each once
 	plan     plan                // how far a pack goes past its likeliest file
 }
@@ -428,7 +428,7 @@ func (r *ranker) errors() {
 		msgs[i] = strings.ToLower(m)
 	}
 	type match struct {
-		lit   model.Literal
+		lit   records.Literal
 		cover float64
 	}
 	found := make([][]match, len(msgs))
@@ -439,7 +439,7 @@ func (r *ranker) errors() {
 			}
 		}
 	}
-	r.quoted = make([][]model.Literal, len(msgs))
+	r.quoted = make([][]records.Literal, len(msgs))
 	for i, ms := range found {
 		best := 0.0
 		for _, m := range ms {
@@ -655,7 +655,7 @@ func (r *ranker) place(p, id string) place {
 }
 
 // chunkDef maps a chunk ID to the definition it holds, or -1 for a file header.
-func (r *ranker) chunkDef(rec *model.Record, id string) int {
+func (r *ranker) chunkDef(rec *records.Record, id string) int {
 	for _, c := range rec.Chunks {
 		if c.ID != id || c.Kind == "file" {
 			continue
