@@ -415,7 +415,7 @@ func (r *ranker) related(prims []primary, files []RankedFile, top float64) []pac
 	for _, f := range files {
 		fileScore[f.Path] = f.Score
 	}
-	prose := func(p string) bool { return parse.ProseOrData(p) || parse.LanguageOf(p) == "markdown" }
+	prose := func(p string) bool { return parse.ProseOrData(p) || parse.Document(p) }
 	add := func(hs []hit, limit int, kind, bucket, verb string) {
 		sort.SliceStable(hs, func(i, j int) bool {
 			a, b := hs[i], hs[j]

@@ -133,7 +133,7 @@ func (r *ranker) project(p string) bool {
 	if records.IsTest(p) && r.a.Intent.Name != query.TestWriting {
 		return false
 	}
-	return !records.IsVendored(p) && !parse.ProseOrData(p) && parse.LanguageOf(p) != "markdown"
+	return !records.IsVendored(p) && !parse.ProseOrData(p) && !parse.Document(p)
 }
 
 func frameWhy(f query.Frame) string {

@@ -119,14 +119,13 @@ func (r *ranker) fileFeatures(files []RankedFile, n int) [][]float64 {
 			set("graph_rel", f.graph/top)
 		}
 		p := f.Path
-		lang := parse.LanguageOf(p)
 		set("is_test", boolf(records.IsTest(p)))
 		set("is_vendored", boolf(records.IsVendored(p)))
-		set("is_markdown", boolf(lang == "markdown"))
+		set("is_markdown", boolf(parse.Document(p)))
 		set("is_prose", boolf(parse.ProseOrData(p)))
 		set("is_declaration", boolf(records.IsDeclaration(p)))
 		set("is_aux", boolf(isAux(p)))
-		set("is_code", boolf(lang != "" && lang != "text" && lang != "markdown"))
+		set("is_code", boolf(parse.Tagged(p)))
 		if rec := r.s.Record(p); rec != nil {
 			set("log_lines", math.Log1p(float64(rec.Lines)))
 			if rec.File != nil {

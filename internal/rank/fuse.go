@@ -200,7 +200,7 @@ func demote(p, intent string) float64 {
 		return 0.35
 	}
 	switch {
-	case parse.LanguageOf(p) == "markdown":
+	case parse.Document(p):
 		return 0.5
 	case parse.ProseOrData(p):
 		return 0.6
