@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -37,14 +36,6 @@ func writeFiles(t testing.TB, root string, files map[string]string) {
 		}
 	}
 	filetest.Write(t, root, written)
-}
-
-func git(t testing.TB, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=Test", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
 }
 
 // ask resolves req against the index's configuration, as a one-shot front end does, and answers it.
@@ -102,9 +93,9 @@ func sampleRepo(t testing.TB) string {
 	t.Helper()
 	root := t.TempDir()
 	writeFiles(t, root, sample)
-	git(t, root, "init", "-q")
-	git(t, root, "add", ".")
-	git(t, root, "commit", "-q", "-m", "Add rule search and quality profiles")
+	filetest.Git(t, root, "init", "-q")
+	filetest.Git(t, root, "add", ".")
+	filetest.Git(t, root, "commit", "-q", "-m", "Add rule search and quality profiles")
 	return root
 }
 
@@ -321,8 +312,8 @@ func TestIncrementalEqualsRebuild(t *testing.T) {
 			}
 		}
 		if round%4 == 3 {
-			git(t, root, "add", "-A")
-			git(t, root, "commit", "-q", "-m", fmt.Sprintf("Round %d: change rule variants", round))
+			filetest.Git(t, root, "add", "-A")
+			filetest.Git(t, root, "commit", "-q", "-m", fmt.Sprintf("Round %d: change rule variants", round))
 			// history changes only with a build; a build must equal a fresh one too
 			mustBuild(t, ix)
 		} else if err := ix.Update(context.Background(), changed); err != nil {

@@ -116,11 +116,13 @@ func Damage(t testing.TB, path, how string, frac float64) {
 	}
 }
 
-// Git runs git in dir as a test's committer (no signing, a fixed name) and returns its output,
+// Git runs git in dir as a test's committer (no signing, a fixed name, no system or user
+// configuration: a user's global excludes would change what git lists) and returns its output,
 // trimmed; a failure fails the test.
 func Git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=Test", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
