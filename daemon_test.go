@@ -92,19 +92,6 @@ func stopBackground(t *testing.T, bin string) {
 	}
 }
 
-// run runs bin with env and returns stdout and stderr; a failure fails the test.
-func runWith(t *testing.T, bin string, env []string, args ...string) (string, string) {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("ctxmap %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	return stdout.String(), stderr.String()
-}
-
 // The command line's background process, with the real binary: the first command starts one, which
 // answers it and the next commands as the commands would in their own process; a killed one is
 // replaced by the next command; commands started at once on a fresh cache start one process; a server
