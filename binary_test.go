@@ -5,43 +5,21 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/ctxmap/ctxmap/internal/filetest"
 )
 
-// buildBinary builds the ctxmap command into the test's temporary folder. A test that needs it takes
-// a while (it builds, then runs the binary): with -short it is skipped.
+// buildBinary is the ctxmap command (filetest.Binary). A test that needs it takes a while (it builds,
+// then runs the binary): with -short it is skipped.
 func buildBinary(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	built.once.Do(func() {
-		dir, err := os.MkdirTemp("", "ctxmap-test-bin-")
-		if err != nil {
-			built.err = err
-			return
-		}
-		built.dir, built.path = dir, filepath.Join(dir, "ctxmap")
-		if out, err := exec.Command("go", "build", "-o", built.path, ".").CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if built.err != nil {
-		t.Fatal(built.err)
-	}
-	return built.path
-}
-
-// built is the binary the tests of this package share, built once (a link takes tens of seconds on
-// a busy machine); TestMain removes it.
-var built struct {
-	once      sync.Once
-	dir, path string
-	err       error
+	return filetest.Binary(t)
 }
 
 // command is bin with args, cache as its XDG_CACHE_HOME.

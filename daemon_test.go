@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/cli"
+	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/session"
 )
 
@@ -26,9 +27,7 @@ func TestMain(m *testing.M) {
 	// process; the tests of the background process ask for it (daemonEnv)
 	os.Setenv(cli.NoDaemonEnv, "1")
 	code := m.Run()
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
-	}
+	filetest.RemoveBinary()
 	os.Exit(code)
 }
 

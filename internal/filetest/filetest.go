@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/tools/txtar"
@@ -142,4 +143,52 @@ func Txtar(path string) map[string]string {
 		files[f.Name] = string(f.Data)
 	}
 	return files
+}
+
+// binary is the ctxmap command a test process builds once.
+var binary struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// goCache is Go's build cache as the tests found it: a test that sets XDG_CACHE_HOME would otherwise
+// send the build to an empty cache, and the grammars take minutes to compile again.
+var goCache = func() string {
+	if c := os.Getenv("GOCACHE"); c != "" {
+		return c
+	}
+	dir, _ := os.UserCacheDir()
+	return filepath.Join(dir, "go-build")
+}()
+
+// Binary builds the ctxmap command once per test process, for what only a process shows (a
+// terminal, exit codes, signals, a crash); a package's TestMain removes it with RemoveBinary. A build
+// that fails fails the test.
+func Binary(t testing.TB) string {
+	t.Helper()
+	binary.once.Do(func() {
+		dir, err := os.MkdirTemp("", "ctxmap-bin")
+		if err != nil {
+			binary.err = err
+			return
+		}
+		binary.path = filepath.Join(dir, "ctxmap")
+		cmd := exec.Command("go", "build", "-o", binary.path, "github.com/ctxmap/ctxmap")
+		cmd.Env = append(os.Environ(), "GOCACHE="+goCache)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binary.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binary.err != nil {
+		t.Fatalf("cannot build ctxmap: %v", binary.err)
+	}
+	return binary.path
+}
+
+// RemoveBinary removes the command Binary built, if it built one.
+func RemoveBinary() {
+	if binary.path != "" {
+		os.RemoveAll(filepath.Dir(binary.path))
+	}
 }
