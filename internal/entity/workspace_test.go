@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/internal/history"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/records"
@@ -91,15 +92,8 @@ func buildWorkspace() (*workspace, error) {
 		src[f.Name] = f.Data
 	}
 	git := func(n int, args ...string) error {
-		date := fmt.Sprintf("%d +0000", 1700000000+n*86400)
-		cmd := exec.Command("git", append([]string{"-c", "user.name=Dev", "-c", "user.email=dev@example.com",
-			"-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date, "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return nil
+		_, err := filetest.GitAt(dir, int64(1700000000+n*86400), args...)
+		return err
 	}
 	if err := git(0, "init", "-q"); err != nil {
 		return nil, err

@@ -117,18 +117,33 @@ func Damage(t testing.TB, path, how string, frac float64) {
 	}
 }
 
-// Git runs git in dir as a test's committer (no signing, a fixed name, no system or user
-// configuration: a user's global excludes would change what git lists) and returns its output,
-// trimmed; a failure fails the test.
+// Git runs git in dir as a test's committer (see GitAt) and returns its output, trimmed; a failure
+// fails the test.
 func Git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=Test", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+	out, err := GitAt(dir, 0, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// GitAt runs git in dir as a test's committer (no signing, a fixed name, no system or user
+// configuration: a user's global excludes would change what git lists), what it commits dated at
+// unix time when (0: now), and returns its output, trimmed. For fixtures made outside a test too.
+func GitAt(dir string, when int64, args ...string) (string, error) {
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=Test", "-c", "user.email=t@example.com",
+		"-c", "commit.gpgsign=false", "-c", "core.autocrlf=false"}, args...)...)
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+	if when != 0 {
+		date := fmt.Sprintf("%d +0000", when)
+		cmd.Env = append(cmd.Env, "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
+	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
+		return "", fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	return strings.TrimSpace(string(out))
+	return strings.TrimSpace(string(out)), nil
 }
 
 // Txtar reads the files of a txtar archive, by their names; for a test's fixtures, read when the
