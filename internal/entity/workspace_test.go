@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -65,9 +64,7 @@ var (
 // rulesWorkspace builds the workspace once for all tests of the package (parsing is the slow part).
 func rulesWorkspace(t testing.TB) *workspace {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	filetest.NeedGit(t)
 	wsOnce.Do(func() { wsVal, wsErr = buildWorkspace() })
 	if wsErr != nil {
 		t.Fatal(wsErr)

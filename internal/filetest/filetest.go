@@ -117,6 +117,14 @@ func Damage(t testing.TB, path, how string, frac float64) {
 	}
 }
 
+// NeedGit skips the test when git is not installed.
+func NeedGit(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+}
+
 // Git runs git in dir as a test's committer (see GitAt) and returns its output, trimmed; a failure
 // fails the test.
 func Git(t testing.TB, dir string, args ...string) string {

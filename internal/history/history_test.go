@@ -25,9 +25,7 @@ type repo struct {
 
 func newRepo(t testing.TB) *repo {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	filetest.NeedGit(t)
 	r := &repo{t: t, dir: t.TempDir()}
 	r.git("init", "-q")
 	r.git("checkout", "-q", "-b", "main")
@@ -322,9 +320,7 @@ func TestReadSubfolderRoot(t *testing.T) {
 }
 
 func TestReadUnavailable(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	filetest.NeedGit(t)
 	plain := t.TempDir()
 	l := read(t, plain, 0)
 	if l.Available || l.Reason != "not a git repository" || l.Head != "" || len(l.Commits) != 0 {

@@ -28,9 +28,7 @@ func symlink(t *testing.T, target, link string) {
 
 func gitInit(t *testing.T, dir string) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	filetest.NeedGit(t)
 	filetest.Git(t, dir, "init", "-q")
 }
 

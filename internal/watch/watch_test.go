@@ -3,7 +3,6 @@ package watch
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -320,9 +319,7 @@ func TestIgnoreFileChangeRescans(t *testing.T) {
 }
 
 func TestGitHeadAndExclude(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	filetest.NeedGit(t)
 	root := t.TempDir()
 	filetest.Write(t, root, map[string]string{"main.go": "package main\n"})
 	filetest.Git(t, root, "init", "-q")
