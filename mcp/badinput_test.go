@@ -27,9 +27,8 @@ type mcpProcess struct {
 
 func startMCP(t *testing.T) *mcpProcess {
 	t.Helper()
-	p := &mcpProcess{t: t, cmd: exec.Command(filetest.Binary(t), "mcp", "-C", writeWorkspace(t)), lines: make(chan map[string]any, 100),
+	p := &mcpProcess{t: t, cmd: filetest.Command(t, "mcp", "-C", writeWorkspace(t)), lines: make(chan map[string]any, 100),
 		stderr: &strings.Builder{}, exited: make(chan error, 1)}
-	p.cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir())
 	p.cmd.Stderr = p.stderr
 	p.stdin, _ = p.cmd.StdinPipe()
 	stdout, _ := p.cmd.StdoutPipe()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -312,8 +311,7 @@ func TestStdioBinary(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	root := writeWorkspace(t)
-	cmd := exec.Command(filetest.Binary(t), "mcp", "-C", root)
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir())
+	cmd := filetest.Command(t, "mcp", "-C", root)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)

@@ -35,9 +35,7 @@ type pipes struct {
 
 func startProcess(t testing.TB, root string) *process {
 	t.Helper()
-	p := &process{cmd: exec.Command(filetest.Binary(t), "serve", "--stdio", "-C", root)}
-	// the index's cache goes to a temporary folder, never the user's
-	p.cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir())
+	p := &process{cmd: filetest.Command(t, "serve", "--stdio", "-C", root)}
 	p.cmd.Stderr = &p.stderr
 	stdin, err := p.cmd.StdinPipe()
 	if err != nil {

@@ -209,6 +209,15 @@ func Binary(t testing.TB) string {
 	return binary.path
 }
 
+// Command is the ctxmap command (Binary) with args, its cache in a temporary folder of the test's,
+// never the user's.
+func Command(t testing.TB, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(Binary(t), args...)
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir())
+	return cmd
+}
+
 // RemoveBinary removes the command Binary built, if it built one.
 func RemoveBinary() {
 	if binary.path != "" {
