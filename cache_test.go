@@ -47,37 +47,21 @@ func writeWorkspace(t testing.TB, n int, vectors bool) string {
 	return root
 }
 
-// run is one finished ctxmap process.
-type run struct {
+// indexed is one finished `ctxmap index`.
+type indexed struct {
 	stats  map[string]any
 	stderr string
 	err    error
 }
 
 // indexRun runs `ctxmap index --json` on root with cache as XDG_CACHE_HOME, killing it after limit.
-func indexRun(bin, root, cache string, limit time.Duration) run {
+func indexRun(bin, root, cache string, limit time.Duration) indexed {
 	// --quiet: what is said on stderr is then only what went wrong
-	cmd := exec.Command(bin, "index", "-C", root, "--json", "--quiet")
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		return run{err: err}
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(limit):
-		cmd.Process.Kill()
-		<-done
-		err = fmt.Errorf("still running after %v", limit)
-	}
-	r := run{stderr: stderr.String(), err: err}
+	stdout, stderr, err := runFor(command(bin, cache, "index", "-C", root, "--json", "--quiet"), limit)
+	r := indexed{stderr: stderr, err: err}
 	if err == nil {
-		if jerr := json.Unmarshal([]byte(stdout.String()), &r.stats); jerr != nil {
-			r.err = fmt.Errorf("%v: %s", jerr, stdout.String())
+		if jerr := json.Unmarshal([]byte(stdout), &r.stats); jerr != nil {
+			r.err = fmt.Errorf("%v: %s", jerr, stdout)
 		}
 	}
 	return r
@@ -118,7 +102,7 @@ func TestProcessesStartedAtOnceOnAFreshCache(t *testing.T) {
 	for _, n := range []int{2, 4} {
 		for round := 0; round < rounds[n]; round++ {
 			cache := t.TempDir()
-			runs := make(chan run, n)
+			runs := make(chan indexed, n)
 			start := time.Now()
 			for i := 0; i < n; i++ {
 				go func() { runs <- indexRun(bin, root, cache, time.Minute) }()

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -38,12 +36,7 @@ func TestManyCommandsAtOnceOnANewCache(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cmd := exec.Command(bin, question...)
-			cmd.Env = env
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			failed[i] = cmd.Run()
-			outs[i], errs[i] = stdout.String(), stderr.String()
+			outs[i], errs[i], failed[i] = run(bin, env, question...)
 		}()
 	}
 	wg.Wait()

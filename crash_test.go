@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -22,9 +20,7 @@ func TestKilledWhileIndexing(t *testing.T) {
 	// embeddings fill in the background and a pack uses what is there: without them the rest compares exactly
 	root := writeWorkspace(t, 1500, false)
 	index := func(cache string) (map[string]any, error) {
-		cmd := exec.Command(bin, "index", "-C", root, "--json")
-		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
-		out, err := cmd.Output()
+		out, err := command(bin, cache, "index", "-C", root, "--json").Output()
 		if err != nil {
 			return nil, err
 		}
@@ -41,8 +37,7 @@ func TestKilledWhileIndexing(t *testing.T) {
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	cache := filepath.Join(tmp, "killed")
 	for round := 0; round < 5; round++ {
-		cmd := exec.Command(bin, "index", "-C", root)
-		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
+		cmd := command(bin, cache, "index", "-C", root)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -79,45 +74,11 @@ func TestKilledWhileIndexing(t *testing.T) {
 
 func pack(t *testing.T, bin, root, cache string) string {
 	t.Helper()
-	cmd := exec.Command(bin, "context", "-C", root, "--budget", "600", "the refund of a parcel paid by card shows a wrong tax on the receipt")
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
-	out, err := cmd.Output()
+	out, err := command(bin, cache, "context", "-C", root, "--budget", "600", "the refund of a parcel paid by card shows a wrong tax on the receipt").Output()
 	if err != nil {
 		t.Fatalf("context: %v", err)
 	}
 	return string(out)
-}
-
-// buildBinary builds the ctxmap command into the test's temporary folder. A test that needs it takes
-// a while (it builds, then runs the binary): with -short it is skipped.
-func buildBinary(t testing.TB) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	built.once.Do(func() {
-		dir, err := os.MkdirTemp("", "ctxmap-test-bin-")
-		if err != nil {
-			built.err = err
-			return
-		}
-		built.dir, built.path = dir, filepath.Join(dir, "ctxmap")
-		if out, err := exec.Command("go", "build", "-o", built.path, ".").CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if built.err != nil {
-		t.Fatal(built.err)
-	}
-	return built.path
-}
-
-// built is the binary the tests of this package share, built once (a link takes tens of seconds on
-// a busy machine); TestMain removes it.
-var built struct {
-	once      sync.Once
-	dir, path string
-	err       error
 }
 
 // Two processes on one workspace (two editor windows): the second finds the cache taken, says so and
@@ -135,10 +96,8 @@ func TestTwoProcessesOnOneCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	env := append(os.Environ(), "XDG_CACHE_HOME="+cache)
 	// the first holds the cache: a language server waiting on its stdin
-	server := exec.Command(bin, "serve", "--stdio", "-C", root)
-	server.Env = env
+	server := command(bin, cache, "serve", "--stdio", "-C", root)
 	stdin, err := server.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -162,8 +121,7 @@ func TestTwoProcessesOnOneCache(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	// explore opens the index itself (a context query would be answered by the server)
-	second := exec.Command(bin, "explore", "-C", root, "rule")
-	second.Env = env
+	second := command(bin, cache, "explore", "-C", root, "rule")
 	var stderr strings.Builder
 	second.Stderr = &stderr
 	done := make(chan struct{})
@@ -182,7 +140,7 @@ func TestTwoProcessesOnOneCache(t *testing.T) {
 		t.Errorf("the second process did not say the cache was taken: %s", stderr.String())
 	}
 	// a context query is the server's to answer: the command does not open the cache
-	asked := exec.Command(bin, "context", "-C", root, "--budget", "400", "cannot activate a rule without a key")
+	asked := command(bin, cache, "context", "-C", root, "--budget", "400", "cannot activate a rule without a key")
 	asked.Env = daemonEnv(cache, time.Minute) // a command that may hand off (--no-daemon never asks)
 	stderr.Reset()
 	asked.Stderr = &stderr
@@ -191,9 +149,7 @@ func TestTwoProcessesOnOneCache(t *testing.T) {
 	}
 	stdin.Close()
 	server.Wait()
-	third := exec.Command(bin, "index", "-C", root, "--json")
-	third.Env = env
-	if out, err := third.Output(); err != nil || !strings.Contains(string(out), `"files": 3`) || strings.Contains(string(out), `"cache": ""`) {
+	if out, err := command(bin, cache, "index", "-C", root, "--json").Output(); err != nil || !strings.Contains(string(out), `"files": 3`) || strings.Contains(string(out), `"cache": ""`) {
 		t.Errorf("after the server left: %v\n%s", err, out)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/cli"
+	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/internal/shoptest"
 	"github.com/ctxmap/ctxmap/session"
 )
@@ -29,9 +30,7 @@ func TestMain(m *testing.M) {
 	// process; the tests of the background process ask for it (daemonEnv)
 	os.Setenv(cli.NoDaemonEnv, "1")
 	code := m.Run()
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
-	}
+	filetest.RemoveBinary()
 	os.Exit(code)
 }
 
@@ -96,19 +95,6 @@ func stopBackground(t *testing.T, bin string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// run runs bin with env and returns stdout and stderr; a failure fails the test.
-func runWith(t *testing.T, bin string, env []string, args ...string) (string, string) {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("ctxmap %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	return stdout.String(), stderr.String()
 }
 
 // The command line's background process, with the real binary: the first command starts one, which

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,25 +15,11 @@ import (
 // ctxmapRun runs the ctxmap binary with cache as XDG_CACHE_HOME and returns its stdout and stderr.
 func ctxmapRun(t testing.TB, bin, cache string, args ...string) (string, string) {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	done := make(chan error, 1)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	stdout, stderr, err := runFor(command(bin, cache, args...), 2*time.Minute)
+	if err != nil {
+		t.Fatalf("ctxmap %s: %v\n%s", strings.Join(args, " "), err, stderr)
 	}
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("ctxmap %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-		}
-	case <-time.After(2 * time.Minute):
-		cmd.Process.Kill()
-		t.Fatalf("ctxmap %s: still running after 2 minutes", strings.Join(args, " "))
-	}
-	return stdout.String(), stderr.String()
+	return stdout, stderr
 }
 
 // Every file of a cache, flipped or cut at half of it: the next `ctxmap context` answers with a fresh

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/ctxmap/ctxmap/cli"
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/internal/shoptest"
 	"github.com/ctxmap/ctxmap/mcp"
 	"github.com/ctxmap/ctxmap/server"
@@ -168,10 +168,7 @@ func gitRepository(t *testing.T, files []txtar.File) string {
 	t.Helper()
 	root := shoptest.Write(t, files)
 	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"commit", "-q", "-m", "Shop: carts, orders, stock and prices"}} {
-		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.name=Test", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
+		filetest.Git(t, root, args...)
 	}
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	return root

@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,9 +36,9 @@ func TestCheckoutConfigSendsNothingUntilTrusted(t *testing.T) {
 	const secret = "s3cret-deploy-token"
 	run := func(configHome, root string, args ...string) (string, string) {
 		t.Helper()
-		cmd := exec.Command(bin, args...)
+		cmd := command(bin, t.TempDir(), args...)
 		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+configHome, "CTXMAP_TEST_SECRET="+secret)
+		cmd.Env = append(cmd.Env, "XDG_CONFIG_HOME="+configHome, "CTXMAP_TEST_SECRET="+secret)
 		var stdout, stderr strings.Builder
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {

@@ -48,9 +48,7 @@ func makeTree(t *testing.T, repo string, wt string, files map[string]string) str
 }
 
 func TestRun(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	filetest.NeedGit(t)
 	repo, wt := t.TempDir(), t.TempDir()
 	gitRun(t, repo, "init", "-q")
 	first := makeTree(t, repo, wt, shop)

@@ -168,7 +168,7 @@ func (e *env) runContext(dir string, req index.Request, o packOutput, noDaemon b
 // askRunning hands the request to the ctxmap process serving dir, started in the background first
 // when none runs, and prints its pack; done is false when none answered.
 func (e *env) askRunning(dir string, req index.Request, o packOutput) (done bool, err error) {
-	return e.handOff(dir, true, func(ctx context.Context) error {
+	return e.handOff(dir, func(ctx context.Context) error {
 		raw, err := session.Ask(ctx, dir, req)
 		if err != nil {
 			return err

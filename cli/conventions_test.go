@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxmap/ctxmap/internal/filetest"
 )
 
 // runIn runs the command line with stdin in the folder dir, where nothing is to be written.
@@ -124,7 +126,7 @@ func TestMapRefusesATerminal(t *testing.T) {
 	if _, err := exec.LookPath("script"); err != nil {
 		t.Skip("no script(1) for a pseudo-terminal")
 	}
-	bin := ctxmapBinary(t)
+	bin := filetest.Binary(t)
 	root := tree(t, 20)
 	env := append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "TERM=xterm", NoDaemonEnv+"=1")
 	log := filepath.Join(t.TempDir(), "tty.log")

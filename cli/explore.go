@@ -41,7 +41,7 @@ func (e *env) exploreCommand() *cobra.Command {
 			}
 			return e.write(asJSON, ex, func(w io.Writer) error { return writeExploration(w, ex) })
 		}
-		return e.answer(*dir, daemonAllowed(*dir, *noDaemon), ask, indexUse{noSearch: true}, func(_ context.Context, ix *index.Index) error {
+		return e.answer(routeOf(*dir, *noDaemon), ask, indexUse{noSearch: true}, func(_ context.Context, ix *index.Index) error {
 			ex, err := ix.Explore(args[0], *limit)
 			if err != nil {
 				return err

@@ -28,16 +28,24 @@ workspace, so the next run reads only what changed.`)
 		if err != nil {
 			return err
 		}
-		return e.runIndex(*dir, asJSON, *export, *imp, *verify, inThisProcess(*noDaemon))
+		return e.runIndex(*dir, indexRun{json: asJSON, export: *export, imp: *imp, verify: *verify, alone: inThisProcess(*noDaemon)})
 	}
 	return cmd
 }
 
-func (e *env) runIndex(dir string, asJSON bool, export, imp string, verify, alone bool) error {
-	if export != "" && imp != "" {
+// indexRun is what `ctxmap index` was asked for.
+type indexRun struct {
+	json        bool   // the stats as JSON
+	export, imp string // the file an index is exported to, or imported from
+	verify      bool   // every file of the cache checked first
+	alone       bool   // refreshed here, not by the process that serves the workspace
+}
+
+func (e *env) runIndex(dir string, r indexRun) error {
+	if r.export != "" && r.imp != "" {
 		return usagef("--export and --import do not go together")
 	}
-	if verify {
+	if r.verify {
 		// the check reads the cache's files as no other process writes them: a background process
 		// leaves it the cache (the next command starts another)
 		ctx, cancel := interruptible()
@@ -51,38 +59,38 @@ func (e *env) runIndex(dir string, asJSON bool, export, imp string, verify, alon
 		}
 	}
 	// what is exported is checked first; what is imported, after
-	if verify && imp == "" {
+	if r.verify && r.imp == "" {
 		if err := e.verify(dir); err != nil {
 			return err
 		}
 	}
-	if export != "" || imp != "" {
+	if r.export != "" || r.imp != "" {
 		ctx, cancel := interruptible()
 		defer cancel()
 		opts := index.Options{Root: dir, Logf: e.logf("ctxmap: ")}
-		if export != "" {
-			id, err := index.Export(ctx, opts, export)
+		if r.export != "" {
+			id, err := index.Export(ctx, opts, r.export)
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(e.stdout, "exported %s (%s)\n", export, id)
+			_, err = fmt.Fprintf(e.stdout, "exported %s (%s)\n", r.export, id)
 			return err
 		}
-		id, err := index.Import(ctx, opts, imp)
+		id, err := index.Import(ctx, opts, r.imp)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stderr, "ctxmap: imported %s (%s)\n", imp, id)
-		if verify {
+		fmt.Fprintf(e.stderr, "ctxmap: imported %s (%s)\n", r.imp, id)
+		if r.verify {
 			if err := e.verify(dir); err != nil {
 				return err
 			}
 		}
 	}
-	if export == "" && imp == "" && !alone {
+	if r.export == "" && r.imp == "" && !r.alone {
 		// a process that serves the workspace refreshes the index it shares, rather than this one
 		// indexing in memory beside it
-		done, err := e.handOff(dir, false, func(ctx context.Context) error {
+		done, err := e.askServing(dir, func(ctx context.Context) error {
 			st, err := session.AskRefresh(ctx, dir)
 			if err != nil {
 				return err
@@ -90,14 +98,14 @@ func (e *env) runIndex(dir string, asJSON bool, export, imp string, verify, alon
 			if err := st.Empty(); err != nil {
 				fmt.Fprintf(e.stderr, "ctxmap: %v\n", err)
 			}
-			return e.writeStats(asJSON, st)
+			return e.writeStats(r.json, st)
 		})
 		if done {
 			return err
 		}
 	}
 	return e.withIndex(dir, indexUse{vectors: true, checked: true, emptyOK: true, saved: true}, func(_ context.Context, ix *index.Index, st index.Stats) error {
-		return e.writeStats(asJSON, st)
+		return e.writeStats(r.json, st)
 	})
 }
 
@@ -141,23 +149,23 @@ func (e *env) entitiesCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		return e.runEntities(*dir, *top, asJSON, *noDaemon)
+		return e.runEntities(routeOf(*dir, *noDaemon), *top, asJSON)
 	}
 	return cmd
 }
 
-func (e *env) runEntities(dir string, top int, asJSON, noDaemon bool) error {
+func (e *env) runEntities(r route, top int, asJSON bool) error {
 	if top < 1 {
 		return usagef("--top must be at least 1")
 	}
 	ask := func(ctx context.Context) error {
-		es, err := session.AskEntities(ctx, dir, top)
+		es, err := session.AskEntities(ctx, r.dir, top)
 		if err != nil {
 			return err
 		}
 		return e.writeEntities(asJSON, es)
 	}
-	return e.answer(dir, daemonAllowed(dir, noDaemon), ask, indexUse{noSearch: true}, func(_ context.Context, ix *index.Index) error {
+	return e.answer(r, ask, indexUse{noSearch: true}, func(_ context.Context, ix *index.Index) error {
 		return e.writeEntities(asJSON, ix.Snapshot().TopEntities(top))
 	})
 }

@@ -62,7 +62,7 @@ or on a TEXT when given, it starts from that entity's files or from the files a 
 				return usagef("centre the map on --entity or on a text, not both")
 			}
 			req := index.OutlineRequest{Budget: *budget, Entity: *name, Text: text, Tokenizer: *tokenizer}
-			return e.runOutline(*dir, req, *out, daemonAllowed(*dir, *noDaemon))
+			return e.runOutline(routeOf(*dir, *noDaemon), req, *out)
 		case "svg", "html":
 			if len(args) > 0 {
 				return usagef("a picture is centred on --entity; a text centres only --format text")
@@ -73,7 +73,7 @@ or on a TEXT when given, it starts from that entity's files or from the files a 
 			if *out == "" && e.stdoutTerminal() {
 				return usagef("a %s picture is not for a terminal: write it to a file (-o map.%s), pipe it, or read the map as text (--format text)", strings.ToUpper(form), form)
 			}
-			return e.runMap(*dir, *name, *top, *out, form, daemonAllowed(*dir, *noDaemon))
+			return e.runMap(routeOf(*dir, *noDaemon), *name, *top, *out, form)
 		default:
 			return usagef("--format %q is not one of text, svg, html", *format)
 		}
@@ -81,15 +81,15 @@ or on a TEXT when given, it starts from that entity's files or from the files a 
 	return cmd
 }
 
-func (e *env) runOutline(dir string, req index.OutlineRequest, out string, daemon bool) error {
+func (e *env) runOutline(r route, req index.OutlineRequest, out string) error {
 	ask := func(ctx context.Context) error {
-		o, err := session.AskOutline(ctx, dir, req)
+		o, err := session.AskOutline(ctx, r.dir, req)
 		if err != nil {
 			return err
 		}
 		return e.writeOutline(o, out)
 	}
-	return e.answer(dir, daemon, ask, indexUse{packs: true, vectors: req.Text != "", noSearch: req.Text == ""}, func(ctx context.Context, ix *index.Index) error {
+	return e.answer(r, ask, indexUse{packs: true, vectors: req.Text != "", noSearch: req.Text == ""}, func(ctx context.Context, ix *index.Index) error {
 		if err := req.Centre(ctx, index.Own{Index: ix}); err != nil {
 			return err
 		}
@@ -114,18 +114,18 @@ func (e *env) writeOutline(o *index.Outline, out string) error {
 	return nil
 }
 
-func (e *env) runMap(dir, name string, top int, out, form string, daemon bool) error {
+func (e *env) runMap(r route, name string, top int, out, form string) error {
 	if top < 1 {
 		return usagef("--top must be at least 1")
 	}
 	ask := func(ctx context.Context) error {
-		m, err := session.AskPicture(ctx, dir, top, name)
+		m, err := session.AskPicture(ctx, r.dir, top, name)
 		if err != nil {
 			return err
 		}
 		return e.writePicture(m, name, out, form)
 	}
-	return e.answer(dir, daemon, ask, indexUse{noSearch: true}, func(_ context.Context, ix *index.Index) error {
+	return e.answer(r, ask, indexUse{noSearch: true}, func(_ context.Context, ix *index.Index) error {
 		m, err := ix.EntityPicture(top, name)
 		if err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/internal/filetest"
 )
 
 // -o writes the same pack the command prints, and says what it wrote.
@@ -79,7 +80,7 @@ func TestCopyToTheClipboard(t *testing.T) {
 	}
 
 	root := shop(t)
-	bin := ctxmapBinary(t)
+	bin := filetest.Binary(t)
 	env := append(os.Environ(), "DISPLAY="+display, "XDG_CACHE_HOME="+t.TempDir())
 	cmd := exec.Command(bin, "context", "-C", root, "--budget", "600", "--copy", "price rounding")
 	cmd.Env = env
@@ -111,7 +112,7 @@ func TestCopyToAnUnreachableDisplay(t *testing.T) {
 		t.Skip("no xclip")
 	}
 	root := shop(t)
-	bin := ctxmapBinary(t)
+	bin := filetest.Binary(t)
 	cmd := exec.Command(bin, "context", "-C", root, "--budget", "300", "--copy", "price rounding")
 	cmd.Env = append(os.Environ(), "DISPLAY=:999", "WAYLAND_DISPLAY=")
 	var stderr bytes.Buffer

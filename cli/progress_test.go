@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/internal/embed/embedtest"
+	"github.com/ctxmap/ctxmap/internal/filetest"
 )
 
 // tree writes a fresh workspace of n small Python modules that call each other.
@@ -53,7 +54,7 @@ func TestIndexProgress(t *testing.T) {
 	if _, err := exec.LookPath("script"); err != nil {
 		t.Skip("no script(1) for a pseudo-terminal")
 	}
-	bin := ctxmapBinary(t)
+	bin := filetest.Binary(t)
 	root := tree(t, 400)
 	env := append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "TERM=xterm")
 
@@ -100,7 +101,7 @@ func TestEmbeddingProgress(t *testing.T) {
 	}
 	srv := embedtest.NewServer(t, 32, nil)
 	srv.SetDelay(func(texts int) time.Duration { return 20 * time.Millisecond * time.Duration(1+texts/16) })
-	bin := ctxmapBinary(t)
+	bin := filetest.Binary(t)
 	root := tree(t, 150)
 	config := "embedding:\n  provider: openai\n  url: " + srv.BaseURL() + "\n  model: slow\n  dimensions: 32\n"
 	if err := os.WriteFile(filepath.Join(root, ".ctxmap.yaml"), []byte(config), 0o644); err != nil {

@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ctxmap/ctxmap/internal/filetest"
 )
 
 // A file that the history says changes with a shown one comes into a tight pack, shown or outlined,
 // saying what it changed with, though the text names nothing of it.
 func TestACompanionOfAShownFileComesIn(t *testing.T) {
 	root := t.TempDir()
-	git(t, root, "init", "-q")
+	filetest.Git(t, root, "init", "-q")
 	files := map[string]string{
 		"billing/invoice.go": "package billing\n\n// InvoiceTotal sums an invoice's lines with their discounts.\nfunc InvoiceTotal(lines []Line) int {\n\tt := 0\n\tfor _, l := range lines {\n\t\tt += l.Amount - l.Discount\n\t}\n\treturn t\n}\n",
 		"billing/render.go":  "package billing\n\n// Render writes a document for printing.\nfunc Render(d Doc) string {\n\treturn d.Head + d.Body\n}\n",
@@ -21,14 +23,14 @@ func TestACompanionOfAShownFileComesIn(t *testing.T) {
 		files[fmt.Sprintf("shop/part%d.go", i)] = fmt.Sprintf("package shop\n\n// Part%d is a shop part.\nfunc Part%d() int { return %d }\n", i, i, i)
 	}
 	writeFiles(t, root, files)
-	git(t, root, "add", "-A")
-	git(t, root, "commit", "-q", "-m", "start")
+	filetest.Git(t, root, "add", "-A")
+	filetest.Git(t, root, "commit", "-q", "-m", "start")
 	for i := range 4 { // the total and its rendering change together, again and again
 		writeFiles(t, root, map[string]string{
 			"billing/invoice.go": files["billing/invoice.go"] + fmt.Sprintf("\n// rev %d\n", i),
 			"billing/render.go":  files["billing/render.go"] + fmt.Sprintf("\n// rev %d\n", i),
 		})
-		git(t, root, "commit", "-q", "-am", fmt.Sprintf("change %d", i))
+		filetest.Git(t, root, "commit", "-q", "-am", fmt.Sprintf("change %d", i))
 	}
 	ix := open(t, root, "")
 	defer ix.Close()

@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/internal/lexicon"
-	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/query"
 	"github.com/ctxmap/ctxmap/internal/rank"
+	"github.com/ctxmap/ctxmap/internal/records"
 )
 
 // Signals that can be switched off (the benchmark's ablation, `--without`).
@@ -117,7 +117,7 @@ const LearnedCandidates = rank.LearnedCandidates
 
 // IsCode tells the files a fix's code lives in from tests, prose, configuration, data, lock files and
 // type declarations.
-func IsCode(p string) bool { return model.IsCode(p) }
+func IsCode(p string) bool { return records.IsCode(p) }
 
 // lexicon is the workspace's lexicon for the entity map of s (see lexicon.Workspace).
 func (ix *Index) lexicon(s *Snapshot) *lexicon.Lexicon {

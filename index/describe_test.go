@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxmap/ctxmap/internal/model"
+	"github.com/ctxmap/ctxmap/internal/records"
 )
 
 // Hover shows the word's own definition first, and an entity only where it is specific: NAME, held by
@@ -47,13 +47,13 @@ func TestExploreShowsCodeBeforeTests(t *testing.T) {
 	}
 	seenTest := false
 	for _, c := range ex.Chunks {
-		if model.IsTest(c.Path) {
+		if records.IsTest(c.Path) {
 			seenTest = true
 		} else if seenTest {
 			t.Fatalf("code after a test: %+v", ex.Chunks)
 		}
 	}
-	if len(ex.Chunks) == 0 || model.IsTest(ex.Chunks[0].Path) {
+	if len(ex.Chunks) == 0 || records.IsTest(ex.Chunks[0].Path) {
 		t.Errorf("chunks: %+v", ex.Chunks)
 	}
 }

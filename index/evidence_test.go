@@ -295,52 +295,6 @@ func pinnedBy(t *testing.T, ix *Index, res *Result, item, why string) {
 	}
 }
 
-// A nested Java class written in its binary form (Outer$Inner) names the class Outer.Inner.
-func TestANestedClassBinaryNamePinsTheClass(t *testing.T) {
-	entry := func(pkg, outer string) string {
-		return "package com.acme." + pkg + ";\n\npublic class " + outer + " {\n    /** One line of the " + pkg + ". */\n" +
-			"    public static class Entry {\n        private final String id;\n\n        Entry(String id) {\n            this.id = id;\n        }\n\n" +
-			"        public String key() {\n            return id.trim();\n        }\n    }\n\n    public Entry first() {\n        return null;\n    }\n}\n"
-	}
-	ix := built(t, withOthers(map[string]string{
-		"src/main/java/com/acme/order/OrderBook.java": entry("order", "OrderBook"),
-		"src/main/java/com/acme/cart/Cart.java":       entry("cart", "Cart"),
-	}, 20, "go"))
-	text := "NullPointerException from `OrderBook$Entry` when a line has no id"
-	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
-		pinnedBy(t, ix, res, "src/main/java/com/acme/order/OrderBook.java::OrderBook.Entry", "`OrderBook$Entry` quoted in the text")
-	})
-}
-
-// A Rust macro named with its bang is the macro, not a function of the same name.
-func TestAMacroNamedWithItsBangPinsTheMacro(t *testing.T) {
-	ix := built(t, withOthers(map[string]string{
-		"src/macros.rs": "/// Checks a buffer's length.\n#[macro_export]\nmacro_rules! ensure_len {\n    ($buf:expr, $n:expr) => {\n" +
-			"        if $buf.len() < $n {\n            panic!(\"buffer of {} bytes\", $buf.len());\n        }\n    };\n}\n",
-		"src/legacy.rs": "/// The old check, kept for the C API.\npub fn ensure_len(buf: &[u8], n: usize) -> bool {\n    buf.len() >= n\n}\n",
-		"src/frame.rs":  "/// Reads a frame.\npub fn read_frame(buf: &[u8]) -> usize {\n    ensure_len!(buf, 4);\n    buf[0] as usize\n}\n",
-	}, 20, "go"))
-	text := "Calling ensure_len! on an empty buffer panics with a message that names no frame"
-	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
-		pinnedBy(t, ix, res, "src/macros.rs::ensure_len", "`ensure_len!` quoted in the text")
-	})
-}
-
-// A command-line flag is looked up as the string literal that declares it.
-func TestACommandLineFlagPinsItsDeclaration(t *testing.T) {
-	ix := built(t, withOthers(map[string]string{
-		"pkg/cmd/repo/sync/sync.go": "package sync\n\n// NewCmdSync makes the sync command.\nfunc NewCmdSync(opts *SyncOptions) *Command {\n" +
-			"\tcmd := &Command{Use: \"sync\"}\n\tcmd.Flags().BoolVar(&opts.Force, \"force\", false, \"Hard reset the branch\")\n" +
-			"\tcmd.Flags().BoolVar(&opts.Preview, \"dry-run\", false, \"Show the changes without making them\")\n\treturn cmd\n}\n\n" +
-			"// syncRun syncs a repository.\nfunc syncRun(opts *SyncOptions) error {\n\tif opts.Preview {\n\t\treturn nil\n\t}\n\treturn push(opts)\n}\n",
-		"pkg/cmd/repo/sync/git.go": "package sync\n\n// push pushes the branch.\nfunc push(opts *SyncOptions) error { return nil }\n",
-	}, 30, "go"))
-	text := "gh repo sync `--dry-run` still pushes\n\nWith the flag the command should only say what it would change."
-	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
-		pinnedBy(t, ix, res, "pkg/cmd/repo/sync/sync.go::NewCmdSync", "flag `--dry-run` declared at line 7")
-	})
-}
-
 // A quoted message pins the definition whose literal holds the most of it, not one whose format string
 // shares its last words.
 func TestAQuotedMessagePinsTheWholeMatch(t *testing.T) {
@@ -500,17 +454,58 @@ func TestAChineseTitleNamingAClassFindsIt(t *testing.T) {
 	})
 }
 
-// A Go name quoted with its package's import path names the function in that package's folder.
-func TestAGoNameWithItsPackagePathPinsIt(t *testing.T) {
+// A name quoted as a language writes it, or a flag, pins the definition it means: a nested Java class
+// in its binary form (Outer$Inner) the class Outer.Inner; a Rust macro named with its bang the macro,
+// not a function of the same name; a command-line flag the string literal that declares it; a Go name
+// with its package's import path the function in that package's folder.
+func TestAQuotedNamePinsTheDefinitionItMeans(t *testing.T) {
+	entry := func(pkg, outer string) string {
+		return "package com.acme." + pkg + ";\n\npublic class " + outer + " {\n    /** One line of the " + pkg + ". */\n" +
+			"    public static class Entry {\n        private final String id;\n\n        Entry(String id) {\n            this.id = id;\n        }\n\n" +
+			"        public String key() {\n            return id.trim();\n        }\n    }\n\n    public Entry first() {\n        return null;\n    }\n}\n"
+	}
 	view := func(pkg string) string {
 		return "package view\n\n// run renders the " + pkg + " view.\nfunc run(w io.Writer) error {\n\treturn nil\n}\n"
 	}
-	ix := built(t, withOthers(map[string]string{
-		"pkg/a/view/view.go": view("a"),
-		"pkg/b/view/view.go": view("b"),
-	}, 20, "go"))
-	text := "`example.com/app/pkg/a/view.run` writes nothing when the table is empty"
-	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
-		pinnedBy(t, ix, res, "pkg/a/view/view.go::run", "`example.com/app/pkg/a/view.run` quoted in the text")
-	})
+	for _, c := range []struct {
+		name   string
+		files  map[string]string
+		others int
+		text   string
+		item   string
+		why    string
+	}{
+		{"nested class", map[string]string{
+			"src/main/java/com/acme/order/OrderBook.java": entry("order", "OrderBook"),
+			"src/main/java/com/acme/cart/Cart.java":       entry("cart", "Cart"),
+		}, 20, "NullPointerException from `OrderBook$Entry` when a line has no id",
+			"src/main/java/com/acme/order/OrderBook.java::OrderBook.Entry", "`OrderBook$Entry` quoted in the text"},
+		{"macro", map[string]string{
+			"src/macros.rs": "/// Checks a buffer's length.\n#[macro_export]\nmacro_rules! ensure_len {\n    ($buf:expr, $n:expr) => {\n" +
+				"        if $buf.len() < $n {\n            panic!(\"buffer of {} bytes\", $buf.len());\n        }\n    };\n}\n",
+			"src/legacy.rs": "/// The old check, kept for the C API.\npub fn ensure_len(buf: &[u8], n: usize) -> bool {\n    buf.len() >= n\n}\n",
+			"src/frame.rs":  "/// Reads a frame.\npub fn read_frame(buf: &[u8]) -> usize {\n    ensure_len!(buf, 4);\n    buf[0] as usize\n}\n",
+		}, 20, "Calling ensure_len! on an empty buffer panics with a message that names no frame",
+			"src/macros.rs::ensure_len", "`ensure_len!` quoted in the text"},
+		{"flag", map[string]string{
+			"pkg/cmd/repo/sync/sync.go": "package sync\n\n// NewCmdSync makes the sync command.\nfunc NewCmdSync(opts *SyncOptions) *Command {\n" +
+				"\tcmd := &Command{Use: \"sync\"}\n\tcmd.Flags().BoolVar(&opts.Force, \"force\", false, \"Hard reset the branch\")\n" +
+				"\tcmd.Flags().BoolVar(&opts.Preview, \"dry-run\", false, \"Show the changes without making them\")\n\treturn cmd\n}\n\n" +
+				"// syncRun syncs a repository.\nfunc syncRun(opts *SyncOptions) error {\n\tif opts.Preview {\n\t\treturn nil\n\t}\n\treturn push(opts)\n}\n",
+			"pkg/cmd/repo/sync/git.go": "package sync\n\n// push pushes the branch.\nfunc push(opts *SyncOptions) error { return nil }\n",
+		}, 30, "gh repo sync `--dry-run` still pushes\n\nWith the flag the command should only say what it would change.",
+			"pkg/cmd/repo/sync/sync.go::NewCmdSync", "flag `--dry-run` declared at line 7"},
+		{"go import path", map[string]string{
+			"pkg/a/view/view.go": view("a"),
+			"pkg/b/view/view.go": view("b"),
+		}, 20, "`example.com/app/pkg/a/view.run` writes nothing when the table is empty",
+			"pkg/a/view/view.go::run", "`example.com/app/pkg/a/view.run` quoted in the text"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ix := built(t, withOthers(c.files, c.others, "go"))
+			inEveryStyle(t, ix, "", c.text, 4000, func(t *testing.T, res *Result) {
+				pinnedBy(t, ix, res, c.item, c.why)
+			})
+		})
+	}
 }

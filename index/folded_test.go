@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxmap/ctxmap/internal/model"
+	"github.com/ctxmap/ctxmap/internal/records"
 )
 
 // TestFoldedFindsWhatLowerCasingFinds compares folded with lower-casing every name: the same names in
@@ -15,13 +15,13 @@ import (
 func TestFoldedFindsWhatLowerCasingFinds(t *testing.T) {
 	names := []string{"RuleIndex", "ruleIndex", "RULEINDEX", "ruleindex", "Rule", "rule", "RULE", "\u212Aey", "Key",
 		"KEY", "key", "\u0130d", "Id", "ID", "caf\u00e9", "CAF\u00c9", "Caf\u00e9s", "x", "X", "indexRule", "r\u00fcle"}
-	s := &Snapshot{Symbols: map[string][]model.SymbolRef{}}
+	s := &Snapshot{Symbols: map[string][]records.SymbolRef{}}
 	for i, n := range names {
 		// the first definitions in an order unlike the names' own
-		s.Symbols[n] = []model.SymbolRef{{Path: string(rune('z' - i%7)), Def: i}}
+		s.Symbols[n] = []records.SymbolRef{{Path: string(rune('z' - i%7)), Def: i}}
 	}
 	s.Symbols["orphan"] = nil
-	s.Symbols["ORPHAN"] = []model.SymbolRef{{Path: "a"}}
+	s.Symbols["ORPHAN"] = []records.SymbolRef{{Path: "a"}}
 	for _, l := range []string{"ruleindex", "rule", "key", "id", "café", "x", "orphan", "r\u00fcle", "missing", "", "RULE"} {
 		var want []string
 		for n, refs := range s.Symbols {

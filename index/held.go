@@ -10,7 +10,7 @@ import (
 
 	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/embed"
-	"github.com/ctxmap/ctxmap/internal/model"
+	"github.com/ctxmap/ctxmap/internal/records"
 	"github.com/ctxmap/ctxmap/internal/store"
 )
 
@@ -69,7 +69,7 @@ func (ix *Index) fillHeld(ctx context.Context, progress Progress) error {
 			changed++
 			continue
 		}
-		for _, c := range model.Chunks(p, r.File, src, ix.cfg.Mappings) {
+		for _, c := range records.Chunks(p, r.File, src, ix.cfg.Mappings) {
 			docs = append(docs, bm25.Doc{ID: c.ID, Fields: bm25.NewFields(c.Name, c.Path, c.Doc, c.Code)})
 		}
 	}

@@ -83,7 +83,7 @@ func TestDamagedFreshStatIsHarmlessAndVerified(t *testing.T) {
 	ctx := context.Background()
 	origin, exported := committed(t, t.TempDir())
 	clone := filepath.Join(t.TempDir(), "clone")
-	git(t, origin, "clone", "-q", origin, clone)
+	filetest.Git(t, origin, "clone", "-q", origin, clone)
 	imported := t.TempDir()
 	if _, err := Import(ctx, Options{Root: clone, CacheDir: imported, Config: &withoutVectors}, exported); err != nil {
 		t.Fatal(err)

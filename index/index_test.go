@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -20,156 +18,10 @@ import (
 
 	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/filetest"
-	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/query"
 	"github.com/ctxmap/ctxmap/internal/rank"
+	"github.com/ctxmap/ctxmap/internal/records"
 )
-
-// writeFiles creates files under root; content "" removes the file.
-func writeFiles(t testing.TB, root string, files map[string]string) {
-	t.Helper()
-	written := map[string]string{}
-	for p, c := range files {
-		if c == "" {
-			os.Remove(filepath.Join(root, filepath.FromSlash(p)))
-		} else {
-			written[p] = c
-		}
-	}
-	filetest.Write(t, root, written)
-}
-
-func git(t testing.TB, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=Test", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
-
-// ask resolves req against the index's configuration, as a one-shot front end does, and answers it.
-func ask(ctx context.Context, ix *Index, req Request) (*Result, error) {
-	resolved, err := req.Resolve(ix.Config())
-	if err != nil {
-		return nil, err
-	}
-	return ix.Context(ctx, resolved)
-}
-
-func open(t testing.TB, root, cache string) *Index {
-	t.Helper()
-	ix := mustOpen(t, Options{Root: root, CacheDir: cache, InMemory: cache == ""})
-	mustBuild(t, ix)
-	return ix
-}
-
-// mustOpen opens the index opts describe (nil Config: the defaults, not the root's file); the test
-// fails if it cannot.
-func mustOpen(t testing.TB, opts Options) *Index {
-	t.Helper()
-	if opts.Config == nil {
-		opts.Config = &Config{}
-	}
-	ix, err := Open(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ix
-}
-
-// mustBuild builds ix; the test fails if it cannot.
-func mustBuild(t testing.TB, ix *Index) Stats {
-	t.Helper()
-	st, err := ix.Build(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
-
-// built is the index, in memory, of a new workspace of these files; it is closed when the test ends.
-func built(t testing.TB, files map[string]string) *Index {
-	t.Helper()
-	root := t.TempDir()
-	writeFiles(t, root, files)
-	ix := open(t, root, "")
-	t.Cleanup(func() { ix.Close() })
-	return ix
-}
-
-// sampleRepo is a git repository of the sample, in one commit.
-func sampleRepo(t testing.TB) string {
-	t.Helper()
-	root := t.TempDir()
-	writeFiles(t, root, sample)
-	git(t, root, "init", "-q")
-	git(t, root, "add", ".")
-	git(t, root, "commit", "-q", "-m", "Add rule search and quality profiles")
-	return root
-}
-
-// sample is a small workspace shaped like a product with rules and quality profiles.
-var sample = map[string]string{
-	"rule/index.go": `package rule
-
-// RuleIndex finds rules by their descriptions.
-type RuleIndex struct {
-	rules []Rule
-}
-
-// Search returns the rules whose description contains the words.
-func (r *RuleIndex) Search(words string) []Rule {
-	if len(words) > 15 {
-		return nil // TODO: long words are dropped
-	}
-	return r.rules
-}
-`,
-	"rule/rule.go": `package rule
-
-// Rule is a coding rule with a description.
-type Rule struct {
-	Key         string
-	Description string
-}
-
-func NewRule(key string) Rule { return Rule{Key: key} }
-`,
-	"qualityprofile/profile.go": `package qualityprofile
-
-import "example.com/app/rule"
-
-// QualityProfile groups the rules that are active for a language.
-type QualityProfile struct {
-	Name  string
-	Rules []rule.Rule
-}
-
-func (p *QualityProfile) Activate(r rule.Rule) error {
-	if r.Key == "" {
-		return fmt.Errorf("cannot activate a rule without a key")
-	}
-	p.Rules = append(p.Rules, r)
-	return nil
-}
-`,
-	"qualityprofile/export.py": `"""Export quality profiles as XML."""
-
-class QualityProfileExporter:
-    def export(self, profile):
-        """Write the profile's rules."""
-        return "<profile name='%s'>" % profile.name
-
-def export_all(profiles):
-    return [QualityProfileExporter().export(p) for p in profiles]
-`,
-	"README.md": "# Rules\n\nRules and quality profiles.\n\n## Search\n\nSearch rules by description.\n",
-	"web/app.js": `// Renders the rule list.
-export function renderRules(rules) {
-  return rules.map(r => r.key).join(", ");
-}
-`,
-}
 
 func TestBuildAndContext(t *testing.T) {
 	ix := built(t, sample)
@@ -236,7 +88,7 @@ func snapshotState(t *testing.T, ix *Index, without ...string) string {
 		Hash, Language, Skip string
 		Lines                int
 		File                 any
-		Chunks               []model.ChunkRef
+		Chunks               []records.ChunkRef
 	}
 	recs := map[string]rec{}
 	for p, r := range s.files.All() {
@@ -321,8 +173,8 @@ func TestIncrementalEqualsRebuild(t *testing.T) {
 			}
 		}
 		if round%4 == 3 {
-			git(t, root, "add", "-A")
-			git(t, root, "commit", "-q", "-m", fmt.Sprintf("Round %d: change rule variants", round))
+			filetest.Git(t, root, "add", "-A")
+			filetest.Git(t, root, "commit", "-q", "-m", fmt.Sprintf("Round %d: change rule variants", round))
 			// history changes only with a build; a build must equal a fresh one too
 			mustBuild(t, ix)
 		} else if err := ix.Update(context.Background(), changed); err != nil {
@@ -352,234 +204,6 @@ func firstDiff(a, b string) string {
 		}
 	}
 	return fmt.Sprintf("lengths %d vs %d", len(al), len(bl))
-}
-
-func TestWarmStartParsesNothing(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, sample)
-	cache := t.TempDir()
-	ix := open(t, root, cache)
-	ix.Close()
-	ix2, err := Open(context.Background(), Options{Root: root, CacheDir: cache, Config: &Config{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix2.Close()
-	st := mustBuild(t, ix2)
-	if st.Parsed != 0 || st.Files != len(sample) {
-		t.Fatalf("warm start parsed %d files (want 0), has %d files", st.Parsed, st.Files)
-	}
-}
-
-// A build stopped midway (the editor closed during the first index, or during a large change) keeps the
-// batches it wrote: the next start reads only the rest, and ends equal to a fresh build.
-func TestStoppedBuildGoesOnAtTheNextStart(t *testing.T) {
-	root := t.TempDir()
-	n := 2*loadBatch + 50
-	topics := strings.Fields("severity language tag owner status template repository branch")
-	write := func(funcs int) {
-		files := map[string]string{}
-		for i := 0; i < n; i++ {
-			// term counts that differ from file to file, so that no two files tie in BM25
-			doc := strings.Repeat("rule ", 1+i%9) + strings.Repeat(topics[i%len(topics)]+" ", 1+i%23) + strings.Repeat("profile ", 1+i%5)
-			src := fmt.Sprintf("package rule\n\n// Rule%d is about %s\ntype Rule%d struct{}\n", i, doc, i)
-			for f := 0; f < funcs; f++ { // more definitions than before: more chunks than the old records name
-				src += fmt.Sprintf("\n// Search%d_%d finds the rule variants to export.\nfunc Search%d_%d() string { return \"rule\" }\n", i, f, i, f)
-			}
-			files[fmt.Sprintf("rule/r%04d.go", i)] = src
-		}
-		writeFiles(t, root, files)
-	}
-	stopMidway := func(ix *Index) {
-		t.Helper()
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		_, err := ix.Build(ctx, func(done, _ int) {
-			if done > batchOf(n)+10 { // in the second batch: the first is in the stores
-				cancel()
-			}
-		})
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("a stopped build returned %v", err)
-		}
-	}
-	cache := t.TempDir()
-	for round, funcs := range []int{0, 2} {
-		write(funcs)
-		ix := mustOpen(t, Options{Root: root, CacheDir: cache})
-		stopMidway(ix)
-		if err := ix.Close(); err != nil {
-			t.Fatal(err)
-		}
-		ix = mustOpen(t, Options{Root: root, CacheDir: cache})
-		st := mustBuild(t, ix)
-		if st.Files != n || st.Parsed != n-batchOf(n) {
-			t.Errorf("round %d: the next start has %d files and parsed %d; want %d and %d (the first batch was kept)", round, st.Files, st.Parsed, n, n-batchOf(n))
-		}
-		fresh := open(t, root, t.TempDir())
-		// the generated files' texts tie in the vector space, where ties fall in insertion order: the
-		// vectors are compared by count, the rest exactly
-		got, want := snapshotState(t, ix, "vectors"), snapshotState(t, fresh, "vectors")
-		gotVecs, wantVecs := ix.vectors.Loaded().Count(), fresh.vectors.Loaded().Count()
-		fresh.Close()
-		if got != want {
-			t.Fatalf("round %d: after a stopped build, the index differs from a fresh build:\n%s", round, firstDiff(got, want))
-		}
-		if gotVecs != wantVecs {
-			t.Errorf("round %d: %d vectors after a stopped build, %d in a fresh build", round, gotVecs, wantVecs)
-		}
-		ix.Close()
-	}
-}
-
-// A warm start over an unchanged tree (here without git) derives nothing again and writes nothing; a
-// file read again with the same content keeps the derivation but has its new time saved.
-func TestWarmStartDerivesNothing(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, sample)
-	cache := t.TempDir()
-	ix := open(t, root, cache)
-	gen := ix.Snapshot().Generation
-	ix.Close()
-	state := filepath.Join(cache, "index.state")
-	saved, err := os.Stat(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var parsed int
-	reopen := func() (*Index, *Snapshot) {
-		ix := mustOpen(t, Options{Root: root, CacheDir: cache})
-		opened := ix.Snapshot()
-		st := mustBuild(t, ix)
-		parsed = st.Parsed
-		return ix, opened
-	}
-	ix, opened := reopen()
-	s := ix.Snapshot()
-	if s.Generation != gen || s.Graph != opened.Graph || s.Entities != opened.Entities || s.History != opened.History {
-		t.Errorf("unchanged tree: generation %d -> %d, derived again: graph %v, entities %v, history %v", gen, s.Generation,
-			s.Graph != opened.Graph, s.Entities != opened.Entities, s.History != opened.History)
-	}
-	ix.Close()
-	if st, err := os.Stat(state); err != nil || !st.ModTime().Equal(saved.ModTime()) || st.Size() != saved.Size() {
-		t.Errorf("unchanged tree: the cache was written again (%v)", err)
-	}
-
-	touched := time.Now().Add(time.Hour).Truncate(time.Second)
-	if err := os.Chtimes(filepath.Join(root, "rule/rule.go"), touched, touched); err != nil {
-		t.Fatal(err)
-	}
-	ix, opened = reopen()
-	if s := ix.Snapshot(); s.Generation != gen || s.Graph != opened.Graph || s.Record("rule/rule.go").ModTime != touched.UnixNano() {
-		t.Errorf("touched file: generation %d -> %d, graph derived again %v, time %d", gen, s.Generation, s.Graph != opened.Graph, s.Record("rule/rule.go").ModTime)
-	}
-	ix.Close()
-	ix, _ = reopen()
-	if parsed != 0 {
-		t.Errorf("the touched file's time was not saved: %d parsed", parsed)
-	}
-	ix.Close()
-
-	writeFiles(t, root, map[string]string{"rule/rule.go": sample["rule/rule.go"] + "\n// Another rule.\nfunc Another() {}\n"})
-	ix, opened = reopen()
-	defer ix.Close()
-	if s := ix.Snapshot(); s.Generation == gen || s.Graph == opened.Graph || len(s.Symbols["Another"]) != 1 {
-		t.Errorf("changed file: generation %d -> %d, graph derived again %v, Another %v", gen, s.Generation, s.Graph != opened.Graph, s.Symbols["Another"])
-	}
-}
-
-func TestCorruptCacheIsRebuilt(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, sample)
-	cache := t.TempDir()
-	open(t, root, cache).Close()
-	if err := os.WriteFile(filepath.Join(cache, "index.state"), []byte("garbage, not a cache"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ix := mustOpen(t, Options{Root: root, CacheDir: cache})
-	defer ix.Close()
-	warned := strings.Join(ix.Warnings(), "\n")
-	if !strings.Contains(warned, "corrupt") {
-		t.Errorf("no warning about the corrupt cache: %q", warned)
-	}
-	st := mustBuild(t, ix)
-	if st.Files != len(sample) || st.Parsed != len(sample) {
-		t.Fatalf("after a corrupt cache: %d files, %d parsed", st.Files, st.Parsed)
-	}
-}
-
-func TestBadInput(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, sample)
-	big := strings.Repeat("// padding line for a file that is far too large\n", 30000)
-	writeFiles(t, root, map[string]string{
-		"bin/blob.go":       "package x\x00\x01\x02\x00binary",
-		"bad/utf8.go":       "package bad\n\n// caf\xe9 \xff\xfe\nfunc Broken\xff() {}\n",
-		"huge/huge.go":      big,
-		"web/app.min.js":    strings.Repeat("var a=1;", 5000),
-		"gen/model.pb.go":   "// Code generated by protoc-gen-go. DO NOT EDIT.\npackage gen\n",
-		"empty/empty.py":    "",
-		"locked/secret.go":  "package locked\n",
-		"unknown/data.bin2": "whatever",
-		"deep/deep.go":      "package deep\n\nfunc Nested() int {\n\treturn " + strings.Repeat("(", 20000) + "1" + strings.Repeat(")", 20000) + "\n}\n\nfunc AfterTheNesting() {}\n",
-	})
-	line := make([]byte, 100<<20) // one line of 100 MB
-	for i := range line {
-		line[i] = 'x'
-	}
-	if err := os.WriteFile(filepath.Join(root, "huge/line.txt"), line, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(root, "empty/empty.py"), nil, 0o644)
-	if err := os.Symlink(root, filepath.Join(root, "loop")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(os.TempDir(), filepath.Join(root, "outside")); err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(filepath.Join(root, "locked"), 0)
-	defer os.Chmod(filepath.Join(root, "locked"), 0o755)
-	ix := open(t, root, t.TempDir())
-	defer ix.Close()
-	st := ix.Snapshot().Stats()
-	for path, reason := range map[string]string{"bin/blob.go": "binary", "huge/huge.go": "too large", "huge/line.txt": "too large", "web/app.min.js": "minified", "gen/model.pb.go": "generated"} {
-		if got := ix.Snapshot().Skipped[path]; got != reason {
-			t.Errorf("%s skipped as %q, want %q", path, got, reason)
-		}
-	}
-	if ix.Snapshot().Record("bad/utf8.go") == nil {
-		t.Error("a file with invalid UTF-8 was dropped instead of indexed")
-	}
-	// an editor's buffer larger than the limit is skipped like a large file, not handed to the parser
-	ix.SetOverlay("bad/utf8.go", line)
-	if err := ix.Update(context.Background(), []string{"bad/utf8.go"}); err != nil {
-		t.Fatal(err)
-	}
-	if got := ix.Snapshot().Skipped["bad/utf8.go"]; got != "too large" {
-		t.Errorf("a 100 MB buffer skipped as %q, want \"too large\"", got)
-	}
-	ix.ClearOverlay("bad/utf8.go")
-	if err := ix.Update(context.Background(), []string{"bad/utf8.go"}); err != nil {
-		t.Fatal(err)
-	}
-	if res, err := ask(context.Background(), ix, Request{Text: "`AfterTheNesting` is never called"}); err != nil || len(res.Files) == 0 || res.Files[0].Path != "deep/deep.go" {
-		t.Errorf("the definition after 20,000 nested parentheses is not found: %v", err)
-	}
-	for p := range ix.Snapshot().files.Entries() {
-		if strings.HasPrefix(p, "loop/") || strings.HasPrefix(p, "outside/") {
-			t.Errorf("followed a symlink it must not: %s", p)
-		}
-	}
-	if st.Files < len(sample) {
-		t.Errorf("lost good files: %+v", st)
-	}
-	// a path that vanished between the event and the update, and one outside the root
-	if err := ix.Update(context.Background(), []string{"gone/never.go", "../escape.go", "/etc/passwd"}); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(ix.Snapshot().Stats().Files, st.Files) {
-		t.Error("an update of missing paths changed the file count")
-	}
 }
 
 // A frame names its folders: a relative basic/test_basic.py from the reporter's machine is not the
@@ -697,65 +321,6 @@ func TestLateNULIsBinary(t *testing.T) {
 		if strings.Contains(w, "sample.txt") {
 			t.Errorf("warning: %s", w)
 		}
-	}
-}
-
-// The cache holds the workspace's code: its folder is for its owner only, even when it existed with
-// wider permissions, so nothing inside can be reached by others (bleve writes some files 0644).
-func TestCacheIsPrivate(t *testing.T) {
-	root, cache := t.TempDir(), filepath.Join(t.TempDir(), "c")
-	if err := os.MkdirAll(cache, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	writeFiles(t, root, sample)
-	ix := open(t, root, cache)
-	ix.WaitVectors()
-	ix.Close()
-	filepath.Walk(cache, func(p string, fi os.FileInfo, err error) error {
-		if err == nil && (p == cache && fi.Mode().Perm()&0o077 != 0 || fi.Mode().Perm()&0o022 != 0) {
-			t.Errorf("%s has mode %v", p, fi.Mode().Perm())
-		}
-		return nil
-	})
-}
-
-// A cache folder the user made stricter (0500) keeps its mode: only group's and others' rights are
-// taken away.
-func TestCacheFolderModeKept(t *testing.T) {
-	root, cache := t.TempDir(), filepath.Join(t.TempDir(), "c")
-	if err := os.MkdirAll(cache, 0o500); err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(cache, 0o500)
-	writeFiles(t, root, sample)
-	ix, err := Open(context.Background(), Options{Root: root, CacheDir: cache})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix.Close()
-	if fi, err := os.Stat(cache); err != nil || fi.Mode().Perm() != 0o500 {
-		t.Errorf("cache folder of mode 0500: %v after Open, %v", fi.Mode().Perm(), err)
-	}
-	os.Chmod(cache, 0o700)
-}
-
-// A cache folder that cannot be made (a file in its place, a read-only disk) is said once and the
-// index is kept in memory: the answer comes all the same, as when another process holds the cache.
-func TestCacheThatCannotBeMadeIndexesInMemory(t *testing.T) {
-	root, file := t.TempDir(), filepath.Join(t.TempDir(), "file")
-	os.WriteFile(file, []byte("x"), 0o600)
-	writeFiles(t, root, sample)
-	ix, err := Open(context.Background(), Options{Root: root, CacheDir: filepath.Join(file, "cache")})
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	defer ix.Close()
-	st := mustBuild(t, ix)
-	if st.Cache != "" || !strings.Contains(strings.Join(st.Warnings, "\n"), "indexing in memory") {
-		t.Errorf("cache %q, warnings %q; want in memory, said", st.Cache, st.Warnings)
-	}
-	if res, err := ask(context.Background(), ix, Request{Text: "RuleIndex search"}); err != nil || len(res.Files) == 0 {
-		t.Errorf("no answer from memory: %v", err)
 	}
 }
 
@@ -990,7 +555,7 @@ func TestLetterFilterKeepsEveryFuzzyMatch(t *testing.T) {
 	for i := range 300 { // names of every ASCII character and a few non-ASCII ones
 		names = append(names, fmt.Sprintf("n%c%c_%d", rune(33+i%94), rune(0xc0+i%64), i))
 	}
-	s := &Snapshot{Symbols: map[string][]model.SymbolRef{}}
+	s := &Snapshot{Symbols: map[string][]records.SymbolRef{}}
 	for _, n := range names {
 		s.Symbols[n] = nil
 	}

@@ -13,15 +13,15 @@ import (
 
 	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/entity"
-	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/records"
 	"github.com/ctxmap/ctxmap/internal/walk"
 )
 
 type loaded struct {
 	path    string
 	rec     *Record
-	chunks  []model.Chunk
+	chunks  []records.Chunk
 	terms   []bm25.Fields // each chunk's normalised text for the lexical store
 	reused  bool
 	partial bool   // parsed by a partial pack, taken from it (UsePartial)
@@ -198,9 +198,9 @@ func (ix *Index) loadOne(ctx context.Context, p *parse.Parser, f fileStat, old *
 	}
 	rec.File = pf
 	rec.Entity = entity.Contribute(f.path, pf)
-	res.chunks = model.Chunks(f.path, pf, src, ix.cfg.Mappings)
+	res.chunks = records.Chunks(f.path, pf, src, ix.cfg.Mappings)
 	res.terms = make([]bm25.Fields, len(res.chunks))
-	rec.Chunks = make([]model.ChunkRef, len(res.chunks))
+	rec.Chunks = make([]records.ChunkRef, len(res.chunks))
 	for i, c := range res.chunks {
 		res.terms[i] = bm25.NewFields(c.Name, c.Path, c.Doc, c.Code)
 		rec.Chunks[i] = c.Ref(res.terms[i].Lengths())

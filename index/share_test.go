@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/internal/store"
 )
 
@@ -31,7 +32,7 @@ func TestExportImport(t *testing.T) {
 	}
 
 	clone := filepath.Join(t.TempDir(), "clone")
-	git(t, origin, "clone", "-q", origin, clone)
+	filetest.Git(t, origin, "clone", "-q", origin, clone)
 	edited := map[string]string{"rule/rule.go": sample["rule/rule.go"] + "\n// Retire marks a rule as retired.\nfunc Retire(r Rule) Rule { return r }\n"}
 	writeFiles(t, clone, edited)
 	cache := t.TempDir()
@@ -99,7 +100,7 @@ func TestImportRefuses(t *testing.T) {
 	}
 
 	writeFiles(t, root, map[string]string{"rule/rule.go": sample["rule/rule.go"] + "\n// Retire a rule.\nfunc Retire() {}\n"})
-	git(t, root, "commit", "-q", "-am", "Retire rules")
+	filetest.Git(t, root, "commit", "-q", "-am", "Retire rules")
 	check("another commit", exported, "the index of commit")
 }
 
@@ -121,9 +122,9 @@ func committed(t *testing.T, cache string) (root, exported string) {
 			t.Fatal(err)
 		}
 	}
-	git(t, root, "init", "-q")
-	git(t, root, "add", ".")
-	git(t, root, "commit", "-q", "-m", "Add rule search and quality profiles")
+	filetest.Git(t, root, "init", "-q")
+	filetest.Git(t, root, "add", ".")
+	filetest.Git(t, root, "commit", "-q", "-m", "Add rule search and quality profiles")
 	exported = filepath.Join(t.TempDir(), "index.tar")
 	if _, err := Export(context.Background(), Options{Root: root, CacheDir: cache, Config: &withoutVectors}, exported); err != nil {
 		t.Fatal(err)
@@ -188,7 +189,7 @@ func TestImportReadsNothingInAFreshClone(t *testing.T) {
 	defer ixA.Close()
 
 	clone := filepath.Join(t.TempDir(), "clone")
-	git(t, origin, "clone", "-q", origin, clone)
+	filetest.Git(t, origin, "clone", "-q", origin, clone)
 	cache := t.TempDir()
 	if _, err := Import(ctx, Options{Root: clone, CacheDir: cache, Config: &withoutVectors}, exported); err != nil {
 		t.Fatal(err)
@@ -212,13 +213,13 @@ func TestImportReadsWhatDiffers(t *testing.T) {
 	ctx := context.Background()
 	origin, exported := committed(t, t.TempDir())
 	clone := filepath.Join(t.TempDir(), "clone")
-	git(t, origin, "clone", "-q", origin, clone)
+	filetest.Git(t, origin, "clone", "-q", origin, clone)
 	edited := map[string]string{
 		"rule/rule.go":             strings.Replace(sample["rule/rule.go"], "Description", "Explanation", 1),
 		"qualityprofile/export.py": strings.Replace(sample["qualityprofile/export.py"], "as XML", "as CSV", 1),
 	}
 	// git does not look at a file marked assume-unchanged: its word on it is no proof
-	git(t, clone, "update-index", "--assume-unchanged", "web/app.js")
+	filetest.Git(t, clone, "update-index", "--assume-unchanged", "web/app.js")
 	edited["web/app.js"] = strings.Replace(sample["web/app.js"], "rule list", "rule LIST", 1)
 	for p, c := range edited {
 		if len(c) != len(sample[p]) || c == sample[p] {
@@ -226,7 +227,7 @@ func TestImportReadsWhatDiffers(t *testing.T) {
 		}
 	}
 	writeFiles(t, clone, edited)
-	git(t, clone, "add", "qualityprofile/export.py")
+	filetest.Git(t, clone, "add", "qualityprofile/export.py")
 	added := map[string]string{"rule/retire.go": "package rule\n\n// Retire marks a rule as retired.\nfunc Retire(r Rule) Rule { return r }\n"}
 	writeFiles(t, clone, added)
 

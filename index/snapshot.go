@@ -11,8 +11,8 @@ import (
 	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/entity"
 	"github.com/ctxmap/ctxmap/internal/history"
-	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/records"
 	"github.com/ctxmap/ctxmap/internal/store"
 )
 
@@ -23,21 +23,21 @@ type Snapshot struct {
 	Updated    time.Time
 	files      *store.Files // every file seen, content-skipped ones included (Record.Skip set)
 	Paths      []string     // indexed files (parsed), sorted
-	Symbols    map[string][]model.SymbolRef
+	Symbols    map[string][]records.SymbolRef
 	Entities   *entity.Map
 	History    *history.Log
-	Graph      *model.Graph
+	Graph      *records.Graph
 	Skipped    map[string]string // path -> reason, for files the walk or content checks left out
 
 	// derived on first use by queries
 	namesOnce sync.Once
-	names     *model.Names
+	names     *records.Names
 	litsOnce  sync.Once
-	lits      []model.Literal
+	lits      []records.Literal
 	statsOnce sync.Once
 	stats     *bm25.Stats
 	// read from the state file at first use, when the snapshot came from one (see snapshotOf)
-	savedLits  func() ([]model.Literal, error)
+	savedLits  func() ([]records.Literal, error)
 	savedNames []string // the symbol names, sorted
 }
 
@@ -80,7 +80,7 @@ func (s *Snapshot) namesWithLetters(pattern string) []string {
 	return s.symbolNames().WithLetters(pattern)
 }
 
-func (s *Snapshot) symbolNames() *model.Names {
+func (s *Snapshot) symbolNames() *records.Names {
 	s.namesOnce.Do(func() {
 		names := s.savedNames
 		if names == nil { // else read from the state file, sorted
@@ -90,13 +90,13 @@ func (s *Snapshot) symbolNames() *model.Names {
 			}
 			sort.Strings(names)
 		}
-		s.names = model.NewNames(names)
+		s.names = records.NewNames(names)
 	})
 	return s.names
 }
 
 // literals are the message-like strings of the code, cut into the pieces an error message must show.
-func (s *Snapshot) literals() []model.Literal {
+func (s *Snapshot) literals() []records.Literal {
 	s.litsOnce.Do(func() {
 		if s.savedLits != nil {
 			lits, err := s.savedLits()
@@ -107,8 +107,8 @@ func (s *Snapshot) literals() []model.Literal {
 		}
 		for _, p := range s.Paths {
 			for _, l := range s.Record(p).File.Literals {
-				if pieces := model.LiteralPieces(l.Text); len(pieces) > 0 {
-					s.lits = append(s.lits, model.Literal{Path: p, Line: l.Line, Text: l.Text, Pieces: pieces})
+				if pieces := records.LiteralPieces(l.Text); len(pieces) > 0 {
+					s.lits = append(s.lits, records.Literal{Path: p, Line: l.Line, Text: l.Text, Pieces: pieces})
 				}
 			}
 		}
@@ -117,7 +117,7 @@ func (s *Snapshot) literals() []model.Literal {
 }
 
 // definition returns the definition a SymbolRef points at.
-func (s *Snapshot) definition(r model.SymbolRef) (parse.Definition, bool) {
+func (s *Snapshot) definition(r records.SymbolRef) (parse.Definition, bool) {
 	return r.Definition(s.Record(r.Path))
 }
 
@@ -126,9 +126,9 @@ func (s *Snapshot) definition(r model.SymbolRef) (parse.Definition, bool) {
 func newSnapshot(root string, gen uint64, fs *store.Files, skipped map[string]string, hist *history.Log) *Snapshot {
 	s := &Snapshot{
 		Root: root, Generation: gen, Updated: time.Now(), files: fs, Skipped: skipped, History: hist,
-		Symbols: map[string][]model.SymbolRef{},
+		Symbols: map[string][]records.SymbolRef{},
 	}
-	var contribs []model.Contribution
+	var contribs []records.Contribution
 	for p, e := range fs.Entries() {
 		if e.Head().Parsed {
 			s.Paths = append(s.Paths, p)
@@ -142,7 +142,7 @@ func newSnapshot(root string, gen uint64, fs *store.Files, skipped map[string]st
 			if d.Name == "" || d.Kind == "section" {
 				continue
 			}
-			s.Symbols[d.Name] = append(s.Symbols[d.Name], model.SymbolRef{Path: p, Def: i})
+			s.Symbols[d.Name] = append(s.Symbols[d.Name], records.SymbolRef{Path: p, Def: i})
 		}
 	}
 	// the entities and the graph read the records and the symbols, not each other: derived side by side
@@ -151,7 +151,7 @@ func newSnapshot(root string, gen uint64, fs *store.Files, skipped map[string]st
 		defer close(done)
 		s.Entities = entity.Aggregate(contribs, hist)
 	}()
-	s.Graph = model.BuildGraph(s.Paths, s.Symbols, s.Record)
+	s.Graph = records.BuildGraph(s.Paths, s.Symbols, s.Record)
 	<-done
 	return s
 }

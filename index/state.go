@@ -6,12 +6,12 @@ package index
 import (
 	"time"
 
-	"github.com/ctxmap/ctxmap/internal/model"
+	"github.com/ctxmap/ctxmap/internal/records"
 	"github.com/ctxmap/ctxmap/internal/store"
 )
 
-// Record is everything the index keeps about one file (see model.Record).
-type Record = model.Record
+// Record is everything the index keeps about one file (see records.Record).
+type Record = records.Record
 
 func chunkIDs(r *Record) []string {
 	if r == nil {
@@ -33,22 +33,22 @@ func snapshotOf(st *store.State, root string) *Snapshot {
 	}
 	s := &Snapshot{Root: root, Generation: st.Generation, Updated: time.Now(), files: st.Records, Skipped: st.Skipped,
 		History: st.History, Paths: d.Paths, Symbols: d.Symbols, Entities: d.Entities, stats: &d.Stats, savedNames: d.Names}
-	s.savedLits = func() ([]model.Literal, error) {
+	s.savedLits = func() ([]records.Literal, error) {
 		lits, err := d.Literals()
 		if err != nil {
 			return nil, err
 		}
 		for i := range lits { // the state file keeps no pieces: they are cut again
-			lits[i].Pieces = model.LiteralPieces(lits[i].Text)
+			lits[i].Pieces = records.LiteralPieces(lits[i].Text)
 		}
 		return lits, nil
 	}
-	s.Graph = model.NewGraph(s.Paths, d.Edges)
+	s.Graph = records.NewGraph(s.Paths, d.Edges)
 	return s
 }
 
 // derivedOf is what the state file keeps of what s derives.
 func derivedOf(s *Snapshot) *store.Derived {
 	return &store.Derived{Paths: s.Paths, Symbols: s.Symbols, Names: s.SymbolNames(), Edges: s.Graph.Edges, Stats: *s.lexicalStats(), Entities: s.Entities,
-		Literals: func() ([]model.Literal, error) { return s.literals(), nil }}
+		Literals: func() ([]records.Literal, error) { return s.literals(), nil }}
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/internal/watch"
 )
 
@@ -41,10 +42,10 @@ func TestBranchSwitchStorm(t *testing.T) {
 		files[fmt.Sprintf("pkg%02d/file%05d.go", i%50, i)] = fmt.Sprintf("package pkg%02d\n\n// Order%d is placed by a customer.\nfunc Order%d() int { return %d }\n", i%50, i, i, i)
 	}
 	writeFiles(t, root, files)
-	git(t, root, "init", "-q", "-b", "main")
-	git(t, root, "add", "-A")
-	git(t, root, "commit", "-q", "-m", "orders")
-	git(t, root, "checkout", "-q", "-b", "refunds")
+	filetest.Git(t, root, "init", "-q", "-b", "main")
+	filetest.Git(t, root, "add", "-A")
+	filetest.Git(t, root, "commit", "-q", "-m", "orders")
+	filetest.Git(t, root, "checkout", "-q", "-b", "refunds")
 	for i := 0; i < n; i++ {
 		p := fmt.Sprintf("pkg%02d/file%05d.go", i%50, i)
 		if i%10 == 0 {
@@ -54,9 +55,9 @@ func TestBranchSwitchStorm(t *testing.T) {
 		files[p] = fmt.Sprintf("package pkg%02d\n\n// Refund%d returns a payment.\nfunc Refund%d() int { return %d }\n", i%50, i, i, i)
 		os.WriteFile(root+"/"+p, []byte(files[p]), 0o644)
 	}
-	git(t, root, "add", "-A")
-	git(t, root, "commit", "-q", "-m", "refunds")
-	git(t, root, "checkout", "-q", "main")
+	filetest.Git(t, root, "add", "-A")
+	filetest.Git(t, root, "commit", "-q", "-m", "refunds")
+	filetest.Git(t, root, "checkout", "-q", "main")
 
 	ix := open(t, root, "")
 	defer ix.Close()
@@ -104,7 +105,7 @@ func TestBranchSwitchStorm(t *testing.T) {
 		}
 	}()
 	began := time.Now()
-	git(t, root, "checkout", "-q", "refunds")
+	filetest.Git(t, root, "checkout", "-q", "refunds")
 	want := n - n/10
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
@@ -159,10 +160,10 @@ func TestIncrementalThroughWatcher(t *testing.T) {
 	rng := rand.New(rand.NewSource(seed))
 	root := t.TempDir()
 	writeFiles(t, root, sample)
-	git(t, root, "init", "-q", "-b", "main")
-	git(t, root, "add", "-A")
-	git(t, root, "commit", "-q", "-m", "rules and quality profiles")
-	git(t, root, "branch", "side")
+	filetest.Git(t, root, "init", "-q", "-b", "main")
+	filetest.Git(t, root, "add", "-A")
+	filetest.Git(t, root, "commit", "-q", "-m", "rules and quality profiles")
+	filetest.Git(t, root, "branch", "side")
 	ix := open(t, root, "")
 	defer ix.Close()
 	branch := "main"
@@ -224,10 +225,10 @@ func TestIncrementalThroughWatcher(t *testing.T) {
 					did = append(did, "mvdir "+d)
 				}
 			case op == 8: // what is there is committed, and the other branch checked out
-				git(t, root, "add", "-A")
-				git(t, root, "commit", "-q", "--allow-empty", "-m", fmt.Sprintf("sequence %d", seq))
+				filetest.Git(t, root, "add", "-A")
+				filetest.Git(t, root, "commit", "-q", "--allow-empty", "-m", fmt.Sprintf("sequence %d", seq))
 				branch = map[string]string{"main": "side", "side": "main"}[branch]
-				git(t, root, "checkout", "-q", branch)
+				filetest.Git(t, root, "checkout", "-q", branch)
 				did = append(did, "checkout "+branch)
 			default: // the ignore rules change
 				rules := []string{"", "*.js\n", "extra/\n", "web/\n*.md\n"}[rng.Intn(4)]

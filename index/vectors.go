@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/ctxmap/ctxmap/internal/embed"
-	"github.com/ctxmap/ctxmap/internal/model"
+	"github.com/ctxmap/ctxmap/internal/records"
 	"github.com/ctxmap/ctxmap/internal/store"
 	"github.com/ctxmap/ctxmap/internal/vector"
 )
@@ -45,11 +45,11 @@ func (c vectorContents) Docs(p string) ([]vector.Doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	return vector.DocsOf(model.Chunks(p, c.s.Record(p).File, src, c.ix.cfg.Mappings)), nil
+	return vector.DocsOf(records.Chunks(p, c.s.Record(p).File, src, c.ix.cfg.Mappings)), nil
 }
 
 // putVectors queues a file's chunks for embedding, when there are vectors.
-func (ix *Index) putVectors(path string, cs []model.Chunk) {
+func (ix *Index) putVectors(path string, cs []records.Chunk) {
 	if ix.vectors.On() {
 		ix.vectors.Put(path, vector.DocsOf(cs))
 	}

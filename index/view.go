@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/ctxmap/ctxmap/internal/bm25"
-	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/rank"
+	"github.com/ctxmap/ctxmap/internal/records"
 	"github.com/ctxmap/ctxmap/internal/vector"
 )
 
@@ -26,7 +26,7 @@ type source struct {
 func (v source) HasFile(path string) bool                 { return v.files.Has(path) }
 func (v source) Folded(lower string) []string             { return v.folded(lower) }
 func (v source) NamesWithLetters(pattern string) []string { return v.namesWithLetters(pattern) }
-func (v source) Literals() []model.Literal                { return v.literals() }
+func (v source) Literals() []records.Literal              { return v.literals() }
 func (v source) ReadFile(path string) ([]byte, error)     { return v.ix.ReadFile(path) }
 
 func (v source) SearchLexical(ctx context.Context, terms []bm25.Term, k int) []bm25.Hit {

@@ -8,10 +8,11 @@ import (
 	"math/rand"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxmap/ctxmap/internal/filetest"
 )
 
 // mcpProcess is `ctxmap mcp` on real pipes, spoken to line by line.
@@ -26,13 +27,8 @@ type mcpProcess struct {
 
 func startMCP(t *testing.T) *mcpProcess {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "ctxmap")
-	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	p := &mcpProcess{t: t, cmd: exec.Command(bin, "mcp", "-C", writeWorkspace(t)), lines: make(chan map[string]any, 100),
+	p := &mcpProcess{t: t, cmd: filetest.Command(t, "mcp", "-C", writeWorkspace(t)), lines: make(chan map[string]any, 100),
 		stderr: &strings.Builder{}, exited: make(chan error, 1)}
-	p.cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir())
 	p.cmd.Stderr = p.stderr
 	p.stdin, _ = p.cmd.StdinPipe()
 	stdout, _ := p.cmd.StdoutPipe()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/internal/shoptest"
 	"github.com/ctxmap/ctxmap/session"
 )
@@ -52,6 +52,12 @@ type GistStore struct{ gists []*Gist }
 func (s *GistStore) Save(g *Gist) { s.gists = append(s.gists, g) }
 `,
 	"gist/list.go": "package gist\n\n// ListGists returns the stored gists.\nfunc (s *GistStore) ListGists() []*Gist { return s.gists }\n",
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	filetest.RemoveBinary()
+	os.Exit(code)
 }
 
 func writeWorkspace(t *testing.T) string {
@@ -330,14 +336,8 @@ func TestStdioBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "ctxmap")
-	build := exec.Command("go", "build", "-o", bin, "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	root := writeWorkspace(t)
-	cmd := exec.Command(bin, "mcp", "-C", root)
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir())
+	cmd := filetest.Command(t, "mcp", "-C", root)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)

@@ -10,9 +10,9 @@ import (
 	"strings"
 
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
+	"github.com/ctxmap/ctxmap/internal/records"
 )
 
 // Issue-shaped texts for training. A commit message never carries a stack trace, a quoted error or a
@@ -201,7 +201,7 @@ func callSnippet(rng *rand.Rand, s *index.Snapshot, t target, callers []call) st
 	}
 	c := callers[rng.Intn(len(callers))]
 	for _, x := range callers {
-		if model.IsTest(x.path) {
+		if records.IsTest(x.path) {
 			c = x
 			break
 		}

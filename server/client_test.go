@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -36,9 +35,9 @@ func workspaceCopy(t testing.TB, name string) string {
 	if err := copyTree(filepath.Join("testdata", name), root); err != nil {
 		t.Fatal(err)
 	}
-	git(t, root, "init", "-q")
-	git(t, root, "add", ".")
-	git(t, root, "commit", "-q", "-m", "Gist publishing and rules")
+	filetest.Git(t, root, "init", "-q")
+	filetest.Git(t, root, "add", ".")
+	filetest.Git(t, root, "commit", "-q", "-m", "Gist publishing and rules")
 	return root
 }
 
@@ -72,14 +71,6 @@ func copyTree(src, dst string) error {
 		}
 		return os.WriteFile(target, b, info.Mode().Perm())
 	})
-}
-
-func git(t testing.TB, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=Test", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
 }
 
 func writeFile(t testing.TB, root, rel, content string) {

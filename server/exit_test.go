@@ -6,53 +6,19 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
-)
 
-var binary struct {
-	once sync.Once
-	path string
-	err  error
-}
+	"github.com/ctxmap/ctxmap/internal/filetest"
+)
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binary.path != "" {
-		os.RemoveAll(filepath.Dir(binary.path))
-	}
+	filetest.RemoveBinary()
 	os.Exit(code)
-}
-
-// ctxmapBinary builds the real command once per test run.
-func ctxmapBinary(t testing.TB) string {
-	t.Helper()
-	binary.once.Do(func() {
-		gobin, err := exec.LookPath("go")
-		if err != nil {
-			binary.err = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "ctxmap-bin")
-		if err != nil {
-			binary.err = err
-			return
-		}
-		binary.path = filepath.Join(dir, "ctxmap")
-		out, err := exec.Command(gobin, "build", "-o", binary.path, "github.com/ctxmap/ctxmap").CombinedOutput()
-		if err != nil {
-			binary.err = errors.New(string(out))
-		}
-	})
-	if binary.err != nil {
-		t.Skipf("cannot build ctxmap: %v", binary.err)
-	}
-	return binary.path
 }
 
 // process is `ctxmap serve --stdio` speaking LSP on its stdin and stdout.
@@ -69,9 +35,7 @@ type pipes struct {
 
 func startProcess(t testing.TB, root string) *process {
 	t.Helper()
-	p := &process{cmd: exec.Command(ctxmapBinary(t), "serve", "--stdio", "-C", root)}
-	// the index's cache goes to a temporary folder, never the user's
-	p.cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir())
+	p := &process{cmd: filetest.Command(t, "serve", "--stdio", "-C", root)}
 	p.cmd.Stderr = &p.stderr
 	stdin, err := p.cmd.StdinPipe()
 	if err != nil {

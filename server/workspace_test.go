@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ctxmap/ctxmap/internal/filetest"
 	"go.lsp.dev/protocol"
 )
 
@@ -18,9 +19,9 @@ func TestWorkspaceFoldersOneIndexPerRoot(t *testing.T) {
 	notes := workspaceCopy(t, "notes")
 	billing := filepath.Join(t.TempDir(), "billing")
 	writeFile(t, billing, "invoice/invoice.go", "package invoice\n\n// ChargeInvoice charges the customer for an invoice.\nfunc ChargeInvoice(id string) error { return nil }\n")
-	git(t, billing, "init", "-q")
-	git(t, billing, "add", ".")
-	git(t, billing, "commit", "-q", "-m", "Invoices are charged")
+	filetest.Git(t, billing, "init", "-q")
+	filetest.Git(t, billing, "add", ".")
+	filetest.Git(t, billing, "commit", "-q", "-m", "Invoices are charged")
 
 	var mu sync.Mutex
 	var served []string // the roots a session was opened for, from the log

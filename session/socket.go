@@ -219,7 +219,7 @@ func (s *Session) accept(l *listener, ln net.Listener) {
 		go func() {
 			defer l.conns.Done()
 			defer func() { <-l.slots }()
-			s.answer(c)
+			s.serveConn(c)
 		}()
 	}
 }
@@ -316,8 +316,8 @@ func (s *Session) refuse(c net.Conn, ans askAnswer) {
 	c.Close()
 }
 
-// answer reads one request from c and writes its answer.
-func (s *Session) answer(c net.Conn) {
+// serveConn reads one request from c and writes its answer.
+func (s *Session) serveConn(c net.Conn) {
 	c.SetReadDeadline(time.Now().Add(requestTimeout))
 	line, err := readRequest(bufio.NewReaderSize(c, 64<<10), MaxRequest)
 	if errors.Is(err, errTooLong) {

@@ -18,7 +18,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
-	"github.com/ctxmap/ctxmap/internal/model"
+	"github.com/ctxmap/ctxmap/internal/records"
 	"github.com/ctxmap/ctxmap/internal/words"
 )
 
@@ -40,8 +40,8 @@ func NewFields(name, path, doc, code string) Fields {
 }
 
 // Lengths counts the terms of each field, as the whitespace tokenizer cuts them.
-func (f Fields) Lengths() model.Lengths {
-	var n model.Lengths
+func (f Fields) Lengths() records.Lengths {
+	var n records.Lengths
 	for i, s := range f {
 		in := false
 		for j := 0; j < len(s); j++ {
@@ -65,7 +65,7 @@ type Stats struct {
 }
 
 // Add counts one chunk.
-func (s *Stats) Add(n model.Lengths) {
+func (s *Stats) Add(n records.Lengths) {
 	s.Chunks++
 	for i, x := range n {
 		s.Terms[i] += int64(x)

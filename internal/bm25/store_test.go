@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxmap/ctxmap/internal/model"
+	"github.com/ctxmap/ctxmap/internal/records"
 )
 
 func doc(id, code string) Doc {
@@ -88,7 +88,7 @@ func TestScoresDoNotDependOnHistory(t *testing.T) {
 
 func TestLengthsCountTerms(t *testing.T) {
 	f := Fields{"rule index", "rule index go", "", " find  rule\tby descript "}
-	if got, want := f.Lengths(), (model.Lengths{2, 3, 0, 4}); got != want {
+	if got, want := f.Lengths(), (records.Lengths{2, 3, 0, 4}); got != want {
 		t.Errorf("lengths of %q = %v, want %v", f, got, want)
 	}
 }

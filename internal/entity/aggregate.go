@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/ctxmap/ctxmap/internal/history"
-	"github.com/ctxmap/ctxmap/internal/model"
+	"github.com/ctxmap/ctxmap/internal/records"
 )
 
 const (
@@ -60,7 +60,7 @@ type inferredFile struct {
 // Aggregate combines the contributions of all files, and the history when there is one, into the
 // entity map. It is a pure function of its inputs: the order of contribs does not matter, and the same
 // inputs always give the same map. hist may be nil or unavailable.
-func Aggregate(contribs []model.Contribution, hist *history.Log) *Map {
+func Aggregate(contribs []records.Contribution, hist *history.Log) *Map {
 	files := prepare(contribs)
 	if hist != nil && !hist.Available {
 		hist = nil
@@ -75,7 +75,7 @@ func Aggregate(contribs []model.Contribution, hist *history.Log) *Map {
 }
 
 type aggregation struct {
-	files    []model.Contribution
+	files    []records.Contribution
 	hist     *history.Log
 	dirOf    []int32 // file -> index of its folder
 	dirNames []string
@@ -89,9 +89,9 @@ type aggregation struct {
 
 // prepare drops contributions without a path, merges those that share one (order-independently), and
 // sorts by path.
-func prepare(contribs []model.Contribution) []model.Contribution {
+func prepare(contribs []records.Contribution) []records.Contribution {
 	byPath := make(map[string]int, len(contribs))
-	out := make([]model.Contribution, 0, len(contribs))
+	out := make([]records.Contribution, 0, len(contribs))
 	for _, c := range contribs {
 		if c.Path == "" {
 			continue
@@ -103,17 +103,17 @@ func prepare(contribs []model.Contribution) []model.Contribution {
 		byPath[c.Path] = len(out)
 		out = append(out, c)
 	}
-	slices.SortFunc(out, func(x, y model.Contribution) int { return strings.Compare(x.Path, y.Path) })
+	slices.SortFunc(out, func(x, y records.Contribution) int { return strings.Compare(x.Path, y.Path) })
 	return out
 }
 
-func merge(a, b model.Contribution) model.Contribution {
-	m := model.Contribution{Path: a.Path, Names: a.Names + b.Names, Plain: a.Plain + b.Plain,
+func merge(a, b records.Contribution) records.Contribution {
+	m := records.Contribution{Path: a.Path, Names: a.Names + b.Names, Plain: a.Plain + b.Plain,
 		Test: a.Test || b.Test, Util: a.Util || b.Util, Infra: a.Infra || b.Infra}
-	terms := map[string]model.Term{}
-	for _, t := range append(append([]model.Term(nil), a.Terms...), b.Terms...) {
+	terms := map[string]records.Term{}
+	for _, t := range append(append([]records.Term(nil), a.Terms...), b.Terms...) {
 		o := terms[t.Words]
-		terms[t.Words] = model.Term{Words: t.Words, Count: o.Count + t.Count, Named: o.Named || t.Named,
+		terms[t.Words] = records.Term{Words: t.Words, Count: o.Count + t.Count, Named: o.Named || t.Named,
 			TypeName: o.TypeName || t.TypeName, Defines: o.Defines || t.Defines, Folder: o.Folder || t.Folder,
 			FileName: o.FileName || t.FileName, FolderName: o.FolderName || t.FolderName}
 	}
@@ -199,7 +199,7 @@ func validWords(w string) bool {
 	return w != "" && len(w) <= 120 && w[0] != ' ' && w[len(w)-1] != ' '
 }
 
-func flagsOf(t model.Term) uint8 {
+func flagsOf(t records.Term) uint8 {
 	return flag(t.TypeName, fType) | flag(t.Defines, fDefines) | flag(t.Folder, fFolder) |
 		flag(t.FileName, fFileName) | flag(t.Named, fNamed) | flag(t.FolderName, fFolderName)
 }

@@ -11,8 +11,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/records"
 	"github.com/ctxmap/ctxmap/internal/words"
 )
 
@@ -23,17 +23,17 @@ var typeKinds = map[string]bool{"class": true, "struct": true, "interface": true
 
 // Contribute extracts the terms of one file from its path and, when f is not nil, its definitions and
 // references.
-func Contribute(p string, f *parse.File) model.Contribution {
+func Contribute(p string, f *parse.File) records.Contribution {
 	if p == "" {
-		return model.Contribution{} // no path: Aggregate leaves it out
+		return records.Contribution{} // no path: Aggregate leaves it out
 	}
 	p = strings.TrimPrefix(path.Clean(strings.ReplaceAll(p, "\\", "/")), "./")
-	c := model.Contribution{Path: p, Test: model.IsTest(p) || model.IsExample(p)}
-	terms := map[string]*model.Term{}
-	get := func(w string) *model.Term {
+	c := records.Contribution{Path: p, Test: records.IsTest(p) || records.IsExample(p)}
+	terms := map[string]*records.Term{}
+	get := func(w string) *records.Term {
 		t := terms[w]
 		if t == nil {
-			t = &model.Term{Words: w}
+			t = &records.Term{Words: w}
 			terms[w] = t
 		}
 		return t
@@ -132,7 +132,7 @@ func Contribute(p string, f *parse.File) model.Contribution {
 		}
 	}
 
-	c.Terms = make([]model.Term, 0, len(terms))
+	c.Terms = make([]records.Term, 0, len(terms))
 	for _, t := range terms {
 		c.Terms = append(c.Terms, *t)
 	}

@@ -14,17 +14,17 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/internal/history"
-	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/records"
 )
 
-func termOf(c model.Contribution, words string) (model.Term, bool) {
+func termOf(c records.Contribution, words string) (records.Term, bool) {
 	for _, t := range c.Terms {
 		if t.Words == words {
 			return t, true
 		}
 	}
-	return model.Term{}, false
+	return records.Term{}, false
 }
 
 func TestContributeJava(t *testing.T) {
@@ -124,8 +124,8 @@ func TestContributionTest(t *testing.T) {
 }
 
 // small builds contributions from hand-made parse results: the shape the engine caches.
-func small() []model.Contribution {
-	file := func(path string, types []string, funcs []string, refs ...string) model.Contribution {
+func small() []records.Contribution {
+	file := func(path string, types []string, funcs []string, refs ...string) records.Contribution {
 		f := &parse.File{}
 		for _, n := range types {
 			f.Definitions = append(f.Definitions, parse.Definition{Name: n, Kind: "class"})
@@ -138,7 +138,7 @@ func small() []model.Contribution {
 		}
 		return Contribute(path, f)
 	}
-	return []model.Contribution{
+	return []records.Contribution{
 		file("app/gist/gist.py", []string{"Gist"}, []string{"share_gist", "star"}, "GistFile"),
 		file("app/gist/gist_file.py", []string{"GistFile"}, []string{"render"}, "Gist"),
 		file("app/gist/views.py", nil, []string{"gist_page"}, "Gist", "GistFile", "Release"),
@@ -190,7 +190,7 @@ func TestAggregateSmall(t *testing.T) {
 // A two-letter feature folder (a CLI's pr/ commands) is an entity, its identifiers count; a two-letter
 // word without such a folder is not; a whole folder name weighs like a type name.
 func TestShortFolderTerm(t *testing.T) {
-	file := func(path string, defs ...string) model.Contribution {
+	file := func(path string, defs ...string) records.Contribution {
 		f := &parse.File{}
 		for _, n := range defs {
 			f.Definitions = append(f.Definitions, parse.Definition{Name: n, Kind: "function"})
@@ -202,7 +202,7 @@ func TestShortFolderTerm(t *testing.T) {
 	if pr, _ := termOf(c, "pr"); !pr.Folder || !pr.FolderName || !pr.Named || pr.Count != 2 {
 		t.Errorf("pr = %+v", pr)
 	}
-	m := Aggregate([]model.Contribution{
+	m := Aggregate([]records.Contribution{
 		c,
 		file("pkg/cmd/pr/view/view.go", "viewRun", "printPrPreview"),
 		file("pkg/cmd/pr/pr.go", "NewCmdPR"),
@@ -262,28 +262,28 @@ func TestAggregateDeterministic(t *testing.T) {
 	if err := gob.NewEncoder(&buf).Encode(w.contribs); err != nil {
 		t.Fatal(err)
 	}
-	var fromGob []model.Contribution
+	var fromGob []records.Contribution
 	if err := gob.NewDecoder(&buf).Decode(&fromGob); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(w.contribs)
-	var fromJSON []model.Contribution
+	var fromJSON []records.Contribution
 	if err := json.Unmarshal(b, &fromJSON); err != nil {
 		t.Fatal(err)
 	}
-	for name, cs := range map[string][]model.Contribution{"gob": fromGob, "json": fromJSON} {
+	for name, cs := range map[string][]records.Contribution{"gob": fromGob, "json": fromJSON} {
 		if got := Aggregate(cs, w.hist); !reflect.DeepEqual(got, want) {
 			t.Errorf("contributions after a %s round trip give another map", name)
 		}
 	}
 
 	// a sequence of updates: files removed, changed and added back, one at a time
-	live := map[string]model.Contribution{}
+	live := map[string]records.Contribution{}
 	for _, c := range w.contribs {
 		live[c.Path] = c
 	}
-	current := func() []model.Contribution {
-		var out []model.Contribution
+	current := func() []records.Contribution {
+		var out []records.Contribution
 		for _, c := range live {
 			out = append(out, c)
 		}
@@ -316,10 +316,10 @@ func TestAggregateDeterministic(t *testing.T) {
 func TestAggregateBadInput(t *testing.T) {
 	cs := small()
 	dup := cs[0]
-	junk := []model.Contribution{
+	junk := []records.Contribution{
 		{Path: ""},
 		dup,
-		{Path: "x.py", Terms: []model.Term{{Words: ""}, {Words: " gist"}, {Words: "a b c d"}, {Words: "gist", Count: -5}}},
+		{Path: "x.py", Terms: []records.Term{{Words: ""}, {Words: " gist"}, {Words: "a b c d"}, {Words: "gist", Count: -5}}},
 	}
 	m := Aggregate(append(slices.Clone(cs), junk...), nil)
 	g := m.Get("GIST")
@@ -340,7 +340,7 @@ func TestAggregateBadInput(t *testing.T) {
 // benchContributions builds 1,000 files of 10 definitions and 30 references each, shaped like real code:
 // 60 packages, each with a pool of identifiers made of its own topic words and of words of a shared
 // vocabulary (Zipf-distributed); files use mostly the names of their own package.
-func benchContributions() []model.Contribution {
+func benchContributions() []records.Contribution {
 	rng := rand.New(rand.NewSource(7))
 	vocab := make([]string, 600)
 	for i := range vocab {
@@ -367,7 +367,7 @@ func benchContributions() []model.Contribution {
 			pools[p] = append(pools[p], name)
 		}
 	}
-	var out []model.Contribution
+	var out []records.Contribution
 	for i := 0; i < 1000; i++ {
 		pkg := i % packages
 		pool := pools[pkg]
@@ -392,7 +392,7 @@ func benchContributions() []model.Contribution {
 	return out
 }
 
-func benchHistory(contribs []model.Contribution) *history.Log {
+func benchHistory(contribs []records.Contribution) *history.Log {
 	rng := rand.New(rand.NewSource(9))
 	l := &history.Log{Available: true, Head: "h"}
 	for i := 0; i < 5000; i++ {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/sahilm/fuzzy"
 
-	"github.com/ctxmap/ctxmap/internal/model"
+	"github.com/ctxmap/ctxmap/internal/records"
 	"github.com/ctxmap/ctxmap/internal/words"
 )
 
@@ -31,7 +31,7 @@ type Mention struct {
 // tests, then those that name it most, the most recently changed first among equals. record is a file's
 // record (nil when there is none); changed is each file's last commit, a file without one counting from
 // its time on disk.
-func (m *Map) Mentions(e *Entity, record func(path string) *model.Record, changed map[string]time.Time, limit int) []Mention {
+func (m *Map) Mentions(e *Entity, record func(path string) *records.Record, changed map[string]time.Time, limit int) []Mention {
 	terms := map[string]bool{}
 	for _, t := range e.Terms {
 		terms[t] = true
@@ -58,7 +58,7 @@ func (m *Map) Mentions(e *Entity, record func(path string) *model.Record, change
 		}
 		pathMentions := countMentions(terms, p)
 		for i, d := range rec.File.Definitions {
-			if mentions[i] == 0 || !model.Chunked(d) {
+			if mentions[i] == 0 || !records.Chunked(d) {
 				continue
 			}
 			out = append(out, Mention{Path: p, Symbol: d.Qualified(), Kind: d.Kind, StartLine: d.StartLine,
@@ -71,7 +71,7 @@ func (m *Map) Mentions(e *Entity, record func(path string) *model.Record, change
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
-		switch ta, tb := model.IsTest(a.Path), model.IsTest(b.Path); {
+		switch ta, tb := records.IsTest(a.Path), records.IsTest(b.Path); {
 		case ta != tb: // the entity's code, then its tests
 			return tb
 		case a.Mentions != b.Mentions:

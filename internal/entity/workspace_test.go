@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,16 +13,17 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/internal/history"
-	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/records"
 )
 
 // workspace is testdata/rules.txtar (a small rules and quality-profiles product in Java, Python and Go) copied
 // into a real git repository whose commits carry the messages below, then parsed with the real parser.
 type workspace struct {
 	dir      string
-	contribs []model.Contribution
+	contribs []records.Contribution
 	hist     *history.Log
 	m        *Map
 }
@@ -64,9 +64,7 @@ var (
 // rulesWorkspace builds the workspace once for all tests of the package (parsing is the slow part).
 func rulesWorkspace(t testing.TB) *workspace {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	filetest.NeedGit(t)
 	wsOnce.Do(func() { wsVal, wsErr = buildWorkspace() })
 	if wsErr != nil {
 		t.Fatal(wsErr)
@@ -91,15 +89,8 @@ func buildWorkspace() (*workspace, error) {
 		src[f.Name] = f.Data
 	}
 	git := func(n int, args ...string) error {
-		date := fmt.Sprintf("%d +0000", 1700000000+n*86400)
-		cmd := exec.Command("git", append([]string{"-c", "user.name=Dev", "-c", "user.email=dev@example.com",
-			"-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date, "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return nil
+		_, err := filetest.GitAt(dir, int64(1700000000+n*86400), args...)
+		return err
 	}
 	if err := git(0, "init", "-q"); err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/tools/txtar"
@@ -116,16 +117,41 @@ func Damage(t testing.TB, path, how string, frac float64) {
 	}
 }
 
-// Git runs git in dir as a test's committer (no signing, a fixed name) and returns its output,
-// trimmed; a failure fails the test.
+// NeedGit skips the test when git is not installed.
+func NeedGit(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+}
+
+// Git runs git in dir as a test's committer (see GitAt) and returns its output, trimmed; a failure
+// fails the test.
 func Git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=Test", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+	out, err := GitAt(dir, 0, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// GitAt runs git in dir as a test's committer (no signing, a fixed name, no system or user
+// configuration: a user's global excludes would change what git lists), what it commits dated at
+// unix time when (0: now), and returns its output, trimmed. For fixtures made outside a test too.
+func GitAt(dir string, when int64, args ...string) (string, error) {
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=Test", "-c", "user.email=t@example.com",
+		"-c", "commit.gpgsign=false", "-c", "core.autocrlf=false"}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+	if when != 0 {
+		date := fmt.Sprintf("%d +0000", when)
+		cmd.Env = append(cmd.Env, "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
+	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
+		return "", fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	return strings.TrimSpace(string(out))
+	return strings.TrimSpace(string(out)), nil
 }
 
 // Txtar reads the files of a txtar archive, by their names; for a test's fixtures, read when the
@@ -140,4 +166,61 @@ func Txtar(path string) map[string]string {
 		files[f.Name] = string(f.Data)
 	}
 	return files
+}
+
+// binary is the ctxmap command a test process builds once.
+var binary struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// goCache is Go's build cache as the tests found it: a test that sets XDG_CACHE_HOME would otherwise
+// send the build to an empty cache, and the grammars take minutes to compile again.
+var goCache = func() string {
+	if c := os.Getenv("GOCACHE"); c != "" {
+		return c
+	}
+	dir, _ := os.UserCacheDir()
+	return filepath.Join(dir, "go-build")
+}()
+
+// Binary builds the ctxmap command once per test process, for what only a process shows (a
+// terminal, exit codes, signals, a crash); a package's TestMain removes it with RemoveBinary. A build
+// that fails fails the test.
+func Binary(t testing.TB) string {
+	t.Helper()
+	binary.once.Do(func() {
+		dir, err := os.MkdirTemp("", "ctxmap-bin")
+		if err != nil {
+			binary.err = err
+			return
+		}
+		binary.path = filepath.Join(dir, "ctxmap")
+		cmd := exec.Command("go", "build", "-o", binary.path, "github.com/ctxmap/ctxmap")
+		cmd.Env = append(os.Environ(), "GOCACHE="+goCache)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binary.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binary.err != nil {
+		t.Fatalf("cannot build ctxmap: %v", binary.err)
+	}
+	return binary.path
+}
+
+// Command is the ctxmap command (Binary) with args, its cache in a temporary folder of the test's,
+// never the user's.
+func Command(t testing.TB, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(Binary(t), args...)
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir())
+	return cmd
+}
+
+// RemoveBinary removes the command Binary built, if it built one.
+func RemoveBinary() {
+	if binary.path != "" {
+		os.RemoveAll(filepath.Dir(binary.path))
+	}
 }

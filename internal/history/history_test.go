@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ctxmap/ctxmap/internal/filetest"
 )
 
 // repo is a real git repository in a temporary folder, with commits at increasing, fixed times.
@@ -23,9 +25,7 @@ type repo struct {
 
 func newRepo(t testing.TB) *repo {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	filetest.NeedGit(t)
 	r := &repo{t: t, dir: t.TempDir()}
 	r.git("init", "-q")
 	r.git("checkout", "-q", "-b", "main")
@@ -34,16 +34,11 @@ func newRepo(t testing.TB) *repo {
 
 func (r *repo) git(args ...string) string {
 	r.t.Helper()
-	date := fmt.Sprintf("%d +0000", 1700000000+r.n*3600)
-	cmd := exec.Command("git", append([]string{"-c", "user.name=Dev", "-c", "user.email=dev@example.com",
-		"-c", "commit.gpgsign=false", "-c", "core.autocrlf=false"}, args...)...)
-	cmd.Dir = r.dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date, "GIT_CONFIG_NOSYSTEM=1")
-	out, err := cmd.CombinedOutput()
+	out, err := filetest.GitAt(r.dir, int64(1700000000+r.n*3600), args...)
 	if err != nil {
-		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		r.t.Fatal(err)
 	}
-	return strings.TrimSpace(string(out))
+	return out
 }
 
 // commit writes the files (path -> content; content "" deletes) and commits them with msg.
@@ -325,9 +320,7 @@ func TestReadSubfolderRoot(t *testing.T) {
 }
 
 func TestReadUnavailable(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	filetest.NeedGit(t)
 	plain := t.TempDir()
 	l := read(t, plain, 0)
 	if l.Available || l.Reason != "not a git repository" || l.Head != "" || len(l.Commits) != 0 {

@@ -11,9 +11,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/records"
 )
 
 // Outline is the map: the files that fit the budget, best first, and their rendering.
@@ -52,7 +52,7 @@ type Workspace struct {
 	File func(path string) (language string, f *parse.File)
 	// Definers counts the files that define name.
 	Definers func(name string) int
-	Graph    *model.Graph
+	Graph    *records.Graph
 }
 
 // perFile bounds the definitions one file shows, so that the budget buys breadth before depth.
@@ -93,10 +93,10 @@ func Draw(ctx context.Context, w Workspace, seeds map[string]float64, centre str
 		if f == nil || len(f.Definitions) == 0 {
 			continue
 		}
-		if model.IsTest(p) {
+		if records.IsTest(p) {
 			sc *= 0.3
 		}
-		if model.IsVendored(p) || isAsset(p) {
+		if records.IsVendored(p) || isAsset(p) {
 			sc *= 0.2
 		}
 		sc *= 0.5 + float64(langs[lang])/float64(max(1, coded))

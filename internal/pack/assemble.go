@@ -169,14 +169,14 @@ func (a *assembly) run() {
 	// items must not take its place.
 	if len(a.cands) > 0 {
 		best := a.cands[0]
-		a.place(best, false, true)
+		a.place(best, inBucket)
 		if a.state[best.rank] == pending {
 			a.applyFit(best, sizeCompact, a.room(best.bucket, true), true, nil)
 		}
 	}
 	for _, c := range a.cands {
 		if a.state[c.rank] == pending && !c.Spare {
-			a.place(c, false, true)
+			a.place(c, inBucket)
 		}
 	}
 	for i, x := range a.byRank() {
@@ -199,7 +199,7 @@ func (a *assembly) run() {
 	}
 	for _, c := range a.cands {
 		if a.state[c.rank] == pending && !c.Spare {
-			a.place(c, true, true)
+			a.place(c, leftCapped)
 		}
 	}
 	for _, x := range a.byRank() {
@@ -209,7 +209,7 @@ func (a *assembly) run() {
 	}
 	for _, c := range a.cands {
 		if a.state[c.rank] == pending {
-			a.place(c, true, false)
+			a.place(c, leftOver)
 		}
 	}
 }
@@ -238,17 +238,28 @@ func (a *assembly) room(b string, shared bool) int {
 	return a.alloc[b] - a.spent[b]
 }
 
-func (a *assembly) place(c *cand, shared, capped bool) {
+// phase is a stage of placing: an item spends its bucket's share, or (shared) what the whole pack has
+// left; capped holds the items of a bucket past its first topFull to the item cap.
+type phase struct{ shared, capped bool }
+
+var (
+	inBucket   = phase{capped: true}               // each bucket within its share
+	leftCapped = phase{shared: true, capped: true} // what the buckets left, items capped
+	leftOver   = phase{shared: true}               // anything that still fits
+)
+
+// place puts c in the pack at the biggest size its phase's room holds.
+func (a *assembly) place(c *cand, ph phase) {
 	if a.duplicate(c) {
 		a.state[c.rank] = duplicate
 		return
 	}
-	room := a.room(c.bucket, shared)
+	room := a.room(c.bucket, ph.shared)
 	if room <= 0 {
 		return
 	}
 	limit := room
-	if capped && a.placed[c.bucket] >= topFull {
+	if ph.capped && a.placed[c.bucket] >= topFull {
 		limit = min(room, a.itemCap)
 	}
 	for _, size := range []string{sizeFull, sizeTruncated, sizeStandard, sizeCompact} {
@@ -256,7 +267,7 @@ func (a *assembly) place(c *cand, shared, capped bool) {
 		if size == sizeCompact {
 			most = room
 		}
-		if a.applyFit(c, size, most, shared, nil) {
+		if a.applyFit(c, size, most, ph.shared, nil) {
 			return
 		}
 	}

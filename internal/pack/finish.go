@@ -207,7 +207,7 @@ func (a *assembly) reclaim() {
 	a.avail += saved
 	for _, c := range a.cands {
 		if a.state[c.rank] == pending {
-			a.place(c, true, false)
+			a.place(c, leftOver)
 		}
 	}
 }

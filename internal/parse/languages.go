@@ -24,9 +24,9 @@ import (
 	"github.com/smacker/go-tree-sitter/typescript/typescript"
 )
 
-// language ties a name to its file names and its grammar; the tag query is queries/<name>.scm.
-// A nil grammar means the language is read without tree-sitter (markdown, text). What ranking and
-// packing ask of a language comes from its row too: the comment that starts a line of it.
+// language is a row of the language table: everything the engine asks of a language, so that a row is
+// all a new language needs. A language read with tree-sitter has a grammar and a tag query; one read
+// without (markdown, text) has read instead.
 type language struct {
 	name    string
 	grammar func() *sitter.Language
@@ -34,6 +34,12 @@ type language struct {
 	files   []string // exact base names for files without a telling extension
 	naming  naming
 	comment string // a line comment's start and a space: "// ", "# "; "" for prose
+	// query is the tag query's text (the captures query.go lists); "" reads queries/<name>.scm,
+	// as the rows below do
+	query    string
+	read     func(path string, src []byte) *File // a language without a grammar
+	document bool                                // prose in sections (markdown): docs, not code
+	tags     *compileOnce                        // the query compiled on first use; set by add
 }
 
 // naming is how a language writes a qualified name in text (a trace, a log, an issue): the separators
@@ -44,30 +50,33 @@ type naming struct {
 }
 
 var table = []language{
-	{"go", golang.GetLanguage, []string{".go"}, nil, naming{seps: []string{"."}}, "// "},
-	{"python", python.GetLanguage, []string{".py", ".pyi", ".pyw"}, []string{"SConstruct", "SConscript"}, naming{seps: []string{"."}}, "# "},
-	{"javascript", javascript.GetLanguage, []string{".js", ".jsx", ".mjs", ".cjs"}, nil, naming{seps: []string{".", "#"}}, "// "},
-	{"typescript", typescript.GetLanguage, []string{".ts", ".mts", ".cts"}, nil, naming{seps: []string{".", "#"}}, "// "},
-	{"tsx", tsx.GetLanguage, []string{".tsx"}, nil, naming{seps: []string{".", "#"}}, "// "},
-	{"java", java.GetLanguage, []string{".java"}, nil, naming{seps: []string{"."}, nested: "$"}, "// "},
-	{"rust", rust.GetLanguage, []string{".rs"}, nil, naming{seps: []string{"::"}}, "// "},
-	{"c", c.GetLanguage, []string{".c", ".h"}, nil, naming{seps: []string{"->", "."}}, "// "},
-	{"cpp", cpp.GetLanguage, []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".tpp"}, nil, naming{seps: []string{"::", "->", "."}}, "// "},
-	{"csharp", csharp.GetLanguage, []string{".cs"}, nil, naming{seps: []string{"."}}, "// "},
-	{"ruby", ruby.GetLanguage, []string{".rb", ".rake", ".gemspec"}, []string{"Rakefile", "Gemfile", "Guardfile", "Vagrantfile"}, naming{seps: []string{"::", "#", "."}}, "# "},
-	{"php", php.GetLanguage, []string{".php", ".phtml"}, nil, naming{seps: []string{"::", "->", "\\"}}, "// "},
-	{"kotlin", kotlin.GetLanguage, []string{".kt", ".kts"}, nil, naming{seps: []string{"."}, nested: "$"}, "// "},
-	{"scala", scala.GetLanguage, []string{".scala", ".sc"}, nil, naming{seps: []string{".", "#"}, nested: "$"}, "// "},
-	{"swift", swift.GetLanguage, []string{".swift"}, nil, naming{seps: []string{"."}}, "// "},
-	{"bash", bash.GetLanguage, []string{".sh", ".bash"}, []string{".bashrc", ".bash_profile"}, naming{}, "# "},
-	{"markdown", nil, []string{".md", ".markdown", ".mdx"}, nil, naming{}, ""},
+	{name: "go", grammar: golang.GetLanguage, exts: []string{".go"}, naming: naming{seps: []string{"."}}, comment: "// "},
+	{name: "python", grammar: python.GetLanguage, exts: []string{".py", ".pyi", ".pyw"}, files: []string{"SConstruct", "SConscript"}, naming: naming{seps: []string{"."}}, comment: "# "},
+	{name: "javascript", grammar: javascript.GetLanguage, exts: []string{".js", ".jsx", ".mjs", ".cjs"}, naming: naming{seps: []string{".", "#"}}, comment: "// "},
+	{name: "typescript", grammar: typescript.GetLanguage, exts: []string{".ts", ".mts", ".cts"}, naming: naming{seps: []string{".", "#"}}, comment: "// "},
+	{name: "tsx", grammar: tsx.GetLanguage, exts: []string{".tsx"}, naming: naming{seps: []string{".", "#"}}, comment: "// "},
+	{name: "java", grammar: java.GetLanguage, exts: []string{".java"}, naming: naming{seps: []string{"."}, nested: "$"}, comment: "// "},
+	{name: "rust", grammar: rust.GetLanguage, exts: []string{".rs"}, naming: naming{seps: []string{"::"}}, comment: "// "},
+	{name: "c", grammar: c.GetLanguage, exts: []string{".c", ".h"}, naming: naming{seps: []string{"->", "."}}, comment: "// "},
+	{name: "cpp", grammar: cpp.GetLanguage, exts: []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".tpp"}, naming: naming{seps: []string{"::", "->", "."}}, comment: "// "},
+	{name: "csharp", grammar: csharp.GetLanguage, exts: []string{".cs"}, naming: naming{seps: []string{"."}}, comment: "// "},
+	{name: "ruby", grammar: ruby.GetLanguage, exts: []string{".rb", ".rake", ".gemspec"}, files: []string{"Rakefile", "Gemfile", "Guardfile", "Vagrantfile"}, naming: naming{seps: []string{"::", "#", "."}}, comment: "# "},
+	{name: "php", grammar: php.GetLanguage, exts: []string{".php", ".phtml"}, naming: naming{seps: []string{"::", "->", "\\"}}, comment: "// "},
+	{name: "kotlin", grammar: kotlin.GetLanguage, exts: []string{".kt", ".kts"}, naming: naming{seps: []string{"."}, nested: "$"}, comment: "// "},
+	{name: "scala", grammar: scala.GetLanguage, exts: []string{".scala", ".sc"}, naming: naming{seps: []string{".", "#"}, nested: "$"}, comment: "// "},
+	{name: "swift", grammar: swift.GetLanguage, exts: []string{".swift"}, naming: naming{seps: []string{"."}}, comment: "// "},
+	{name: "bash", grammar: bash.GetLanguage, exts: []string{".sh", ".bash"}, files: []string{".bashrc", ".bash_profile"}, comment: "# "},
+	{name: "markdown", exts: []string{".md", ".markdown", ".mdx"}, read: readMarkdown, document: true},
 	// configuration and other text that issues ask to change: indexed as one section per file
-	{"text", nil, []string{".txt", ".rst", ".adoc", ".toml", ".yaml", ".yml", ".json", ".cfg", ".ini", ".conf",
+	{name: "text", exts: []string{".txt", ".rst", ".adoc", ".toml", ".yaml", ".yml", ".json", ".cfg", ".ini", ".conf",
 		".properties", ".gradle", ".cmake", ".proto", ".sql", ".jq", ".el", ".vim", ".lua", ".pl", ".r", ".dart", ".ex", ".exs", ".hs", ".ml", ".nim", ".zig"},
-		[]string{"Makefile", "Dockerfile", "CMakeLists.txt", "CHANGELOG", "CHANGES", "NEWS", "Cargo.toml", "go.mod", "setup.cfg", "tox.ini"}, naming{}, ""},
+		files: []string{"Makefile", "Dockerfile", "CMakeLists.txt", "CHANGELOG", "CHANGES", "NEWS", "Cargo.toml", "go.mod", "setup.cfg", "tox.ini"}, read: Text},
 }
 
+func readMarkdown(_ string, src []byte) *File { return parseMarkdown(src) }
+
 var (
+	rows   []*language // the table's rows, in its order
 	byName = map[string]*language{}
 	byExt  = map[string]string{}
 	byFile = map[string]string{}
@@ -75,23 +84,32 @@ var (
 
 func init() {
 	for i := range table {
-		l := &table[i]
-		byName[l.name] = l
-		for _, e := range l.exts {
-			byExt[e] = l.name
-		}
-		for _, f := range l.files {
-			byFile[f] = l.name
-		}
+		add(&table[i])
 	}
 }
 
-var nameSeps, nestedSeps = namingSeps()
+// add puts a row in the lookups: its name, extensions, file names and naming.
+func add(l *language) {
+	if l.grammar != nil {
+		l.tags = &compileOnce{}
+	}
+	rows = append(rows, l)
+	byName[l.name] = l
+	for _, e := range l.exts {
+		byExt[e] = l.name
+	}
+	for _, f := range l.files {
+		byFile[f] = l.name
+	}
+	nameSeps, nestedSeps = namingSeps()
+}
+
+var nameSeps, nestedSeps []string
 
 // namingSeps are the separators of every language's names, the longest first.
 func namingSeps() (seps, nested []string) {
 	seen := map[string]bool{}
-	for _, l := range table {
+	for _, l := range rows {
 		for _, s := range l.naming.seps {
 			if !seen[s] {
 				seen[s] = true
@@ -174,10 +192,22 @@ func CommentPrefix(lang string) string {
 	return "// "
 }
 
+// Document says whether path is prose read in sections, as markdown is: docs, not code.
+func Document(path string) bool {
+	l := byName[LanguageOf(path)]
+	return l != nil && l.document
+}
+
+// Tagged says whether path is read with a grammar and its tag query: code, not documents or text.
+func Tagged(path string) bool {
+	l := byName[LanguageOf(path)]
+	return l != nil && l.grammar != nil
+}
+
 // Languages lists every name LanguageOf can return, sorted.
 func Languages() []string {
-	out := make([]string, 0, len(table))
-	for _, l := range table {
+	out := make([]string, 0, len(rows))
+	for _, l := range rows {
 		out = append(out, l.name)
 	}
 	sort.Strings(out)

@@ -78,21 +78,11 @@ type compileOnce struct {
 	err  error
 }
 
-var queries = func() map[string]*compileOnce {
-	m := map[string]*compileOnce{}
-	for _, l := range table {
-		if l.grammar != nil {
-			m[l.name] = &compileOnce{}
-		}
-	}
-	return m
-}()
-
 // queryFor compiles the language's query on first use and keeps it for the life of the process.
 func queryFor(l *language) (*compiled, error) {
-	c := queries[l.name]
+	c := l.tags
 	c.once.Do(func() {
-		src, err := querySource(l.name, 0)
+		src, err := querySource(l)
 		if err != nil {
 			c.err = fmt.Errorf("query for %s: %w", l.name, err)
 			return
@@ -105,8 +95,16 @@ func queryFor(l *language) (*compiled, error) {
 	return c.q, c.err
 }
 
-// querySource reads queries/<name>.scm with the files it inherits.
-func querySource(name string, depth int) ([]byte, error) {
+// querySource is the row's query, or queries/<name>.scm when it has none, with the files it inherits.
+func querySource(l *language) ([]byte, error) {
+	if l.query != "" {
+		return inherited([]byte(l.query), 0)
+	}
+	return queryFile(l.name, 0)
+}
+
+// queryFile reads queries/<name>.scm with the files it inherits.
+func queryFile(name string, depth int) ([]byte, error) {
 	if depth > 4 {
 		return nil, fmt.Errorf("queries/%s.scm: inherits too deep", name)
 	}
@@ -114,6 +112,11 @@ func querySource(name string, depth int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return inherited(src, depth)
+}
+
+// inherited puts before src the files its first line names ("; inherits: a, b").
+func inherited(src []byte, depth int) ([]byte, error) {
 	first, _, _ := strings.Cut(string(src), "\n")
 	parents, ok := strings.CutPrefix(strings.TrimSpace(first), "; inherits:")
 	if !ok {
@@ -121,7 +124,7 @@ func querySource(name string, depth int) ([]byte, error) {
 	}
 	var out []byte
 	for _, p := range strings.Split(parents, ",") {
-		b, err := querySource(strings.TrimSpace(p), depth+1)
+		b, err := queryFile(strings.TrimSpace(p), depth+1)
 		if err != nil {
 			return nil, err
 		}

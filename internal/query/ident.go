@@ -135,27 +135,28 @@ func identifierCandidates(doc *document) []string {
 		if len(out) >= maxIdentifiers {
 			break
 		}
-		for _, name := range forms(g.parts, g.base, g.gerund) {
+		for _, name := range g.forms() {
 			emit(name)
 		}
 	}
 	return out
 }
 
-// forms spells a word pair or triple the ways code does.
-func forms(parts []string, base, gerund bool) []string {
+// forms spells the gram's word pair or triple the ways code does.
+func (g *gram) forms() []string {
+	parts := g.parts
 	if len(parts) != 2 {
 		return casings(parts)
 	}
 	a, b := parts[0], parts[1]
 	switch {
-	case base && isVerb(a) && !isVerb(b):
+	case g.base && isVerb(a) && !isVerb(b):
 		out := casings(parts)
 		if ag, ok := agents[a]; ok {
 			out = append(out, pascal([]string{b, ag}), b+"_"+ag)
 		}
 		return out
-	case gerund && isVerb(b) && !isVerb(a): // tree building -> build_tree, TreeBuilder
+	case g.gerund && isVerb(b) && !isVerb(a): // tree building -> build_tree, TreeBuilder
 		out := casings([]string{b, a})
 		if ag, ok := agents[b]; ok {
 			out = append(out, pascal([]string{a, ag}), a+"_"+ag)

@@ -11,9 +11,9 @@ import (
 	"strings"
 
 	"github.com/ctxmap/ctxmap/internal/entity"
-	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/records"
 	"github.com/ctxmap/ctxmap/internal/words"
 )
 
@@ -125,7 +125,7 @@ func (r *ranker) candidates(files []RankedFile) []pack.Candidate {
 				c.Full = ""
 			}
 			switch {
-			case model.IsTest(f.Path):
+			case records.IsTest(f.Path):
 				c.Kind, c.Bucket = "test", "tests"
 			case k == 0:
 				c.Kind, c.Bucket = "definition", "definitions"
@@ -135,7 +135,7 @@ func (r *ranker) candidates(files []RankedFile) []pack.Candidate {
 			// past the first files, the budget goes to more files before more of a weaker one
 			c.Spare = k > 0 && rank >= fullFiles
 			out = append(out, c)
-			if rank < 3 && k == 0 && !model.IsTest(f.Path) {
+			if rank < 3 && k == 0 && !records.IsTest(f.Path) {
 				prims = append(prims, primary{path: f.Path, def: def})
 			}
 		}
@@ -179,12 +179,12 @@ func (r *ranker) lines(p string) [][]byte {
 
 // pickDefs chooses a file's definitions: the ones signals pointed at, strongest first; when none did
 // but lines did (a frame, an error literal), the definitions around those lines.
-func (r *ranker) pickDefs(rec *model.Record, f RankedFile) []int {
+func (r *ranker) pickDefs(rec *records.Record, f RankedFile) []int {
 	return head(r.pickDefsAll(rec, f), defsPerFile)
 }
 
 // pickDefsAll is every definition the evidence points at, strongest first.
-func (r *ranker) pickDefsAll(rec *model.Record, f RankedFile) []int {
+func (r *ranker) pickDefsAll(rec *records.Record, f RankedFile) []int {
 	type scored struct {
 		i int
 		s float64
@@ -217,7 +217,7 @@ func (r *ranker) pickDefsAll(rec *model.Record, f RankedFile) []int {
 	return out
 }
 
-func defCandidate(rec *model.Record, lines [][]byte, d parse.Definition, score float64, why []string) pack.Candidate {
+func defCandidate(rec *records.Record, lines [][]byte, d parse.Definition, score float64, why []string) pack.Candidate {
 	c := pack.Candidate{
 		Path: rec.Path, Symbol: d.Qualified(), Language: rec.Language, StartLine: d.StartLine, EndLine: d.EndLine,
 		Score: score, Why: why, Compact: compactCard(rec.Language, d),
@@ -330,7 +330,7 @@ func compactCard(lang string, d parse.Definition) string {
 func commentPrefix(lang string) string { return parse.CommentPrefix(lang) }
 
 // memberLines lists the signatures of a type's members, indented.
-func memberLines(rec *model.Record, d parse.Definition) string {
+func memberLines(rec *records.Record, d parse.Definition) string {
 	var b strings.Builder
 	n := 0
 	for _, m := range rec.File.Definitions {
@@ -349,7 +349,7 @@ func memberLines(rec *model.Record, d parse.Definition) string {
 }
 
 // outlineCandidate stands for a file no signal pinned to a definition: its top-level signatures.
-func outlineCandidate(rec *model.Record, src []byte, f RankedFile, why []string) pack.Candidate {
+func outlineCandidate(rec *records.Record, src []byte, f RankedFile, why []string) pack.Candidate {
 	var b strings.Builder
 	n := 0
 	for _, d := range rec.File.Definitions {
@@ -369,7 +369,7 @@ func outlineCandidate(rec *model.Record, src []byte, f RankedFile, why []string)
 		compact = parse.JoinLines(parse.SplitLines(src), 1, 12)
 	}
 	kind, bucket := "file", "snippets"
-	if model.IsTest(rec.Path) {
+	if records.IsTest(rec.Path) {
 		kind, bucket = "test", "tests"
 	}
 	end := rec.Lines
@@ -382,7 +382,7 @@ func outlineCandidate(rec *model.Record, src []byte, f RankedFile, why []string)
 	}
 }
 
-func importCandidate(rec *model.Record, f RankedFile) (pack.Candidate, bool) {
+func importCandidate(rec *records.Record, f RankedFile) (pack.Candidate, bool) {
 	if len(rec.File.Imports) == 0 {
 		return pack.Candidate{}, false
 	}
@@ -411,7 +411,7 @@ func (r *ranker) referrers(names map[string]int, prims []primary) []string {
 	for name, pi := range names {
 		defs := r.s.Symbols[name]
 		i, ok := g.Node(prims[pi].path)
-		if !ok || len(defs) > model.MaxDefiners || !slices.ContainsFunc(defs, func(d model.SymbolRef) bool { return d.Path == prims[pi].path }) {
+		if !ok || len(defs) > records.MaxDefiners || !slices.ContainsFunc(defs, func(d records.SymbolRef) bool { return d.Path == prims[pi].path }) {
 			return r.s.Paths
 		}
 		for _, e := range g.Edges[i] {
@@ -433,7 +433,7 @@ func (r *ranker) related(prims []primary, files []RankedFile, top float64) []pac
 	}
 	names := map[string]int{}
 	for i, p := range prims {
-		if len(r.s.Symbols[p.def.Name]) <= model.MaxDefiners && len(p.def.Name) > 2 {
+		if len(r.s.Symbols[p.def.Name]) <= records.MaxDefiners && len(p.def.Name) > 2 {
 			if _, ok := names[p.def.Name]; !ok {
 				names[p.def.Name] = i
 			}
@@ -459,7 +459,7 @@ func (r *ranker) related(prims []primary, files []RankedFile, top float64) []pac
 			}
 			seen[key] = true
 			h := hit{path: p, def: ref.Enclosing, prim: pi}
-			if model.IsTest(p) {
+			if records.IsTest(p) {
 				tests = append(tests, h)
 			} else {
 				callers = append(callers, h)
@@ -473,7 +473,7 @@ func (r *ranker) related(prims []primary, files []RankedFile, top float64) []pac
 	for _, f := range files {
 		fileScore[f.Path] = f.Score
 	}
-	prose := func(p string) bool { return parse.ProseOrData(p) || parse.LanguageOf(p) == "markdown" }
+	prose := func(p string) bool { return parse.ProseOrData(p) || parse.Document(p) }
 	add := func(hs []hit, limit int, kind, bucket, verb string) {
 		sort.SliceStable(hs, func(i, j int) bool {
 			a, b := hs[i], hs[j]

@@ -9,10 +9,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
+	"github.com/ctxmap/ctxmap/internal/records"
 	"github.com/ctxmap/ctxmap/internal/words"
 )
 
@@ -130,10 +130,10 @@ func (r *ranker) pins() []pin {
 // project tells the files a fix goes in: not tests (unless the task is writing them), not code copied
 // from other projects, not prose.
 func (r *ranker) project(p string) bool {
-	if model.IsTest(p) && r.a.Intent.Name != query.TestWriting {
+	if records.IsTest(p) && r.a.Intent.Name != query.TestWriting {
 		return false
 	}
-	return !model.IsVendored(p) && !parse.ProseOrData(p) && parse.LanguageOf(p) != "markdown"
+	return !records.IsVendored(p) && !parse.ProseOrData(p) && !parse.Document(p)
 }
 
 func frameWhy(f query.Frame) string {
@@ -147,12 +147,12 @@ func frameWhy(f query.Frame) string {
 
 // uniqueDefinition is the one project definition a quoted name (`Name`, `Type.name`) stands for; kind,
 // when not "", is the only kind of definition it may be (a macro's name written with its bang).
-func (r *ranker) uniqueDefinition(text, kind string) (model.SymbolRef, bool) {
+func (r *ranker) uniqueDefinition(text, kind string) (records.SymbolRef, bool) {
 	name, parent, pkg := r.nameOf(text)
 	if len(name) < 3 {
-		return model.SymbolRef{}, false
+		return records.SymbolRef{}, false
 	}
-	var found []model.SymbolRef
+	var found []records.SymbolRef
 	for _, ref := range r.s.Symbols[name] {
 		d, ok := r.s.Definition(ref)
 		if !ok || d.Kind == "section" || kind != "" && d.Kind != kind || parent != "" && d.Parent != parent || !r.project(ref.Path) ||
@@ -162,7 +162,7 @@ func (r *ranker) uniqueDefinition(text, kind string) (model.SymbolRef, bool) {
 		found = append(found, ref)
 	}
 	if len(found) != 1 {
-		return model.SymbolRef{}, false
+		return records.SymbolRef{}, false
 	}
 	return found[0], true
 }

@@ -8,9 +8,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
+	"github.com/ctxmap/ctxmap/internal/records"
 	"github.com/ctxmap/ctxmap/internal/words"
 )
 
@@ -119,14 +119,13 @@ func (r *ranker) fileFeatures(files []RankedFile, n int) [][]float64 {
 			set("graph_rel", f.graph/top)
 		}
 		p := f.Path
-		lang := parse.LanguageOf(p)
-		set("is_test", boolf(model.IsTest(p)))
-		set("is_vendored", boolf(model.IsVendored(p)))
-		set("is_markdown", boolf(lang == "markdown"))
+		set("is_test", boolf(records.IsTest(p)))
+		set("is_vendored", boolf(records.IsVendored(p)))
+		set("is_markdown", boolf(parse.Document(p)))
 		set("is_prose", boolf(parse.ProseOrData(p)))
-		set("is_declaration", boolf(model.IsDeclaration(p)))
+		set("is_declaration", boolf(records.IsDeclaration(p)))
 		set("is_aux", boolf(isAux(p)))
-		set("is_code", boolf(lang != "" && lang != "text" && lang != "markdown"))
+		set("is_code", boolf(parse.Tagged(p)))
 		if rec := r.s.Record(p); rec != nil {
 			set("log_lines", math.Log1p(float64(rec.Lines)))
 			if rec.File != nil {
@@ -346,7 +345,7 @@ func (r *ranker) calledByNamed() map[string]bool {
 	for n := range names {
 		for _, real := range r.s.Folded(n) {
 			refs := r.s.Symbols[real]
-			if len(refs) > model.MaxDefiners {
+			if len(refs) > records.MaxDefiners {
 				continue
 			}
 			for _, ref := range refs {

@@ -8,8 +8,8 @@ import (
 	"math"
 	"sort"
 
-	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/records"
 )
 
 // rrfK flattens the fusion: with a small k the first ranks dominate.
@@ -190,21 +190,21 @@ func (r *ranker) spread(fused map[string]*RankedFile) {
 // (a fix goes upstream), and prose and configuration behind code: an issue's words are often a
 // document's words, but the fix is usually in the code.
 func demote(p, intent string) float64 {
-	if model.IsTest(p) {
+	if records.IsTest(p) {
 		if intent == "test_writing" {
 			return 1
 		}
 		return 0.35
 	}
-	if model.IsVendored(p) {
+	if records.IsVendored(p) {
 		return 0.35
 	}
 	switch {
-	case parse.LanguageOf(p) == "markdown":
+	case parse.Document(p):
 		return 0.5
 	case parse.ProseOrData(p):
 		return 0.6
-	case model.IsDeclaration(p):
+	case records.IsDeclaration(p):
 		return 0.75
 	}
 	return 1

@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
+	"github.com/ctxmap/ctxmap/internal/records"
 )
 
 // Rankers: the learned model (the default) re-orders the fused ranking and says how likely each file
@@ -183,7 +183,7 @@ func (r *ranker) withCompanions(likely, all []tightFile, n int) []tightFile {
 	for _, s := range likely {
 		p := max(s.f.Prob, alsoMinProb)
 		for _, c := range r.s.History.Companions(s.f.Path, companionMin, companionsPer) {
-			if c.Path == s.f.Path || !model.IsCode(c.Path) || !r.s.HasFile(c.Path) {
+			if c.Path == s.f.Path || !records.IsCode(c.Path) || !r.s.HasFile(c.Path) {
 				continue
 			}
 			q := p * c.Confidence * float64(c.Commits) / float64(c.Commits+companionHalf)
@@ -220,7 +220,7 @@ func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]pr
 	defs := rec.File.Definitions
 	scored := m.Defs(r.defFeatures(f, f.fusedRank, f.fusedTop, qw))
 	if c, ok := r.wholeFile(rec, src, f, why); ok {
-		if len(scored) > 0 && len(*prims) < 3 && !model.IsTest(f.Path) { // its callers and tests are its best definition's
+		if len(scored) > 0 && len(*prims) < 3 && !records.IsTest(f.Path) { // its callers and tests are its best definition's
 			*prims = append(*prims, primary{path: f.Path, def: defs[scored[0].Index]})
 		}
 		return []valued{{c, f.Prob}}
@@ -271,7 +271,7 @@ func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]pr
 			c.Probability = 0 // it is here beside the best, whose probability the pack states
 		}
 		out = append(out, valued{c, q})
-		if len(*prims) < 3 && !model.IsTest(f.Path) && c.Kind == "definition" {
+		if len(*prims) < 3 && !records.IsTest(f.Path) && c.Kind == "definition" {
 			*prims = append(*prims, primary{path: f.Path, def: d})
 		}
 		// a method is shown as itself, its class as a card (for the file's best: the others are
@@ -374,7 +374,7 @@ func (r *ranker) asked(prims []primary, files []RankedFile) []pack.Candidate {
 	if want == "test" { // the test file the fused ranking puts first
 		best := -1
 		for k, f := range files {
-			if rec := r.s.Record(f.Path); model.IsTest(f.Path) && rec != nil && rec.File != nil && (best < 0 || f.Score > files[best].Score) {
+			if rec := r.s.Record(f.Path); records.IsTest(f.Path) && rec != nil && rec.File != nil && (best < 0 || f.Score > files[best].Score) {
 				best = k
 			}
 		}
@@ -459,7 +459,7 @@ func parentOf(defs []parse.Definition, d parse.Definition) int {
 
 // wholeFile is a likely file small enough to be shown whole within its item's room: the lines between
 // and around its definitions (imports, a module's constants, where a new function goes) come with it.
-func (r *ranker) wholeFile(rec *model.Record, src []byte, f RankedFile, why []string) (pack.Candidate, bool) {
+func (r *ranker) wholeFile(rec *records.Record, src []byte, f RankedFile, why []string) (pack.Candidate, bool) {
 	cap := r.plan.cap(f.Prob)
 	if f.Prob < wholeFileProb || r.hasPins(f.Path) || rec.Lines > maxBodyLines || int(rec.Size)/bytesPerToken > cap {
 		return pack.Candidate{}, false

@@ -6,8 +6,8 @@ import (
 	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/entity"
 	"github.com/ctxmap/ctxmap/internal/history"
-	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/records"
 	"github.com/ctxmap/ctxmap/internal/vector"
 )
 
@@ -15,18 +15,18 @@ import (
 // snapshot's lookups and searches through Source.
 type View struct {
 	Source
-	Root     string                       // the workspace, absolute
-	Paths    []string                     // the parsed files, sorted
-	Symbols  map[string][]model.SymbolRef // definitions by name
-	Entities *entity.Map                  // nil when the map is not made
-	History  *history.Log                 // nil when history is not read
-	Graph    *model.Graph                 // the reference graph of Paths
+	Root     string                         // the workspace, absolute
+	Paths    []string                       // the parsed files, sorted
+	Symbols  map[string][]records.SymbolRef // definitions by name
+	Entities *entity.Map                    // nil when the map is not made
+	History  *history.Log                   // nil when history is not read
+	Graph    *records.Graph                 // the reference graph of Paths
 }
 
 // Source is what a view reads on demand.
 type Source interface {
 	// Record is the record of a file, nil when there is none.
-	Record(path string) *model.Record
+	Record(path string) *records.Record
 	// HasFile reports whether there is a record of a file, without reading it.
 	HasFile(path string) bool
 	// Folded are the symbol names that lower-case to lower, in the order of their first definitions.
@@ -34,7 +34,7 @@ type Source interface {
 	// NamesWithLetters are the symbol names, sorted, that hold every character of pattern, case folded.
 	NamesWithLetters(pattern string) []string
 	// Literals are the code's message-like strings.
-	Literals() []model.Literal
+	Literals() []records.Literal
 	// ReadFile reads a workspace file (an editor's buffer when it has one).
 	ReadFile(path string) ([]byte, error)
 	// SearchLexical is BM25's best k chunks for the terms; an error leaves BM25 out, so it gives none.
@@ -44,6 +44,6 @@ type Source interface {
 }
 
 // Definition returns the definition a SymbolRef points at.
-func (v *View) Definition(r model.SymbolRef) (parse.Definition, bool) {
+func (v *View) Definition(r records.SymbolRef) (parse.Definition, bool) {
 	return r.Definition(v.Record(r.Path))
 }

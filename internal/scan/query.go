@@ -5,8 +5,8 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/query"
+	"github.com/ctxmap/ctxmap/internal/records"
 	"github.com/ctxmap/ctxmap/internal/words"
 )
 
@@ -17,7 +17,7 @@ func QueryOf(a *query.Analysis) Query {
 	// the full index ranks code before tests, prose and data (but tests when they are the task): so
 	// does the scan, and the partial pack reads the code the full one would lead with
 	q := Query{Weight: func(p string) float64 {
-		if model.IsCode(p) || a.Intent.Name == query.TestWriting && model.IsTest(p) {
+		if records.IsCode(p) || a.Intent.Name == query.TestWriting && records.IsTest(p) {
 			return 1
 		}
 		return 0.5

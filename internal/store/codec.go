@@ -4,8 +4,8 @@ import (
 	"errors"
 
 	"github.com/ctxmap/ctxmap/internal/codec"
-	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/records"
 )
 
 // The records of the state file are written field by field, in the order of their types' fields:
@@ -16,7 +16,7 @@ import (
 // recordWriter writes records and their table entries.
 type recordWriter struct{ codec.Writer }
 
-func (w *recordWriter) record(r *model.Record) {
+func (w *recordWriter) record(r *records.Record) {
 	w.Strs(r.Path, r.Language, r.Hash)
 	w.Num(r.Size)
 	w.Num(r.ModTime)
@@ -36,14 +36,14 @@ func (w *recordWriter) record(r *model.Record) {
 	}
 	e := r.Entity
 	w.Str(e.Path)
-	codec.List(&w.Writer, e.Terms, func(t model.Term) {
+	codec.List(&w.Writer, e.Terms, func(t records.Term) {
 		w.Str(t.Words)
 		w.Int(t.Count)
 		w.Flags(t.Named, t.TypeName, t.Defines, t.Folder, t.FolderName, t.FileName)
 	})
 	w.Ints(e.Names, e.Plain)
 	w.Flags(e.Test, e.Util, e.Infra)
-	codec.List(&w.Writer, r.Chunks, func(c model.ChunkRef) {
+	codec.List(&w.Writer, r.Chunks, func(c records.ChunkRef) {
 		w.Strs(c.ID, c.Symbol, c.Kind)
 		w.Ints(c.StartLine, c.EndLine)
 		w.Str(c.Target)
@@ -58,8 +58,8 @@ var errRecord = errors.New("a record is cut short or damaged")
 // recordReader reads records back; see codec.Reader for how a fault is kept.
 type recordReader struct{ codec.Reader }
 
-func (r *recordReader) record() (*model.Record, error) {
-	rec := &model.Record{Path: r.Str(), Language: r.Str(), Hash: r.Str(), Size: r.Num(), ModTime: r.Num(), Lines: r.Int(), Skip: r.Str()}
+func (r *recordReader) record() (*records.Record, error) {
+	rec := &records.Record{Path: r.Str(), Language: r.Str(), Hash: r.Str(), Size: r.Num(), ModTime: r.Num(), Lines: r.Int(), Skip: r.Str()}
 	if r.Byte() == 1 {
 		f := &parse.File{Language: r.Str()}
 		f.Definitions = codec.ReadList(&r.Reader, func() (d parse.Definition) {
@@ -79,14 +79,14 @@ func (r *recordReader) record() (*model.Record, error) {
 	}
 	e := &rec.Entity
 	e.Path = r.Str()
-	e.Terms = codec.ReadList(&r.Reader, func() (t model.Term) {
+	e.Terms = codec.ReadList(&r.Reader, func() (t records.Term) {
 		t.Words, t.Count = r.Str(), r.Int()
 		r.Flags(&t.Named, &t.TypeName, &t.Defines, &t.Folder, &t.FolderName, &t.FileName)
 		return t
 	})
 	e.Names, e.Plain = r.Int(), r.Int()
 	r.Flags(&e.Test, &e.Util, &e.Infra)
-	rec.Chunks = codec.ReadList(&r.Reader, func() (c model.ChunkRef) {
+	rec.Chunks = codec.ReadList(&r.Reader, func() (c records.ChunkRef) {
 		c.ID, c.Symbol, c.Kind, c.StartLine, c.EndLine, c.Target = r.Str(), r.Str(), r.Str(), r.Int(), r.Int(), r.Str()
 		for j := range c.Terms {
 			c.Terms[j] = int32(r.Int())

@@ -6,11 +6,11 @@ import (
 	"testing"
 
 	"github.com/ctxmap/ctxmap/internal/codec"
-	"github.com/ctxmap/ctxmap/internal/model"
+	"github.com/ctxmap/ctxmap/internal/records"
 )
 
 // Every field of a record, set to a value of its own, comes back from the state file's codec: a field
-// added to model.Record, parse.File, model.Contribution or model.ChunkRef and not to codec.go fails here.
+// added to records.Record, parse.File, records.Contribution or records.ChunkRef and not to codec.go fails here.
 func TestRecordCodecKeepsEveryField(t *testing.T) {
 	n := 0
 	var fill func(v reflect.Value)
@@ -44,13 +44,13 @@ func TestRecordCodecKeepsEveryField(t *testing.T) {
 			t.Fatalf("the codec test does not fill a %s", v.Type())
 		}
 	}
-	want := &model.Record{}
+	want := &records.Record{}
 	fill(reflect.ValueOf(want).Elem())
 	want.File.References[0].Enclosing = -1
 	var w recordWriter
 	w.record(want)
 	first := len(w.B)
-	w.record(&model.Record{Path: "empty"})
+	w.record(&records.Record{Path: "empty"})
 	r := recordReader{codec.Reader{B: w.B, Words: map[string]string{}}}
 	got, err := r.record()
 	if err != nil {
@@ -59,7 +59,7 @@ func TestRecordCodecKeepsEveryField(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
 	}
-	if empty, err := r.record(); err != nil || !reflect.DeepEqual(empty, &model.Record{Path: "empty"}) || len(r.B) != 0 {
+	if empty, err := r.record(); err != nil || !reflect.DeepEqual(empty, &records.Record{Path: "empty"}) || len(r.B) != 0 {
 		t.Errorf("round trip of an empty record: %+v, %v, %d bytes left", empty, err, len(r.B))
 	}
 	// a record cut short anywhere is an error, never a panic or a record

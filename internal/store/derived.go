@@ -9,21 +9,21 @@ import (
 	"github.com/ctxmap/ctxmap/internal/bm25"
 	"github.com/ctxmap/ctxmap/internal/codec"
 	"github.com/ctxmap/ctxmap/internal/entity"
-	"github.com/ctxmap/ctxmap/internal/model"
+	"github.com/ctxmap/ctxmap/internal/records"
 )
 
 // Derived is what a state file keeps of what its records derive, so that a start need not read every
 // record to derive it again: the symbols, the reference graph, BM25's statistics, the entity map and
 // the code's string literals.
 type Derived struct {
-	Paths    []string                     // the parsed files, sorted: the graph's nodes
-	Symbols  map[string][]model.SymbolRef // definitions by name
-	Names    []string                     // the symbols' names, sorted
-	Edges    [][]model.Edge               // the graph's edges of each node, by the node's place in Paths
-	Stats    bm25.Stats                   // BM25's collection statistics
+	Paths    []string                       // the parsed files, sorted: the graph's nodes
+	Symbols  map[string][]records.SymbolRef // definitions by name
+	Names    []string                       // the symbols' names, sorted
+	Edges    [][]records.Edge               // the graph's edges of each node, by the node's place in Paths
+	Stats    bm25.Stats                     // BM25's collection statistics
 	Entities *entity.Map
 	// Literals are read from the state file when first asked for (or, when saving, made then).
-	Literals func() ([]model.Literal, error)
+	Literals func() ([]records.Literal, error)
 }
 
 // head writes a record's entry of the table: its path, what a build compares without reading it,
@@ -153,7 +153,7 @@ func encodeDerived(d *Derived, paths []string) (derived, entities, literals []by
 		ents = nil // the next start aggregates the entities again
 	}
 	var l codec.Writer
-	var lits []model.Literal
+	var lits []records.Literal
 	if d.Literals != nil {
 		lits, _ = d.Literals()
 	}
@@ -191,20 +191,20 @@ func readDerived(sec, lits stateSection, fs *Files, paths []string) (*Derived, e
 		return paths[i]
 	}
 	nsym := r.Size()
-	d := &Derived{Paths: parsed, Symbols: make(map[string][]model.SymbolRef, nsym), Names: make([]string, 0, nsym)}
+	d := &Derived{Paths: parsed, Symbols: make(map[string][]records.SymbolRef, nsym), Names: make([]string, 0, nsym)}
 	for range nsym {
 		name := r.Str()
 		if len(d.Names) > 0 && name <= d.Names[len(d.Names)-1] {
 			return nil, errors.New("the symbols are out of order")
 		}
 		d.Names = append(d.Names, name)
-		refs := make([]model.SymbolRef, r.Size())
+		refs := make([]records.SymbolRef, r.Size())
 		for i := range refs {
-			refs[i] = model.SymbolRef{Path: pathOf(&r), Def: r.Int()}
+			refs[i] = records.SymbolRef{Path: pathOf(&r), Def: r.Int()}
 		}
 		d.Symbols[name] = refs
 	}
-	d.Edges = make([][]model.Edge, r.Size())
+	d.Edges = make([][]records.Edge, r.Size())
 	if len(d.Edges) != nparsed {
 		return nil, errors.New("the graph does not match the files")
 	}
@@ -213,9 +213,9 @@ func readDerived(sec, lits stateSection, fs *Files, paths []string) (*Derived, e
 		if n == 0 {
 			continue // nil, as a file without edges has
 		}
-		es := make([]model.Edge, n)
+		es := make([]records.Edge, n)
 		for j := range es {
-			es[j] = model.Edge{To: r.Int(), Weight: r.Float()}
+			es[j] = records.Edge{To: r.Int(), Weight: r.Float()}
 			if r.Bad || es[j].To < 0 || es[j].To >= nparsed {
 				return nil, errors.New("a graph edge leads nowhere")
 			}
@@ -229,15 +229,15 @@ func readDerived(sec, lits stateSection, fs *Files, paths []string) (*Derived, e
 	if r.Bad || len(r.B) > 0 {
 		return nil, errors.New("the derived section is cut short or damaged")
 	}
-	d.Literals = func() ([]model.Literal, error) {
+	d.Literals = func() ([]records.Literal, error) {
 		b, err := sectionBytes(lits)
 		if err != nil {
 			return nil, err
 		}
 		r := codec.Reader{B: b, Words: map[string]string{}}
-		out := make([]model.Literal, 0, r.Size())
+		out := make([]records.Literal, 0, r.Size())
 		for range cap(out) {
-			out = append(out, model.Literal{Path: pathOf(&r), Line: r.Int(), Text: r.Str()})
+			out = append(out, records.Literal{Path: pathOf(&r), Line: r.Int(), Text: r.Str()})
 		}
 		if r.Bad || len(r.B) > 0 {
 			return nil, errors.New("the literals are cut short or damaged")

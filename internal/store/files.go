@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 
 	"github.com/ctxmap/ctxmap/internal/codec"
-	"github.com/ctxmap/ctxmap/internal/model"
 	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/records"
 )
 
 // Files are a snapshot's records by path. The records of a snapshot read from the cache stay on disk
@@ -26,7 +26,7 @@ type Files struct {
 // Entry is one file's record, or where to read it, with what a build compares without reading it.
 type Entry struct {
 	head    Head
-	loaded  atomic.Pointer[model.Record]
+	loaded  atomic.Pointer[records.Record]
 	once    sync.Once
 	body    *recordBody // nil once the record is in memory from the start
 	damaged atomic.Bool // the body could not be read back: the next build reads the file again
@@ -57,7 +57,7 @@ type stateFile struct {
 	damaged func(path string, err error)
 }
 
-func headOf(r *model.Record) Head {
+func headOf(r *records.Record) Head {
 	h := Head{Language: r.Language, Hash: r.Hash, Skip: r.Skip, Size: r.Size, ModTime: r.ModTime, Lines: r.Lines, ChunkCount: len(r.Chunks)}
 	if r.File != nil {
 		h.Parsed, h.Defs, h.Refs = true, len(r.File.Definitions), len(r.File.References)
@@ -66,7 +66,7 @@ func headOf(r *model.Record) Head {
 }
 
 // EntryOf is the entry of a record in memory.
-func EntryOf(r *model.Record) *Entry {
+func EntryOf(r *records.Record) *Entry {
 	e := &Entry{head: headOf(r)}
 	e.loaded.Store(r)
 	return e
@@ -97,7 +97,7 @@ func (e *Entry) Span() (off, n int64) {
 // Record is the entry's record, read from the state file the first time. A record that cannot be
 // read back is said to the state's OnDamaged and stands as the file without content until a build
 // reads the file again.
-func (e *Entry) Record(path string) *model.Record {
+func (e *Entry) Record(path string) *records.Record {
 	if r := e.loaded.Load(); r != nil {
 		return r
 	}
@@ -112,7 +112,7 @@ func (e *Entry) Record(path string) *model.Record {
 			// the file counts as empty until a build reads it again
 			e.damaged.Store(true)
 			e.body.src.damaged(path, err)
-			r = &model.Record{Path: path, Language: e.head.Language, Skip: e.head.Skip}
+			r = &records.Record{Path: path, Language: e.head.Language, Skip: e.head.Skip}
 			if e.head.Parsed {
 				r.File = &parse.File{Language: e.head.Language}
 			}
@@ -122,7 +122,7 @@ func (e *Entry) Record(path string) *model.Record {
 	return e.loaded.Load()
 }
 
-func (b *recordBody) read() (*model.Record, error) {
+func (b *recordBody) read() (*records.Record, error) {
 	buf := make([]byte, b.len)
 	if _, err := b.src.r.ReadAt(buf, b.off); err != nil {
 		return nil, err
@@ -146,7 +146,7 @@ func (e *Entry) Unchanged(size, mod int64) bool {
 }
 
 // Get is the record of path, nil when there is none.
-func (f *Files) Get(p string) *model.Record {
+func (f *Files) Get(p string) *records.Record {
 	if e := f.m[p]; e != nil {
 		return e.Record(p)
 	}
@@ -163,8 +163,8 @@ func (f *Files) Len() int { return len(f.m) }
 func (f *Files) Entries() map[string]*Entry { return f.m }
 
 // All yields every record, in no particular order, reading those not read yet.
-func (f *Files) All() iter.Seq2[string, *model.Record] {
-	return func(yield func(string, *model.Record) bool) {
+func (f *Files) All() iter.Seq2[string, *records.Record] {
+	return func(yield func(string, *records.Record) bool) {
 		for p, e := range f.m {
 			if !yield(p, e.Record(p)) {
 				return

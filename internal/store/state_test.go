@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxmap/ctxmap/internal/model"
+	"github.com/ctxmap/ctxmap/internal/records"
 )
 
 // A state file of a version before the sections is rebuilt as one of another version, not as a
@@ -22,8 +22,8 @@ func TestOlderStateIsAnotherVersion(t *testing.T) {
 	old := struct {
 		Magic   string
 		Version int
-		Records map[string]*model.Record
-	}{magic, 10, map[string]*model.Record{"a.go": {Path: "a.go"}}}
+		Records map[string]*records.Record
+	}{magic, 10, map[string]*records.Record{"a.go": {Path: "a.go"}}}
 	if err := gob.NewEncoder(f).Encode(old); err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ import (
 	chromem "github.com/philippgille/chromem-go"
 
 	"github.com/ctxmap/ctxmap/internal/embed"
-	"github.com/ctxmap/ctxmap/internal/model"
+	"github.com/ctxmap/ctxmap/internal/records"
 	"github.com/ctxmap/ctxmap/internal/words"
 )
 
@@ -37,7 +37,7 @@ type Doc struct {
 }
 
 // DocsOf are the docs chunks are embedded as: each chunk's names, doc and the start of its code.
-func DocsOf(cs []model.Chunk) []Doc {
+func DocsOf(cs []records.Chunk) []Doc {
 	docs := make([]Doc, len(cs))
 	for i, c := range cs {
 		docs[i] = Doc{ID: c.ID, Path: c.Path, Text: words.Clip(c.Path+"\n"+c.Name+"\n"+c.Doc+"\n"+c.Code, 2048)}

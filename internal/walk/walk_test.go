@@ -28,22 +28,8 @@ func symlink(t *testing.T, target, link string) {
 
 func gitInit(t *testing.T, dir string) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	git(t, dir, "init", "-q")
-}
-
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
+	filetest.NeedGit(t)
+	filetest.Git(t, dir, "init", "-q")
 }
 
 func walkPaths(t *testing.T, root string, opts Options) ([]string, map[string]string) {
@@ -134,7 +120,7 @@ func TestWalkAgreesWithGit(t *testing.T) {
 	}
 
 	got, skipped := walkPaths(t, root, Options{})
-	want := strings.Fields(git(t, root, "ls-files", "--others", "--cached", "--exclude-standard"))
+	want := strings.Fields(filetest.Git(t, root, "ls-files", "--others", "--cached", "--exclude-standard"))
 	sort.Strings(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("walk and git disagree\nwalk: %v\ngit:  %v", got, want)

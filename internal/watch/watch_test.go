@@ -3,7 +3,6 @@ package watch
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -320,24 +319,12 @@ func TestIgnoreFileChangeRescans(t *testing.T) {
 }
 
 func TestGitHeadAndExclude(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	filetest.NeedGit(t)
 	root := t.TempDir()
 	filetest.Write(t, root, map[string]string{"main.go": "package main\n"})
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir(),
-			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git("init", "-q")
-	git("add", ".")
-	git("commit", "-q", "-m", "first")
+	filetest.Git(t, root, "init", "-q")
+	filetest.Git(t, root, "add", ".")
+	filetest.Git(t, root, "commit", "-q", "-m", "first")
 	w, err := New(root, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -345,7 +332,7 @@ func TestGitHeadAndExclude(t *testing.T) {
 	t.Cleanup(func() { w.Close() })
 	r := &recorder{t: t, w: w, root: root, seen: map[string]bool{}}
 
-	git("checkout", "-q", "-b", "feature")
+	filetest.Git(t, root, "checkout", "-q", "-b", "feature")
 	r.untilRescan()
 
 	r.phase()

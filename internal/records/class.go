@@ -1,4 +1,4 @@
-package model
+package records
 
 import (
 	"path"
@@ -64,9 +64,8 @@ func IsDeclaration(p string) bool {
 // IsCode tells the files a fix's code lives in from tests, prose, configuration, data, lock files and
 // type declarations: what "the code a fix touches" means in mined labels and in the benchmark's code gold.
 func IsCode(p string) bool {
-	lang := parse.LanguageOf(p)
 	switch {
-	case lang == "" || lang == "markdown" || parse.ProseOrData(p) || IsTest(p) || IsVendored(p) || IsDeclaration(p):
+	case parse.LanguageOf(p) == "" || parse.Document(p) || parse.ProseOrData(p) || IsTest(p) || IsVendored(p) || IsDeclaration(p):
 		return false
 	case strings.HasSuffix(p, ".lock") || strings.HasSuffix(p, "-lock.json") || strings.HasSuffix(p, ".sum"):
 		return false

@@ -1,4 +1,4 @@
-package model
+package records
 
 // Contribution is what one file says about entities (entity.Contribute makes it, entity.Aggregate
 // combines them). It is plain data (gob and JSON round-trip it) so the engine can cache it with the file.
