@@ -140,9 +140,10 @@ func (a *assembly) reserve() {
 	a.avail = max(budget-head-foot-wrappers, 0)
 	a.itemCap = max(a.avail/8, 150)
 	// outlines name the files where the pack stops in a few tokens each: they keep their room (at
-	// most a fifth) whatever the bodies before them would take
+	// most a fifth) whatever the bodies before them would take, but in a small pack that spends its
+	// budget on code, where a fifth is the room of a likely body, they take what the code leaves
 	rest := a.avail
-	if a.hasBucket["outlines"] {
+	if a.hasBucket["outlines"] && !(a.bodiesFirst && a.p.Budget < SmallBudget) {
 		out := 0
 		for _, c := range a.cands {
 			if c.bucket == "outlines" && available(c, sizeCompact) {

@@ -67,6 +67,10 @@ type Options struct {
 	BodiesFirst bool
 }
 
+// SmallBudget is the budget below which a pack that spends its budget on code (BodiesFirst) keeps no
+// room aside: outlines, and the ranking's test and caller beside the code, take what the code leaves.
+const SmallBudget = 4000
+
 // Partial says a pack was made from some of the workspace's files, while its index is being built.
 type Partial struct {
 	Files int     `json:"files"` // the files the pack was made from

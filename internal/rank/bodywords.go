@@ -56,18 +56,31 @@ func share(ws []string, qw map[string]bool) float64 {
 	return float64(n) / float64(len(ws))
 }
 
+// newBodyWords gives each line the terms words.Terms would; a file repeats its words, so each part is
+// normalised once, and looked up without making a string of it.
 func newBodyWords(src []byte) *bodyWords {
 	bw := &bodyWords{vocab: map[string]int32{}}
-	for _, l := range parse.SplitLines(src) {
-		var ids []int32
-		for _, w := range words.Terms(string(l)) {
-			id, ok := bw.vocab[w]
-			if !ok {
-				id = int32(len(bw.vocab))
-				bw.vocab[w] = id
+	parts := map[string]int32{} // a part as split -> its term's id, -1 for a part that is no term
+	var ids []int32
+	add := func(part []byte) {
+		id, ok := parts[string(part)]
+		if !ok {
+			id = -1
+			if t := words.Normalize(string(part)); t != "" {
+				if id, ok = bw.vocab[t]; !ok {
+					id = int32(len(bw.vocab))
+					bw.vocab[t] = id
+				}
 			}
+			parts[string(part)] = id
+		}
+		if id >= 0 {
 			ids = append(ids, id)
 		}
+	}
+	for _, l := range parse.SplitLines(src) {
+		ids = nil
+		words.EachPart(l, add)
 		bw.lines = append(bw.lines, ids)
 	}
 	return bw

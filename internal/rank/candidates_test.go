@@ -2,6 +2,8 @@ package rank
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	"github.com/ctxmap/ctxmap/internal/parse"
 	"github.com/ctxmap/ctxmap/internal/query"
 	"github.com/ctxmap/ctxmap/internal/shoptest"
+	"github.com/ctxmap/ctxmap/internal/words"
 )
 
 // referrers may skip a file only when it names none of the primaries' definitions: also for a name
@@ -96,6 +99,36 @@ func TestDefinitionRegionTakesWhatIsAboveIt(t *testing.T) {
 		got := defCandidate(rec, r.lines(c.path), rec.File.Definitions[i], 1, nil)
 		if got.StartLine != c.start || !strings.HasPrefix(got.Full, c.first+"\n") {
 			t.Errorf("%s %s: starts at line %d with %q, want line %d with %q", c.path, c.name, got.StartLine, strings.SplitN(got.Full, "\n", 2)[0], c.start, c.first)
+		}
+	}
+}
+
+// A file's words by line are the terms words.Terms gives each line, on this package's own sources
+// (code, comments, strings, non-ASCII text).
+func TestBodyWordsAreEachLinesTerms(t *testing.T) {
+	paths, err := filepath.Glob("*.go")
+	if err != nil || len(paths) < 5 {
+		t.Fatalf("sources: %v %v", paths, err)
+	}
+	for _, p := range append(paths, "../words/words.go") {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		src = append(src, []byte("\nÉtat HTTPServer2 naïve_café 数据库 PRs\n")...)
+		bw := newBodyWords(src)
+		term := make([]string, len(bw.vocab))
+		for w, id := range bw.vocab {
+			term[id] = w
+		}
+		for i, l := range parse.SplitLines(src) {
+			var got []string
+			for _, id := range bw.lines[i] {
+				got = append(got, term[id])
+			}
+			if want := words.Terms(string(l)); !slices.Equal(got, want) {
+				t.Fatalf("%s:%d: %q, words.Terms gives %q", p, i+1, got, want)
+			}
 		}
 	}
 }

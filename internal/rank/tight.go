@@ -418,6 +418,7 @@ func (r *ranker) beside(prims []primary, files []RankedFile) []pack.Candidate {
 		}
 		took[c.Kind] = true
 		c.Cap = minCap
+		c.Spare = r.plan.budget > 0 && r.plan.budget < pack.SmallBudget // a small pack: the code to change first
 		out = append(out, c)
 	}
 	return out

@@ -13,20 +13,35 @@ import (
 // "RuleIndex" -> rule, index; "quality_profile" -> quality, profile; "HTTPServer2" -> http, server, 2;
 // "src/rule/RuleIndex.java" -> src, rule, rule, index, java.
 func Split(s string) []string {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
+	var out []string
+	EachPart(unsafe.Slice(unsafe.StringData(s), len(s)), func(part []byte) { out = append(out, string(part)) })
+	return out
+}
+
+// EachPart gives the parts Split would of b, in order, without making a string of each: part is only
+// valid during the call. Callers that look parts up (m[string(part)] makes no string) split a whole
+// file's lines this way.
+func EachPart(b []byte, part func([]byte)) {
+	for i := 0; i < len(b); i++ {
+		if b[i] >= utf8.RuneSelf {
 			var runeBuf [256]rune // most identifiers and lines fit on the stack
-			return split(append(runeBuf[:0], []rune(s)...))
+			split(append(runeBuf[:0], []rune(string(b))...), part)
+			return
 		}
 	}
 	// ASCII, as nearly all code is: its bytes are its runes, read in place (never written)
-	return split(unsafe.Slice(unsafe.StringData(s), len(s)))
+	split(b, part)
 }
 
-func split[T byte | rune](runes []T) []string {
-	var out []string
+func split[T byte | rune](runes []T, part func([]byte)) {
 	var wordBuf [64]byte // the current word on the stack, lower-cased as it grows
 	word := wordBuf[:0]
+	flush := func() {
+		if len(word) > 0 {
+			part(word)
+			word = word[:0]
+		}
+	}
 	var prev rune // the current word's last rune
 	for i, c := range runes {
 		r := rune(c)
@@ -35,12 +50,12 @@ func split[T byte | rune](runes []T) []string {
 			if len(word) > 0 {
 				switch {
 				case unicode.IsDigit(prev):
-					out, word = flush(out, word)
+					flush()
 				case unicode.IsUpper(r) && unicode.IsLower(prev):
-					out, word = flush(out, word) // ruleIndex
+					flush() // ruleIndex
 				case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(runes) && unicode.IsLower(rune(runes[i+1])) &&
 					!pluralAcronym(runes, i+1):
-					out, word = flush(out, word) // HTTPServer: the S starts a new word
+					flush() // HTTPServer: the S starts a new word
 				}
 				if r == 's' && pluralAcronym(runes, i) {
 					continue // PRs, URLs: the plural of the acronym is the acronym
@@ -50,24 +65,15 @@ func split[T byte | rune](runes []T) []string {
 			prev = r
 		case unicode.IsDigit(r):
 			if len(word) > 0 && !unicode.IsDigit(prev) {
-				out, word = flush(out, word)
+				flush()
 			}
 			word = utf8.AppendRune(word, r)
 			prev = r
 		default:
-			out, word = flush(out, word)
+			flush()
 		}
 	}
-	out, _ = flush(out, word)
-	return out
-}
-
-// flush ends the current word, if any.
-func flush(out []string, word []byte) ([]string, []byte) {
-	if len(word) > 0 {
-		out = append(out, string(word))
-	}
-	return out, word[:0]
+	flush()
 }
 
 // pluralAcronym reports whether the s at i ends a word of two or more capitals (PRs, IDs, URLs).
