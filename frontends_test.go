@@ -21,6 +21,7 @@ import (
 	"github.com/ctxmap/ctxmap/cli"
 	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/internal/filetest"
+	"github.com/ctxmap/ctxmap/internal/mcptest"
 	"github.com/ctxmap/ctxmap/internal/shoptest"
 	"github.com/ctxmap/ctxmap/mcp"
 	"github.com/ctxmap/ctxmap/server"
@@ -240,20 +241,8 @@ func startMCP(ctx context.Context, t *testing.T, root string) *mcpClient {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	st, ct := sdk.NewInMemoryTransports()
-	done := make(chan error, 1)
-	go func() { done <- mcp.Serve(ctx, sess, st, "test") }()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cs.Close()
-		cancel()
-		<-done
-		sess.Close()
-	})
+	t.Cleanup(func() { sess.Close() })
+	cs := mcptest.Connect(ctx, t, func(ctx context.Context, tr sdk.Transport) error { return mcp.Serve(ctx, sess, tr, "test") })
 	return &mcpClient{t: t, cs: cs}
 }
 
@@ -263,16 +252,11 @@ func (c *mcpClient) call(ctx context.Context, tool string, args map[string]any) 
 	if err != nil {
 		c.t.Fatalf("%s: %v", tool, err)
 	}
-	var b strings.Builder
-	for _, ct := range res.Content {
-		if tc, ok := ct.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
+	text := mcptest.Text(res)
 	if res.IsError {
-		c.t.Fatalf("%s: %s", tool, b.String())
+		c.t.Fatalf("%s: %s", tool, text)
 	}
-	return b.String()
+	return text
 }
 
 func runCLI(t *testing.T, args ...string) string {

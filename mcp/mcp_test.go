@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/internal/filetest"
+	"github.com/ctxmap/ctxmap/internal/mcptest"
 	"github.com/ctxmap/ctxmap/internal/shoptest"
 	"github.com/ctxmap/ctxmap/session"
 )
@@ -88,26 +89,14 @@ func connectTo(t *testing.T, root string) *sdk.ClientSession {
 	ctx, cancel := context.WithCancel(context.Background())
 	sess, err := session.Open(ctx, session.Options{Root: root, InMemory: true, Watch: true, Logf: t.Logf})
 	if err != nil {
-		t.Fatal(err)
-	}
-	st, ct := sdk.NewInMemoryTransports()
-	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, sess, st, "test") }()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		cs.Close()
 		cancel()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Error("the server did not stop")
-		}
 		sess.Close()
 	})
-	return cs
+	return mcptest.Connect(ctx, t, func(ctx context.Context, tr sdk.Transport) error { return Serve(ctx, sess, tr, "test") })
 }
 
 func call(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) (*sdk.CallToolResult, string) {
@@ -116,13 +105,7 @@ func call(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any)
 	if err != nil {
 		t.Fatalf("%s: protocol error %v", tool, err)
 	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return res, b.String()
+	return res, mcptest.Text(res)
 }
 
 func TestToolsListed(t *testing.T) {
