@@ -103,10 +103,7 @@ func TestEmbeddingProgress(t *testing.T) {
 	srv.SetDelay(func(texts int) time.Duration { return 20 * time.Millisecond * time.Duration(1+texts/16) })
 	bin := filetest.Binary(t)
 	root := tree(t, 150)
-	config := "embedding:\n  provider: openai\n  url: " + srv.BaseURL() + "\n  model: slow\n  dimensions: 32\n"
-	if err := os.WriteFile(filepath.Join(root, ".ctxmap.yaml"), []byte(config), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	srv.WriteConfig(t, root, "slow", 32)
 	// an endpoint in a checkout's file applies once the user trusts the folder
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	if _, err := index.Trust(root, false); err != nil {

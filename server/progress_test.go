@@ -23,10 +23,7 @@ func TestEmbeddingProgressStage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	config := "embedding:\n  provider: openai\n  url: " + srv.BaseURL() + "\n  model: slow\n  dimensions: 16\n"
-	if err := os.WriteFile(filepath.Join(root, ".ctxmap.yaml"), []byte(config), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	srv.WriteConfig(t, root, "slow", 16)
 	// an endpoint in a checkout's file applies once the user trusts the folder
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	if _, err := index.Trust(root, false); err != nil {

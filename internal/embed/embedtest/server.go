@@ -6,6 +6,7 @@ package embedtest
 
 import (
 	"encoding/json"
+	"fmt"
 	"hash/fnv"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,8 @@ import (
 	"testing"
 	"time"
 	"unicode"
+
+	"github.com/ctxmap/ctxmap/internal/filetest"
 )
 
 // Server answers POST /v1/embeddings.
@@ -48,6 +51,14 @@ func NewServer(t testing.TB, dim int, synonyms map[string]string) *Server {
 
 // BaseURL is the URL a client is configured with; requests go to BaseURL/embeddings.
 func (s *Server) BaseURL() string { return s.URL + "/v1" }
+
+// WriteConfig writes root's .ctxmap.yaml: an embedding endpoint at this server, its model named model
+// with dim dimensions.
+func (s *Server) WriteConfig(t testing.TB, root, model string, dim int) {
+	t.Helper()
+	config := fmt.Sprintf("embedding:\n  provider: openai\n  url: %s\n  model: %s\n  dimensions: %d\n", s.BaseURL(), model, dim)
+	filetest.Write(t, root, map[string]string{".ctxmap.yaml": config})
+}
 
 // SetDim changes the model's dimension, as another model behind the same name would.
 func (s *Server) SetDim(dim int) {
