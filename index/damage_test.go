@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctxmap/ctxmap/internal/filetest"
-	"github.com/ctxmap/ctxmap/internal/store"
+	"github.com/ctxmap/ctxmap/internal/store/storetest"
 )
 
 // copyCache copies the cache folder clean to a new folder.
@@ -118,12 +118,7 @@ func TestDamagedRecordIsReadAgainByTheNextBuild(t *testing.T) {
 	ix := build()
 	want := packOf(ix)
 	ix.Close()
-	st, err := store.Load(cache, root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	off, n := st.Records.Entries()["rule/index.go"].Span()
-	filetest.Flip(t, store.StatePath(cache), off+n/2)
+	storetest.DamageRecord(t, cache, root, "rule/index.go")
 	ix = build()
 	defer ix.Close()
 	before := ix.DamagedRecords()

@@ -14,7 +14,7 @@ import (
 
 	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/internal/filetest"
-	"github.com/ctxmap/ctxmap/internal/store"
+	"github.com/ctxmap/ctxmap/internal/store/storetest"
 )
 
 func writeFile(t *testing.T, root, rel, body string) {
@@ -151,12 +151,7 @@ func TestDamagedRecordIsReadAgain(t *testing.T) {
 	}
 	want := res.Pack.Text
 	s.Close()
-	st, err := store.Load(cache, root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	at, n := st.Records.Entries()["shop/cart.go"].Span()
-	filetest.Flip(t, store.StatePath(cache), at+n/2)
+	storetest.DamageRecord(t, cache, root, "shop/cart.go")
 	var mu sync.Mutex
 	var said strings.Builder
 	s = open(t, Options{Root: root, CacheDir: cache, Config: cfg, Logf: func(f string, a ...any) {
