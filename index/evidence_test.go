@@ -392,40 +392,35 @@ func noItemFrom(t *testing.T, res *Result, folders ...string) {
 	}
 }
 
-func TestATemplatesAnswersDriveNothing(t *testing.T) {
+// setAsideDrivesNothing checks, in every style, that the packs for text over the gift card shop show
+// no file under folders, and that their header says what was set aside (said).
+func setAsideDrivesNothing(t *testing.T, text, said string, folders ...string) {
+	t.Helper()
 	ix := giftCardShop(t)
-	text := "Gift card refunds fail\n\n### Describe the bug\n\nRefunding a gift card returns an error and the balance is not restored.\n\n" +
-		"### Version\n\n2.4.1\n\n### Installation method\n\nHomebrew\n\n### Operating system\n\nmacOS\n"
 	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
-		noItemFrom(t, res, "packaging/", "internal/platform/")
-		if !strings.Contains(res.Pack.Text, "- set aside: 3 template answers ignored") {
+		noItemFrom(t, res, folders...)
+		if !strings.Contains(res.Pack.Text, "- set aside: "+said+" ignored") {
 			t.Errorf("the header does not say what was set aside:\n%s", head(res.Pack.Text, 12))
 		}
 	})
+}
+
+func TestATemplatesAnswersDriveNothing(t *testing.T) {
+	text := "Gift card refunds fail\n\n### Describe the bug\n\nRefunding a gift card returns an error and the balance is not restored.\n\n" +
+		"### Version\n\n2.4.1\n\n### Installation method\n\nHomebrew\n\n### Operating system\n\nmacOS\n"
+	setAsideDrivesNothing(t, text, "3 template answers", "packaging/", "internal/platform/")
 }
 
 func TestAnEnvironmentBlockDrivesNothing(t *testing.T) {
-	ix := giftCardShop(t)
 	text := "Gift card refunds fail\n\nRefunding a gift card returns an error and the balance is not restored.\n\n### System Details\n\n" +
 		"```\nSystem:\n  OS: macOS 14.2\n  CPU: (8) arm64 Apple M1\nBinaries:\n  Node: 18.17.0 - /usr/local/bin/node\n  npm: 9.6.7 - /usr/local/bin/npm\n```\n"
-	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
-		noItemFrom(t, res, "scripts/", "internal/platform/", "packaging/")
-		if !strings.Contains(res.Pack.Text, "- set aside: 1 environment block ignored") {
-			t.Errorf("the header does not say what was set aside:\n%s", head(res.Pack.Text, 12))
-		}
-	})
+	setAsideDrivesNothing(t, text, "1 environment block", "scripts/", "internal/platform/", "packaging/")
 }
 
 func TestAnImageLinkDrivesNothing(t *testing.T) {
-	ix := giftCardShop(t)
 	text := "Gift card refunds fail\n\nRefunding a gift card returns an error and the balance is not restored.\n\n" +
 		"![image](https://user-images.githubusercontent.com/1234/http-server-image.png)\n"
-	inEveryStyle(t, ix, "", text, 4000, func(t *testing.T, res *Result) {
-		noItemFrom(t, res, "adapters/")
-		if !strings.Contains(res.Pack.Text, "- set aside: 1 image ignored") {
-			t.Errorf("the header does not say what was set aside:\n%s", head(res.Pack.Text, 12))
-		}
-	})
+	setAsideDrivesNothing(t, text, "1 image", "adapters/")
 }
 
 // head is the first n lines of s.
