@@ -7,6 +7,14 @@ import "github.com/ctxmap/ctxmap/internal/store"
 // DefaultCacheDir is $XDG_CACHE_HOME/ctxmap/<name>-<hash of the root>, outside the workspace.
 func DefaultCacheDir(root string) (string, error) { return store.DefaultDir(root) }
 
+// cacheFolder is the cache folder of the index of root that opts open: opts.CacheDir, or the default.
+func cacheFolder(opts Options, root string) (string, error) {
+	if opts.CacheDir != "" {
+		return opts.CacheDir, nil
+	}
+	return DefaultCacheDir(root)
+}
+
 // CacheDirUnder is the cache folder of root under base: <name>-<hash of the root>.
 func CacheDirUnder(base, root string) string { return store.DirUnder(base, root) }
 

@@ -5,7 +5,6 @@ package index
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -18,10 +17,7 @@ import (
 // tree must be a git checkout without changes to tracked files: the export is keyed by its commit.
 // It returns the export's ID.
 func Export(ctx context.Context, opts Options, dst string) (string, error) {
-	if opts.InMemory {
-		return "", errors.New("export: an index kept in memory has nothing to export")
-	}
-	root, err := workspaceRoot(opts.Root)
+	root, err := rootOnDisk(opts, "export: an index kept in memory has nothing to export")
 	if err != nil {
 		return "", err
 	}
@@ -55,10 +51,7 @@ func Export(ctx context.Context, opts Options, dst string) (string, error) {
 // Import replaces the index of opts.Root by the export in src (see store.Import); an export that
 // cannot be imported is an error wrapping store.ErrExport, and the index there before stays as it was.
 func Import(ctx context.Context, opts Options, src string) (string, error) {
-	if opts.InMemory {
-		return "", errors.New("import: an index kept in memory cannot be imported into")
-	}
-	root, err := workspaceRoot(opts.Root)
+	root, err := rootOnDisk(opts, "import: an index kept in memory cannot be imported into")
 	if err != nil {
 		return "", err
 	}
@@ -66,11 +59,9 @@ func Import(ctx context.Context, opts Options, src string) (string, error) {
 	if commit == "" {
 		return "", fmt.Errorf("import: %s is not a git checkout: an export is keyed by its commit", root)
 	}
-	cache := opts.CacheDir
-	if cache == "" {
-		if cache, err = DefaultCacheDir(root); err != nil {
-			return "", err
-		}
+	cache, err := cacheFolder(opts, root)
+	if err != nil {
+		return "", err
 	}
 	if inside(root, cache) {
 		return "", fmt.Errorf("cache folder %s is inside the workspace %s", cache, root)

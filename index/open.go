@@ -47,11 +47,8 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	}
 	ix.workspaceLexicon = lexicon.NewWorkspace(root, ix.cfg.Lexicon, ix.warn)
 	if !opts.InMemory {
-		ix.cache = opts.CacheDir
-		if ix.cache == "" {
-			if ix.cache, err = DefaultCacheDir(root); err != nil {
-				return nil, err
-			}
+		if ix.cache, err = cacheFolder(opts, root); err != nil {
+			return nil, err
 		}
 		if inside(root, ix.cache) {
 			return nil, fmt.Errorf("cache folder %s is inside the workspace %s", ix.cache, root)

@@ -60,6 +60,15 @@ func workspaceRoot(root string) (string, error) {
 	return abs, nil
 }
 
+// rootOnDisk is the workspace root of opts for work on its cache folder's files, which an index kept in
+// memory does not have: it is refused with the error refusal.
+func rootOnDisk(opts Options, refusal string) (string, error) {
+	if opts.InMemory {
+		return "", errors.New(refusal)
+	}
+	return workspaceRoot(opts.Root)
+}
+
 // FindRoot is the workspace a folder is in, as every front end finds it: the nearest folder at or above
 // dir (made absolute, its links followed) that holds .ctxmap.yaml or .git, so that a command run in a
 // subfolder of a repository serves the whole repository; dir itself when no folder above it holds either.

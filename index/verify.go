@@ -16,18 +16,13 @@ import (
 // (a marker removed), so that the next open rebuilds what it held, and said in what it returns, one
 // sentence each; nil when nothing is damaged. The cache must not be in use.
 func Verify(ctx context.Context, opts Options) ([]string, error) {
-	if opts.InMemory {
-		return nil, errors.New("verify: an index kept in memory has no cache to verify")
-	}
-	root, err := workspaceRoot(opts.Root)
+	root, err := rootOnDisk(opts, "verify: an index kept in memory has no cache to verify")
 	if err != nil {
 		return nil, err
 	}
-	cache := opts.CacheDir
-	if cache == "" {
-		if cache, err = DefaultCacheDir(root); err != nil {
-			return nil, err
-		}
+	cache, err := cacheFolder(opts, root)
+	if err != nil {
+		return nil, err
 	}
 	if _, err := os.Stat(cache); errors.Is(err, os.ErrNotExist) {
 		return nil, nil // nothing cached yet
