@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"path"
 	"strings"
 
@@ -19,11 +18,7 @@ type rangeArg struct {
 	Range protocol.Range `json:"range"`
 }
 
-func (s *Server) codeLens(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p protocol.CodeLensParams
-	if err := decodeParams("textDocument/codeLens", raw, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) codeLens(ctx context.Context, p protocol.CodeLensParams) (any, error) {
 	uri := string(p.TextDocument.URI)
 	text, pl, err := s.text(uri)
 	if err != nil || pl.rel == "" {

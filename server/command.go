@@ -51,14 +51,14 @@ var commandNames = func() []string {
 	return names
 }()
 
-func (s *Server) executeCommand(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p struct {
-		Command   string            `json:"command"`
-		Arguments []json.RawMessage `json:"arguments"`
-	}
-	if err := decodeParams("workspace/executeCommand", raw, &p); err != nil {
-		return nil, err
-	}
+// executeCommandParams are workspace/executeCommand's parameters, the arguments left undecoded for
+// the command.
+type executeCommandParams struct {
+	Command   string            `json:"command"`
+	Arguments []json.RawMessage `json:"arguments"`
+}
+
+func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (any, error) {
 	if len(p.Arguments) > 1 {
 		return nil, invalidParams("%s takes one argument object, got %d arguments", p.Command, len(p.Arguments))
 	}

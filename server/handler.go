@@ -22,24 +22,24 @@ type method func(s *Server, ctx context.Context, params json.RawMessage) (any, e
 
 // methods is the server's dispatch table; anything else is MethodNotFound.
 var methods = map[string]method{
-	protocol.MethodInitialize:                         (*Server).initialize,
-	protocol.MethodInitialized:                        (*Server).initialized,
-	protocol.MethodShutdown:                           (*Server).shutdown,
-	protocol.MethodExit:                               (*Server).exit,
-	protocol.MethodWorkspaceDidChangeConfiguration:    (*Server).didChangeConfiguration,
-	protocol.MethodWorkspaceDidChangeWatchedFiles:     (*Server).didChangeWatchedFiles,
-	protocol.MethodWorkspaceDidChangeWorkspaceFolders: (*Server).didChangeWorkspaceFolders,
-	protocol.MethodTextDocumentDidOpen:                (*Server).didOpen,
-	protocol.MethodTextDocumentDidChange:              (*Server).didChange,
-	protocol.MethodTextDocumentDidClose:               (*Server).didClose,
-	protocol.MethodTextDocumentDidSave:                (*Server).didSave,
-	protocol.MethodTextDocumentHover:                  (*Server).hover,
-	protocol.MethodTextDocumentCodeLens:               (*Server).codeLens,
-	protocol.MethodTextDocumentDocumentSymbol:         (*Server).documentSymbol,
-	protocol.MethodWorkspaceSymbol:                    (*Server).workspaceSymbol,
-	protocol.MethodWorkspaceExecuteCommand:            (*Server).executeCommand,
-	protocol.MethodWorkDoneProgressCancel:             (*Server).ignore,
-	protocol.MethodSetTrace:                           (*Server).ignore,
+	protocol.MethodInitialize:                         decoded((*Server).initialize),
+	protocol.MethodInitialized:                        noParams((*Server).initialized),
+	protocol.MethodShutdown:                           noParams((*Server).shutdown),
+	protocol.MethodExit:                               noParams((*Server).exit),
+	protocol.MethodWorkspaceDidChangeConfiguration:    decoded((*Server).didChangeConfiguration),
+	protocol.MethodWorkspaceDidChangeWatchedFiles:     decoded((*Server).didChangeWatchedFiles),
+	protocol.MethodWorkspaceDidChangeWorkspaceFolders: decoded((*Server).didChangeWorkspaceFolders),
+	protocol.MethodTextDocumentDidOpen:                decoded((*Server).didOpen),
+	protocol.MethodTextDocumentDidChange:              decoded((*Server).didChange),
+	protocol.MethodTextDocumentDidClose:               decoded((*Server).didClose),
+	protocol.MethodTextDocumentDidSave:                noParams((*Server).didSave),
+	protocol.MethodTextDocumentHover:                  decoded((*Server).hover),
+	protocol.MethodTextDocumentCodeLens:               decoded((*Server).codeLens),
+	protocol.MethodTextDocumentDocumentSymbol:         decoded((*Server).documentSymbol),
+	protocol.MethodWorkspaceSymbol:                    decoded((*Server).workspaceSymbol),
+	protocol.MethodWorkspaceExecuteCommand:            decoded((*Server).executeCommand),
+	protocol.MethodWorkDoneProgressCancel:             noParams((*Server).ignore),
+	protocol.MethodSetTrace:                           noParams((*Server).ignore),
 }
 
 const codeServerNotInitialized jsonrpc2.Code = -32002
@@ -197,24 +197,42 @@ func (s *Server) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 // of a wrapped *jsonrpc2.Error, so errors are never wrapped around one.
 func wireError(ctx context.Context, method string, err error) error {
 	var we *jsonrpc2.Error
+	var pe paramsError
 	switch {
 	case errors.As(err, &we):
 		return we
+	case errors.As(err, &pe):
+		return invalidParams("%s: %v", method, pe)
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
 		return protocol.ErrRequestCancelled
 	}
 	return jsonrpc2.NewError(jsonrpc2.InternalError, fmt.Sprintf("%s failed: %v", method, err))
 }
 
-// decodeParams decodes a request's parameters; a mismatch is InvalidParams naming the method.
-func decodeParams(method string, raw json.RawMessage, v any) error {
-	if len(raw) == 0 || string(raw) == "null" {
-		return invalidParams("%s: parameters are missing", method)
+// decoded adapts a handler of decoded parameters to the method table; missing or mismatched
+// parameters are a paramsError.
+func decoded[P any](h func(s *Server, ctx context.Context, p P) (any, error)) method {
+	return func(s *Server, ctx context.Context, raw json.RawMessage) (any, error) {
+		var p P
+		if len(raw) == 0 || string(raw) == "null" {
+			return nil, paramsError("parameters are missing")
+		}
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return nil, paramsError("malformed parameters: " + err.Error())
+		}
+		return h(s, ctx, p)
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		return invalidParams("%s: malformed parameters: %v", method, err)
-	}
-	return nil
 }
 
-func (s *Server) ignore(context.Context, json.RawMessage) (any, error) { return nil, nil }
+// paramsError says why a request's parameters do not decode; on the wire it is InvalidParams naming
+// the method.
+type paramsError string
+
+func (e paramsError) Error() string { return string(e) }
+
+// noParams adapts a handler that reads no parameters to the method table.
+func noParams(h func(s *Server, ctx context.Context) (any, error)) method {
+	return func(s *Server, ctx context.Context, _ json.RawMessage) (any, error) { return h(s, ctx) }
+}
+
+func (s *Server) ignore(context.Context) (any, error) { return nil, nil }

@@ -2,18 +2,13 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"unicode"
 	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 )
 
-func (s *Server) hover(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p protocol.TextDocumentPositionParams
-	if err := decodeParams("textDocument/hover", raw, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) hover(ctx context.Context, p protocol.TextDocumentPositionParams) (any, error) {
 	text, pl, err := s.text(string(p.TextDocument.URI))
 	if err != nil {
 		return nil, nil // a document we cannot read has nothing to say

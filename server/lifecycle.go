@@ -122,11 +122,7 @@ func given[T any](to *T, setting *T) {
 	}
 }
 
-func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p initializeParams
-	if err := decodeParams("initialize", raw, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) initialize(ctx context.Context, p initializeParams) (any, error) {
 	roots, err := s.rootsOf(p)
 	if err != nil {
 		return nil, err
@@ -225,7 +221,7 @@ func (s *Server) rootOf(p initializeParams) (string, error) {
 	return abs, nil
 }
 
-func (s *Server) initialized(context.Context, json.RawMessage) (any, error) {
+func (s *Server) initialized(context.Context) (any, error) {
 	s.mu.Lock()
 	caps := s.caps
 	s.mu.Unlock()
@@ -239,7 +235,7 @@ func (s *Server) initialized(context.Context, json.RawMessage) (any, error) {
 	return nil, nil
 }
 
-func (s *Server) shutdown(context.Context, json.RawMessage) (any, error) {
+func (s *Server) shutdown(context.Context) (any, error) {
 	s.mu.Lock()
 	s.phase = shuttingDown
 	s.mu.Unlock()
@@ -247,20 +243,20 @@ func (s *Server) shutdown(context.Context, json.RawMessage) (any, error) {
 	return nil, nil
 }
 
-func (s *Server) exit(context.Context, json.RawMessage) (any, error) {
+func (s *Server) exit(context.Context) (any, error) {
 	s.mu.Lock()
 	s.exited = true
 	s.mu.Unlock()
 	return nil, s.conn.Close()
 }
 
-func (s *Server) didChangeConfiguration(_ context.Context, raw json.RawMessage) (any, error) {
-	var p struct {
-		Settings json.RawMessage `json:"settings"`
-	}
-	if err := decodeParams("workspace/didChangeConfiguration", raw, &p); err != nil {
-		return nil, err
-	}
+// configurationParams are workspace/didChangeConfiguration's parameters, the settings left for
+// parseSettings.
+type configurationParams struct {
+	Settings json.RawMessage `json:"settings"`
+}
+
+func (s *Server) didChangeConfiguration(_ context.Context, p configurationParams) (any, error) {
 	st, err := parseSettings(p.Settings, func(msg string) {
 		s.logMessage(protocol.MessageTypeWarning, "ctxmap settings: "+msg)
 	})

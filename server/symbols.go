@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"path/filepath"
 
 	"go.lsp.dev/protocol"
@@ -11,11 +10,7 @@ import (
 	"github.com/ctxmap/ctxmap/index"
 )
 
-func (s *Server) workspaceSymbol(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p protocol.WorkspaceSymbolParams
-	if err := decodeParams("workspace/symbol", raw, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) workspaceSymbol(ctx context.Context, p protocol.WorkspaceSymbolParams) (any, error) {
 	release(ctx)
 	// a client shows a short list and asks again as the user types: each root's best, the first
 	// folder's first
@@ -50,11 +45,7 @@ func symbolInformation(root string, d index.Symbol) protocol.SymbolInformation {
 	}
 }
 
-func (s *Server) documentSymbol(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p protocol.DocumentSymbolParams
-	if err := decodeParams("textDocument/documentSymbol", raw, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) documentSymbol(ctx context.Context, p protocol.DocumentSymbolParams) (any, error) {
 	text, pl, err := s.text(string(p.TextDocument.URI))
 	if err != nil || pl.rel == "" {
 		return nil, nil

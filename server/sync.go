@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -55,11 +54,7 @@ func (d *documents) remove(uri string) *document {
 	return doc
 }
 
-func (s *Server) didOpen(_ context.Context, raw json.RawMessage) (any, error) {
-	var p protocol.DidOpenTextDocumentParams
-	if err := decodeParams("textDocument/didOpen", raw, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) didOpen(_ context.Context, p protocol.DidOpenTextDocumentParams) (any, error) {
 	doc := &document{uri: string(p.TextDocument.URI), version: p.TextDocument.Version, text: []byte(p.TextDocument.Text)}
 	doc.place, _ = s.placeOf(doc.uri)
 	s.docs.put(doc)
@@ -76,14 +71,13 @@ type contentChange struct {
 	Text  string          `json:"text"`
 }
 
-func (s *Server) didChange(_ context.Context, raw json.RawMessage) (any, error) {
-	var p struct {
-		TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
-		ContentChanges []contentChange                          `json:"contentChanges"`
-	}
-	if err := decodeParams("textDocument/didChange", raw, &p); err != nil {
-		return nil, err
-	}
+// didChangeParams are DidChangeTextDocumentParams with contentChange for the changes.
+type didChangeParams struct {
+	TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
+	ContentChanges []contentChange                          `json:"contentChanges"`
+}
+
+func (s *Server) didChange(_ context.Context, p didChangeParams) (any, error) {
 	uri := string(p.TextDocument.URI)
 	old := s.docs.get(uri)
 	if old == nil {
@@ -137,11 +131,7 @@ func (l *lineIndex) editOffset(p protocol.Position) int {
 	return off
 }
 
-func (s *Server) didClose(_ context.Context, raw json.RawMessage) (any, error) {
-	var p protocol.DidCloseTextDocumentParams
-	if err := decodeParams("textDocument/didClose", raw, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) didClose(_ context.Context, p protocol.DidCloseTextDocumentParams) (any, error) {
 	if doc := s.docs.remove(string(p.TextDocument.URI)); doc != nil && doc.rel != "" {
 		doc.sess.BufferClosed(doc.rel)
 	}
@@ -149,7 +139,7 @@ func (s *Server) didClose(_ context.Context, raw json.RawMessage) (any, error) {
 }
 
 // didSave changes nothing: the buffer still overlays the file, and the watcher sees the write.
-func (s *Server) didSave(context.Context, json.RawMessage) (any, error) { return nil, nil }
+func (s *Server) didSave(context.Context) (any, error) { return nil, nil }
 
 // text is what the server knows of a document: the open buffer, else the file on disk; and where it
 // is (its rel is "" outside every root).

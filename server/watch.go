@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -25,16 +24,15 @@ func (s *Server) registerWatchedFiles() {
 	}
 }
 
-func (s *Server) didChangeWatchedFiles(_ context.Context, raw json.RawMessage) (any, error) {
-	var p struct {
-		Changes []struct {
-			URI  string `json:"uri"`
-			Type int    `json:"type"`
-		} `json:"changes"`
-	}
-	if err := decodeParams("workspace/didChangeWatchedFiles", raw, &p); err != nil {
-		return nil, err
-	}
+// watchedFilesParams are workspace/didChangeWatchedFiles' parameters.
+type watchedFilesParams struct {
+	Changes []struct {
+		URI  string `json:"uri"`
+		Type int    `json:"type"`
+	} `json:"changes"`
+}
+
+func (s *Server) didChangeWatchedFiles(_ context.Context, p watchedFilesParams) (any, error) {
 	rels := map[*session.Session][]string{}
 	var order []*session.Session
 	for _, c := range p.Changes {

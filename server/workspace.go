@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -127,11 +126,7 @@ func (s *Server) show(level session.Level, msg string) {
 
 // didChangeWorkspaceFolders serves the roots of the folders added and stops serving a root no folder
 // is in any more (the last root stays: a server always has one); open buffers follow their root.
-func (s *Server) didChangeWorkspaceFolders(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p protocol.DidChangeWorkspaceFoldersParams
-	if err := decodeParams("workspace/didChangeWorkspaceFolders", raw, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) didChangeWorkspaceFolders(ctx context.Context, p protocol.DidChangeWorkspaceFoldersParams) (any, error) {
 	var added []string
 	for _, f := range p.Event.Added {
 		root, err := folderRoot(f.URI)
