@@ -30,16 +30,31 @@ type command func(s *Server, ctx context.Context, arg json.RawMessage) (any, err
 
 // commands is the custom commands' dispatch table, in the order initialize announces them, as methods
 // is the LSP methods'.
-var commands = []struct {
-	name string
-	run  command
-}{
-	{cmdContext, (*Server).contextCommand},
-	{cmdExplore, (*Server).exploreCommand},
-	{cmdEntities, (*Server).entitiesCommand},
+var commands = []namedCommand{
+	withArg(cmdContext, contextArgNames, (*Server).contextCommand),
+	withArg(cmdExplore, "{name, limit}", (*Server).exploreCommand),
+	withArg(cmdEntities, "{top}", (*Server).entitiesCommand),
 	{cmdStatus, (*Server).statusCommand},
 	{cmdReindex, (*Server).reindexCommand},
-	{cmdEntityMap, (*Server).entityMapCommand},
+	withArg(cmdEntityMap, "{entity, top}", (*Server).entityMapCommand),
+}
+
+// namedCommand is a command under the name a client calls it by.
+type namedCommand struct {
+	name string
+	run  command
+}
+
+// withArg is the command name whose argument object decodeArg decodes for h; known lists the
+// argument's keys.
+func withArg[A any](name, known string, h func(s *Server, ctx context.Context, a A) (any, error)) namedCommand {
+	return namedCommand{name, func(s *Server, ctx context.Context, raw json.RawMessage) (any, error) {
+		var a A
+		if err := decodeArg(name, raw, &a, known); err != nil {
+			return nil, err
+		}
+		return h(s, ctx, a)
+	}}
 }
 
 // commandNames are the commands' names, as initialize announces them.
@@ -107,11 +122,7 @@ type contextArgs struct {
 var contextArgNames = "{uri, range} for a selection, {uri, position} for the comment or section at the cursor, or {text}; optional " +
 	strings.Join(index.RequestFields()[1:], ", ")
 
-func (s *Server) contextCommand(ctx context.Context, raw json.RawMessage) (any, error) {
-	var a contextArgs
-	if err := decodeArg(cmdContext, raw, &a, contextArgNames); err != nil {
-		return nil, err
-	}
+func (s *Server) contextCommand(ctx context.Context, a contextArgs) (any, error) {
 	switch {
 	case a.URI == "" && (a.Text == "" || a.Range != nil || a.Position != nil):
 		return nil, invalidParams("%s: give %s", cmdContext, contextArgNames)
@@ -216,14 +227,13 @@ func blockAt(ctx context.Context, pl place, doc []byte, pos protocol.Position) (
 	return b.String(), nil
 }
 
-func (s *Server) exploreCommand(ctx context.Context, raw json.RawMessage) (any, error) {
-	var a struct {
-		Name  string `json:"name"`
-		Limit int    `json:"limit"`
-	}
-	if err := decodeArg(cmdExplore, raw, &a, "{name, limit}"); err != nil {
-		return nil, err
-	}
+// exploreArgs are ctxmap.explore's arguments.
+type exploreArgs struct {
+	Name  string `json:"name"`
+	Limit int    `json:"limit"`
+}
+
+func (s *Server) exploreCommand(ctx context.Context, a exploreArgs) (any, error) {
 	if strings.TrimSpace(a.Name) == "" {
 		return nil, invalidParams("%s: give the entity's name, e.g. {\"name\": \"RULE\"}", cmdExplore)
 	}
@@ -247,13 +257,12 @@ type entitySummary struct {
 // summaryListed bounds each list of an entity in ctxmap.entities.
 const summaryListed = 10
 
-func (s *Server) entitiesCommand(ctx context.Context, raw json.RawMessage) (any, error) {
-	var a struct {
-		Top int `json:"top"`
-	}
-	if err := decodeArg(cmdEntities, raw, &a, "{top}"); err != nil {
-		return nil, err
-	}
+// entitiesArgs are ctxmap.entities' arguments.
+type entitiesArgs struct {
+	Top int `json:"top"`
+}
+
+func (s *Server) entitiesCommand(ctx context.Context, a entitiesArgs) (any, error) {
 	if err := index.CheckLimit("top", a.Top); err != nil {
 		return nil, invalidParams("%s: %v", cmdEntities, err)
 	}

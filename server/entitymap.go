@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"path/filepath"
 
@@ -12,16 +11,15 @@ import (
 
 const cmdEntityMap = "ctxmap.entityMap"
 
+// entityMapArgs are ctxmap.entityMap's arguments.
+type entityMapArgs struct {
+	Entity string `json:"entity"`
+	Top    int    `json:"top"`
+}
+
 // entityMapCommand answers {html, svg}: the entity map drawn as `ctxmap map` draws it, for an editor to
 // show in a web view.
-func (s *Server) entityMapCommand(ctx context.Context, raw json.RawMessage) (any, error) {
-	var a struct {
-		Entity string `json:"entity"`
-		Top    int    `json:"top"`
-	}
-	if err := decodeArg(cmdEntityMap, raw, &a, "{entity, top}"); err != nil {
-		return nil, err
-	}
+func (s *Server) entityMapCommand(ctx context.Context, a entityMapArgs) (any, error) {
 	if err := index.CheckLimit("top", a.Top); err != nil {
 		return nil, invalidParams("%s: %v", cmdEntityMap, err)
 	}
