@@ -144,8 +144,8 @@ func Parse(b []byte) (*Model, error) {
 	if err := m.Def.check(DefFeatures); err != nil {
 		return nil, fmt.Errorf("definition model: %w", err)
 	}
-	if len(m.FileCalibration.Coef) != 3 || len(m.DefCalibration.Coef) != 1 {
-		return nil, fmt.Errorf("calibration: want 3 file and 1 definition coefficients")
+	if len(m.FileCalibration.Coef) != 3 || len(m.DefCalibration.Coef) != 1 && len(m.DefCalibration.Coef) != 3 {
+		return nil, fmt.Errorf("calibration: want 3 file and 1 or 3 definition coefficients")
 	}
 	return &m, nil
 }
@@ -182,13 +182,21 @@ func (m *Model) Files(xs [][]float64) []Scored {
 }
 
 // Defs scores a file's definitions and orders them, best first; Prob is the probability that a fix
-// in this file changes the definition.
+// in this file changes the definition. A model that ranks a file's definitions is calibrated as the
+// file model is, on the score, its gap to the file's best and its rank; one that judged each alone
+// (an older model file), on the score.
 func (m *Model) Defs(xs [][]float64) []Scored {
 	out := make([]Scored, len(xs))
 	for i, x := range xs {
-		s := m.Def.Margin(x)
-		out[i] = Scored{Index: i, Score: s, Prob: m.DefCalibration.prob(s)}
+		out[i] = Scored{Index: i, Score: m.Def.Margin(x)}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	for k := range out {
+		if len(m.DefCalibration.Coef) == 1 {
+			out[k].Prob = m.DefCalibration.prob(out[k].Score)
+			continue
+		}
+		out[k].Prob = m.DefCalibration.prob(out[k].Score, out[k].Score-out[0].Score, math.Log1p(float64(k)))
+	}
 	return out
 }

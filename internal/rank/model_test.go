@@ -83,6 +83,64 @@ func TestFilesAreOrderedAndCalibrated(t *testing.T) {
 	}
 }
 
+// A file's definitions are ranked among themselves: the one the evidence names comes first, and
+// the probabilities fall with the order.
+func TestDefsAreOrderedAndCalibrated(t *testing.T) {
+	m, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := Index(DefFeatures)
+	def := func(set ...string) []float64 {
+		x := make([]float64, len(DefFeatures))
+		x[pos["kind_function"]] = 1
+		for _, f := range set {
+			x[pos[f]] = 1
+		}
+		return x
+	}
+	got := m.Defs([][]float64{def(), def(), def("symbols", "name_named", "line_hit", "line_rr", "def_rank"), def()})
+	if got[0].Index != 2 {
+		t.Fatalf("the definition the text names and a frame points at is not first: %+v", got)
+	}
+	for k, s := range got {
+		if !(s.Prob > 0 && s.Prob < 1) {
+			t.Errorf("probability %v out of (0, 1)", s.Prob)
+		}
+		if k > 0 && s.Prob > got[k-1].Prob {
+			t.Errorf("definition %d is likelier than the one before it: %+v", k, got)
+		}
+	}
+	if got[0].Prob < 2*got[1].Prob {
+		t.Errorf("the named definition is not clearly likelier than its unnamed siblings: %+v", got)
+	}
+}
+
+// A model file whose definition calibration has one coefficient (each definition judged alone)
+// still loads and scores.
+func TestParseReadsAOneInputDefinitionCalibration(t *testing.T) {
+	var m map[string]any
+	if err := json.Unmarshal(modelJSON, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["def_calibration"] = map[string]any{"coef": []float64{0.8}, "intercept": -0.1}
+	b, _ := json.Marshal(m)
+	old, err := Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float64, len(DefFeatures))
+	got := old.Defs([][]float64{x})
+	if want := 1 / (1 + math.Exp(-(0.8*got[0].Score - 0.1))); math.Abs(got[0].Prob-want) > 1e-12 {
+		t.Fatalf("probability %v, want %v", got[0].Prob, want)
+	}
+	m["def_calibration"] = map[string]any{"coef": []float64{0.8, 0.1}, "intercept": -0.1}
+	b, _ = json.Marshal(m)
+	if _, err := Parse(b); err == nil {
+		t.Fatal("a calibration of two coefficients was accepted")
+	}
+}
+
 func TestParseRefusesAModelOfOtherFeatures(t *testing.T) {
 	var m map[string]any
 	if err := json.Unmarshal(modelJSON, &m); err != nil {
