@@ -271,7 +271,12 @@ def main():
     ap.add_argument("--ablation", action="store_true", help="retrain without each feature group")
     ap.add_argument("--curve", action="store_true", help="retrain on 1/8, 1/4, 1/2 of the queries")
     ap.add_argument("--curve-dir", default="", help="write the learning curve's models here, model-N.json")
+    ap.add_argument("--definitions-only", action="store_true",
+                    help="train the definition model again; keep the file model, its calibration and threshold "
+                         "(and its rows of testdata/predictions.json) from the model file at --out")
     args = ap.parse_args()
+    if args.definitions_only and (args.curve or args.ablation):
+        sys.exit("--definitions-only keeps the file model: no --curve or --ablation")
     versions = {"xgboost": xgb.__version__, "sklearn": sklearn.__version__, "numpy": np.__version__}
     if versions != PINNED:
         print(f"warning: versions {versions} differ from the pinned {PINNED}", file=sys.stderr)
@@ -285,11 +290,39 @@ def main():
     print(f"{len(rows)} pairs from {len({r['repo'] for r in rows})} repositories; training on {len(train)}, "
           f"holding back {len(held)} of {held_repos}", file=sys.stderr)
 
+    report = {"pairs": len(rows), "train_pairs": len(train), "held_pairs": len(held), "held_repos": held_repos,
+              "versions": versions}
+    pred = os.path.join(os.path.dirname(args.out) or ".", "testdata", "predictions.json")
+    if args.definitions_only:
+        kept, kept_sample, curves = json.load(open(args.out)), json.load(open(pred)), []
+    else:
+        kept, kept_sample, curves = file_part(train, held, fnames, args, report)
+    dmodel, dused, dcal, hdx, hdm, dcols = definition_part(train, held, dnames, report)
+    out = dict(kept, **{"def": export_trees(dmodel, dused, hdx[:, dcols]), "def_calibration": platt_json(dcal)})
+    with open(args.out, "w") as f:
+        json.dump(out, f, separators=(",", ":"))
+    for n, cm in curves:
+        with open(f"{args.curve_dir}/model-{n}.json", "w") as f:
+            json.dump(dict(cm, **{"def": out["def"], "def_calibration": out["def_calibration"]}), f, separators=(",", ":"))
+    # what Go must reproduce: xgboost's margins for some held-back candidates and definitions
+    sample = dict(kept_sample, **{"def": {"x": [[float(v) for v in row] for row in hdx[:300, dcols].tolist()],
+                                          "margin": [float(v) for v in hdm[:300]]}})
+    os.makedirs(os.path.dirname(pred), exist_ok=True)
+    with open(pred, "w") as f:
+        json.dump(sample, f, separators=(",", ":"))
+    text = json.dumps(report, indent=2)
+    if args.report:
+        open(args.report, "w").write(text + "\n")
+    print(text)
+
+
+def file_part(train, held, fnames, args, report):
+    """The file model, its figures on the held-back queries and its calibration: the model file's file
+    half, the file rows of the predictions Go must reproduce and the learning curve's smaller models."""
     model = train_files(train, fnames)
     hx, hy, _, _, hq = file_matrix(held)
     hm = margins(model, hx, fnames)
-    report = {"pairs": len(rows), "train_pairs": len(train), "held_pairs": len(held), "held_repos": held_repos,
-              "versions": versions, "fused": fused_figures(held), "learned": ranking_figures(held, hm, hq)}
+    report["fused"], report["learned"] = fused_figures(held), ranking_figures(held, hm, hq)
     # the held-back figures by shape: commit messages as they are, and the same commits asked as issues
     report["by_shape"] = {}
     for shape in ("commit", "issue"):
@@ -303,6 +336,48 @@ def main():
     report["brier_held"] = round(brier(hp, hy), 5)
     report["file_threshold"], report["file_threshold_f2"] = threshold, f2
 
+    curve_models = []
+    if args.curve:
+        report["curve"] = []
+        for frac in (0.125, 0.25, 0.5, 1.0):
+            sub = train[::round(1 / frac)]
+            m = train_files(sub, fnames) if frac < 1 else model
+            report["curve"].append({"train_pairs": len(sub), **ranking_figures(held, margins(m, hx, fnames), hq)})
+            if frac < 1:
+                curve_models.append((len(sub), m))
+    if args.ablation:
+        # cheaper than the shipped model (half the queries, fewer trees): the differences are what count
+        half = train[::2]
+        report["ablation"] = {"all": ranking_figures(held, margins(train_files(half, fnames, rounds=120), hx, fnames), hq)}
+        for g, prefixes in GROUPS.items():
+            mask = [i for i, n in enumerate(fnames) if any(n.startswith(p) for p in prefixes)]
+            m = train_files(half, fnames, rounds=120, mask=mask)
+            x = hx.copy()
+            x[:, mask] = np.nan
+            report["ablation"][g] = ranking_figures(held, margins(m, x, fnames), hq)
+
+    kept = {
+        "file": export_trees(model, fnames, hx),
+        "file_calibration": platt_json(cal),
+        "file_threshold": threshold,
+        "trained": {"pairs": len(train), "repositories": sorted({r["repo"] for r in train})},
+    }
+    # the learning curve's smaller file models, with the same definition model and calibration, for
+    # `ctxmap bench --model` on the dev set
+    curves = []
+    for n, m in curve_models if args.curve_dir else []:
+        mm = margins(m, hx, fnames)
+        ccal, _, ct, _ = calibrate(held, mm, hy, hq)
+        curves.append((n, dict(kept, file=export_trees(m, fnames, hx), file_calibration=platt_json(ccal),
+                               file_threshold=ct, trained={"pairs": n, "repositories": kept["trained"]["repositories"]})))
+    sample = {"file": {"x": [[None if math.isnan(v) else float(v) for v in row] for row in hx[:300].tolist()],
+                       "margin": [float(v) for v in hm[:300]]}}
+    return kept, sample, curves
+
+
+def definition_part(train, held, dnames, report):
+    """The definition model over the definitions of the files each fix changed, its figures on the
+    held-back queries and its calibration."""
     dcols = [i for i, n in enumerate(dnames) if n not in DEF_LEFT_OUT]
     dused = [dnames[i] for i in dcols]
     # which of a file's definitions the fix changed is a choice among them: ranked within the file, the
@@ -327,58 +402,7 @@ def main():
     report["def_ranking_by_evidence"] = def_figures(hdx[:, dnames.index("def_rank")], hdy, hgroups)
     report["def_rows"], report["def_brier_held"] = len(dy), round(brier(dcal.predict_proba(platt_inputs(hdm, hfile))[:, 1], hdy), 5)
 
-    curve_models = []
-    if args.curve:
-        report["curve"] = []
-        for frac in (0.125, 0.25, 0.5, 1.0):
-            sub = train[::round(1 / frac)]
-            m = train_files(sub, fnames) if frac < 1 else model
-            report["curve"].append({"train_pairs": len(sub), **ranking_figures(held, margins(m, hx, fnames), hq)})
-            if frac < 1:
-                curve_models.append((len(sub), m))
-    if args.ablation:
-        # cheaper than the shipped model (half the queries, fewer trees): the differences are what count
-        half = train[::2]
-        report["ablation"] = {"all": ranking_figures(held, margins(train_files(half, fnames, rounds=120), hx, fnames), hq)}
-        for g, prefixes in GROUPS.items():
-            mask = [i for i, n in enumerate(fnames) if any(n.startswith(p) for p in prefixes)]
-            m = train_files(half, fnames, rounds=120, mask=mask)
-            x = hx.copy()
-            x[:, mask] = np.nan
-            report["ablation"][g] = ranking_figures(held, margins(m, x, fnames), hq)
-
-    out = {
-        "file": export_trees(model, fnames, hx),
-        "file_calibration": platt_json(cal),
-        "def": export_trees(dmodel, dused, hdx[:, dcols]),
-        "def_calibration": platt_json(dcal),
-        "file_threshold": threshold,
-        "trained": {"pairs": len(train), "repositories": sorted({r["repo"] for r in train})},
-    }
-    with open(args.out, "w") as f:
-        json.dump(out, f, separators=(",", ":"))
-    # the learning curve's smaller file models, with the same definition model and calibration, for
-    # `ctxmap bench --model` on the dev set
-    for n, m in curve_models if args.curve_dir else []:
-        mm = margins(m, hx, fnames)
-        ccal, _, ct, _ = calibrate(held, mm, hy, hq)
-        cm = dict(out, file=export_trees(m, fnames, hx), file_calibration=platt_json(ccal), file_threshold=ct,
-                  trained={"pairs": n, "repositories": out["trained"]["repositories"]})
-        with open(f"{args.curve_dir}/model-{n}.json", "w") as f:
-            json.dump(cm, f, separators=(",", ":"))
-    # what Go must reproduce: xgboost's margins for some held-back candidates and definitions
-    sample = {"file": {"x": [[None if math.isnan(v) else float(v) for v in row] for row in hx[:300].tolist()],
-                       "margin": [float(v) for v in hm[:300]]},
-              "def": {"x": [[float(v) for v in row] for row in hdx[:300, dcols].tolist()],
-                      "margin": [float(v) for v in hdm[:300]]}}
-    pred = os.path.join(os.path.dirname(args.out) or ".", "testdata", "predictions.json")
-    os.makedirs(os.path.dirname(pred), exist_ok=True)
-    with open(pred, "w") as f:
-        json.dump(sample, f, separators=(",", ":"))
-    text = json.dumps(report, indent=2)
-    if args.report:
-        open(args.report, "w").write(text + "\n")
-    print(text)
+    return dmodel, dused, dcal, hdx, hdm, dcols
 
 
 if __name__ == "__main__":
