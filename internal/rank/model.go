@@ -165,38 +165,27 @@ type Scored struct {
 }
 
 // Files scores a query's candidate files and orders them, best first; ties keep the input order.
-func (m *Model) Files(xs [][]float64) []Scored {
-	out := make([]Scored, len(xs))
-	for i, x := range xs {
-		out[i] = Scored{Index: i, Score: m.File.Margin(x)}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
-	if len(out) == 0 {
-		return out
-	}
-	best := out[0].Score
-	for k := range out {
-		out[k].Prob = m.FileCalibration.prob(out[k].Score, out[k].Score-best, math.Log1p(float64(k)))
-	}
-	return out
-}
+func (m *Model) Files(xs [][]float64) []Scored { return ranked(xs, &m.File, m.FileCalibration) }
 
 // Defs scores a file's definitions and orders them, best first; Prob is the probability that a fix
-// in this file changes the definition. A model that ranks a file's definitions is calibrated as the
-// file model is, on the score, its gap to the file's best and its rank; one that judged each alone
-// (an older model file), on the score.
-func (m *Model) Defs(xs [][]float64) []Scored {
+// in this file changes the definition.
+func (m *Model) Defs(xs [][]float64) []Scored { return ranked(xs, &m.Def, m.DefCalibration) }
+
+// ranked scores rows with t and orders them, best first (ties keep the input order). A calibration of
+// three coefficients reads a row's score, its gap to the best and its rank, as a choice among the rows;
+// one of a single coefficient (an older model's definitions, each judged alone) reads the score.
+func ranked(xs [][]float64, t *Trees, cal Platt) []Scored {
 	out := make([]Scored, len(xs))
 	for i, x := range xs {
-		out[i] = Scored{Index: i, Score: m.Def.Margin(x)}
+		out[i] = Scored{Index: i, Score: t.Margin(x)}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
 	for k := range out {
-		if len(m.DefCalibration.Coef) == 1 {
-			out[k].Prob = m.DefCalibration.prob(out[k].Score)
+		if len(cal.Coef) == 1 {
+			out[k].Prob = cal.prob(out[k].Score)
 			continue
 		}
-		out[k].Prob = m.DefCalibration.prob(out[k].Score, out[k].Score-out[0].Score, math.Log1p(float64(k)))
+		out[k].Prob = cal.prob(out[k].Score, out[k].Score-out[0].Score, math.Log1p(float64(k)))
 	}
 	return out
 }
