@@ -132,3 +132,43 @@ func TestBodyWordsAreEachLinesTerms(t *testing.T) {
 		}
 	}
 }
+
+// A namespace that holds a file's code is shown as the list of what it holds, so a file's pick is one
+// of its members, and the namespace the pick's room does not go to.
+func TestANamespaceIsNotAFilesPick(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("namespace shop {\n\nint reserve(int sku, int qty) {\n    if (qty > 15) {\n        return -1;\n    }\n    return sku;\n}\n\n")
+	for i := range 110 { // past the lines of a file shown whole
+		fmt.Fprintf(&b, "int helper%d(int x) {\n    return x + %d;\n}\n\n", i, i)
+	}
+	b.WriteString("}  // namespace shop\n")
+	files := map[string]string{"src/stock.cpp": b.String()}
+	s := testView(t, files)
+	defs := s.Record("src/stock.cpp").File.Definitions
+	ns := slices.IndexFunc(defs, func(d parse.Definition) bool { return d.Kind == "namespace" })
+	fn := slices.IndexFunc(defs, func(d parse.Definition) bool { return d.Name == "reserve" })
+	if ns < 0 || fn < 0 {
+		t.Fatalf("parsed definitions: %+v", defs)
+	}
+	if !wideScope(defs, ns) || wideScope(defs, fn) {
+		t.Fatalf("wideScope: namespace %v, function %v", wideScope(defs, ns), wideScope(defs, fn))
+	}
+	m, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &ranker{s: s, a: query.Analyze("shop reserve fails for a quantity over 15", nil), without: map[string]bool{}, plan: recallPlan}
+	var prims []primary
+	got := r.showFile(tightFile{f: RankedFile{Path: "src/stock.cpp", Prob: 0.6, Score: 1}}, m, r.queryWords(), &prims)
+	if len(got) == 0 {
+		t.Fatal("the file shows nothing")
+	}
+	for _, v := range got {
+		if v.StartLine == defs[ns].StartLine && v.EndLine == defs[ns].EndLine {
+			t.Fatalf("the namespace is among the file's regions: %+v", v.Candidate)
+		}
+	}
+	if got[0].Symbol == "" || got[0].Kind != "definition" || got[0].Probability < 0.3 {
+		t.Errorf("the file's first region is %q (%s, p=%.2f), want a member with the file's best guess's room", got[0].Symbol, got[0].Kind, got[0].Probability)
+	}
+}

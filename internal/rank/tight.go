@@ -233,11 +233,16 @@ func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]pr
 	var out []valued
 	cards := map[string]bool{}
 	first := -1 // the file's best definition that is not pinned
+	wide := 0   // namespaces passed over before it
 	for j, s := range scored {
-		if j >= r.plan.defs || j > 0 && (s.Prob < r.plan.defMin || f.Prob*s.Prob < r.plan.itemMin) {
+		if j >= r.plan.defs || j > wide && (s.Prob < r.plan.defMin || f.Prob*s.Prob < r.plan.itemMin) {
 			break
 		}
 		d := defs[s.Index]
+		if first < 0 && j == wide && wideScope(defs, s.Index) {
+			wide++
+			continue // shown, it would be the list of what it holds: its members are the picks
+		}
 		holds := r.holdsPin(f.Path, d)
 		if r.isPinned(f.Path, s.Index) || first >= 0 && holds {
 			continue // shown with its evidence; a class around it would hide it
@@ -246,7 +251,7 @@ func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]pr
 			continue // a field beside the best says little on its own
 		}
 		q := f.Prob * s.Prob
-		if j == 0 {
+		if j == wide {
 			q = f.Prob * max(s.Prob, 0.5) // a likely file's best guess is worth its room
 		}
 		c := defCandidate(rec, r.lines(f.Path), d, q, why)
@@ -448,6 +453,21 @@ func (p plan) covered(shown []valued, prob float64) bool {
 
 // cap is the tokens an item of probability q may take.
 func (p plan) cap(q float64) int { return max(minCap, int(q*p.perProb)) }
+
+// wideScope says whether the definition at i is a namespace or module too long to be shown as a card
+// that holds others of its file's definitions.
+func wideScope(defs []parse.Definition, i int) bool {
+	d := defs[i]
+	if d.Kind != "namespace" && d.Kind != "module" || d.EndLine-d.StartLine+1 <= parentCard {
+		return false
+	}
+	for j, o := range defs {
+		if j != i && d.StartLine <= o.StartLine && o.EndLine <= d.EndLine && o.EndLine-o.StartLine < d.EndLine-d.StartLine {
+			return true
+		}
+	}
+	return false
+}
 
 // parentOf is the index of the type that holds d in the same file, or -1.
 func parentOf(defs []parse.Definition, d parse.Definition) int {
