@@ -233,13 +233,13 @@ func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]pr
 	var out []valued
 	cards := map[string]bool{}
 	first := -1 // the file's best definition that is not pinned
-	wide := 0   // namespaces passed over before it
+	wide := 0   // namespaces passed over before the first definition taken
 	for j, s := range scored {
 		if j >= r.plan.defs || j > wide && (s.Prob < r.plan.defMin || f.Prob*s.Prob < r.plan.itemMin) {
 			break
 		}
 		d := defs[s.Index]
-		if first < 0 && j == wide && wideScope(defs, s.Index) {
+		if j == wide && wideScope(defs, s.Index) {
 			wide++
 			continue // shown, it would be the list of what it holds: its members are the picks
 		}
