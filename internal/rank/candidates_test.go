@@ -133,8 +133,8 @@ func TestBodyWordsAreEachLinesTerms(t *testing.T) {
 	}
 }
 
-// A namespace that holds a file's code is shown as the list of what it holds, so a file's pick is one
-// of its members, and the namespace the pick's room does not go to.
+// A namespace that holds a file's code would be shown as the list of what it holds, so the file's pick,
+// and the room a pick gets, go to one of its members.
 func TestANamespaceIsNotAFilesPick(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("namespace shop {\n\nint reserve(int sku, int qty) {\n    if (qty > 15) {\n        return -1;\n    }\n    return sku;\n}\n\n")
