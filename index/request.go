@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ctxmap/ctxmap/internal/pack"
@@ -173,7 +174,7 @@ func (r Request) Resolve(cfg Config) (Resolved, error) {
 		return Resolved{}, err
 	}
 	text, _ := CutText(r.Text)
-	res := Resolved{text: text, budget: cmp.Or(r.Budget, cfg.Budget, DefaultBudget),
+	res := Resolved{text: trimBlank(text), budget: cmp.Or(r.Budget, cfg.Budget, DefaultBudget),
 		format: cmp.Or(r.Format, cfg.Format, "markdown"), tokenizer: cmp.Or(r.Tokenizer, cfg.Tokenizer, pack.DefaultTokenizer),
 		ranker: cmp.Or(r.Ranker, cfg.Ranker, RankerLearned), fill: r.Fill || cfg.Fill, tight: r.Tight || cfg.Tight, model: r.Model}
 	if err := checkSettled(res.budget, res.format, res.tokenizer, res.ranker, true); err != nil {
@@ -189,6 +190,16 @@ func (r Request) Resolve(cfg Config) (Resolved, error) {
 		res.intent, _ = query.ParseIntent(r.Intent)
 	}
 	return res, nil
+}
+
+// trimBlank is text without the blank lines and spaces around it, which say nothing and would make
+// a piped text's pack differ from the same words given as arguments; the first line keeps its indent.
+func trimBlank(text string) string {
+	text = strings.TrimRightFunc(text, unicode.IsSpace)
+	if i := strings.LastIndexByte(text[:len(text)-len(strings.TrimLeftFunc(text, unicode.IsSpace))], '\n'); i >= 0 {
+		text = text[i+1:]
+	}
+	return text
 }
 
 // stated is the request as a pack states it.

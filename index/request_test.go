@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"strings"
@@ -78,5 +79,37 @@ func TestRequestResolve(t *testing.T) {
 		if _, err := bad.Resolve(Config{}); !errors.Is(err, ErrInvalid) {
 			t.Errorf("%+v: %v, want ErrInvalid", bad, err)
 		}
+	}
+}
+
+// The blank lines and spaces around a text say nothing: a text piped with its newline, or a selection
+// with the blank lines around it, gets the pack of the same words given as arguments. The first line
+// keeps its indent, as a pasted code block's would.
+func TestTheBlanksAroundATextChangeNothing(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"checkout fails\n", "checkout fails"},
+		{"\n\n  \ncheckout fails \r\n\n", "checkout fails"},
+		{"\n    total := sum(cart)\n    return total\n", "    total := sum(cart)\n    return total"},
+	} {
+		r, err := Request{Text: c.text}.Resolve(Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.text != c.want {
+			t.Errorf("%q resolved to %q, want %q", c.text, r.text, c.want)
+		}
+	}
+	ix := built(t, sample)
+	text := "Cannot search for words longer than 15 characters in rule descriptions"
+	want, err := ask(context.Background(), ix, Request{Text: text, Budget: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ask(context.Background(), ix, Request{Text: "\n" + text + "\n\n", Budget: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Pack.Text != want.Pack.Text {
+		t.Errorf("the pack of the text with blank lines around it differs:\n%s\n---\n%s", got.Pack.Text, want.Pack.Text)
 	}
 }
