@@ -84,7 +84,7 @@ func TestIncrementalEditsInUTF16(t *testing.T) {
 		map[string]any{"range": rangeOf(name, end), "text": "Celebrate"},
 		map[string]any{"range": rangeOf(x, protocol.Position{Line: x.Line, Character: x.Character + 1}), "text": "rule"})
 	want := "package gist\n\n// 🎉 rule\nfunc Celebrate() {}\n"
-	if got := c.bufferText("gist/emoji.go", 4); got != want {
+	if got := c.bufferText("gist/emoji.go", 4); got != strings.TrimSuffix(want, "\n") {
 		t.Fatalf("buffer after the edits:\n%q\nwant\n%q", got, want)
 	}
 	if h := c.hover("gist/emoji.go", positionOf(t, want, "rule", 0, 1)); h == nil || !strings.Contains(h.Contents.Value, "**RULE**") {
@@ -93,7 +93,7 @@ func TestIncrementalEditsInUTF16(t *testing.T) {
 
 	// a change without a range replaces the whole text
 	c.change("gist/emoji.go", 3, map[string]any{"text": "package gist\n\nfunc Whole() {}\n"})
-	if got := c.bufferText("gist/emoji.go", 3); got != "package gist\n\nfunc Whole() {}\n" {
+	if got := c.bufferText("gist/emoji.go", 3); got != "package gist\n\nfunc Whole() {}" {
 		t.Errorf("after a full change: %q", got)
 	}
 
@@ -104,7 +104,7 @@ func TestIncrementalEditsInUTF16(t *testing.T) {
 }
 
 // bufferText is the server's copy of an open buffer as ctxmap.context sees it: the pack's query is
-// the selected text, here lines 0 to n.
+// the selected text, here lines 0 to n, without the blank lines and spaces around it.
 func (c *client) bufferText(rel string, lines int) string {
 	c.t.Helper()
 	var pack struct {
