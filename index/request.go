@@ -58,9 +58,10 @@ func RequestFields() []string {
 const (
 	DefaultBudget  = pack.DefaultBudget // tokens of a pack when neither the request nor the configuration says
 	MinBudget      = pack.MinBudget     // the smallest pack that holds anything
+	MaxBudget      = 1_000_000          // the largest: more than any model reads at once
 	DefaultExplore = 20                 // chunks Explore lists
 	DefaultTop     = 40                 // entities TopEntities lists
-	maxListed      = 1000               // the most any list request may ask for
+	MaxListed      = 1000               // the most any list request may ask for
 	MaxSymbols     = 100                // definitions FindSymbols returns at most
 	// MaxText is the longest text a request reads, in bytes: an issue with its logs fits many times
 	// over; a longer one is cut to it (the front ends say so), as reading it all costs seconds and
@@ -153,6 +154,9 @@ func checkSettled(budget int, format, tokenizer, ranker string, budgetSet bool) 
 	if budgetSet && budget < MinBudget {
 		return invalidf("budget %d is below the minimum of %d tokens", budget, MinBudget)
 	}
+	if budget > MaxBudget {
+		return invalidf("budget %d is above the maximum of %s tokens", budget, Thousands(MaxBudget))
+	}
 	if format != "" && !slices.Contains(RequestChoices["format"], format) {
 		return invalidf("format %q is not one of %s", format, strings.Join(RequestChoices["format"], ", "))
 	}
@@ -208,10 +212,10 @@ func (r Resolved) stated() pack.Request {
 		Ranker: r.ranker, Fill: r.fill, Tight: r.tight, Without: slices.Sorted(maps.Keys(r.without))}
 }
 
-// CheckLimit checks a list request's size: 0 means the default, else 1 to maxListed.
+// CheckLimit checks a list request's size: 0 means the default, else 1 to MaxListed.
 func CheckLimit(name string, n int) error {
-	if n < 0 || n > maxListed {
-		return invalidf("%s must be between 1 and %d", name, maxListed)
+	if n < 0 || n > MaxListed {
+		return invalidf("%s must be between 1 and %d", name, MaxListed)
 	}
 	return nil
 }
