@@ -111,22 +111,57 @@ func without(names []string, name string) []string {
 	return out
 }
 
-// Near are at most n names of entities that name matches fuzzily (typed in any case), the best first:
-// what to suggest for a name that is no entity's.
+// Near are at most n names of entities near name (typed in any case), the nearest first: the ones name
+// matches fuzzily (its letters in order), then the fewest edits away. What to suggest for a name that
+// is no entity's: a map with entities always has some.
 func (m *Map) Near(name string, n int) []string {
-	if m == nil {
+	if m == nil || n <= 0 {
 		return nil
 	}
+	name = strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(name), " ", "_"))
 	var names []string
 	for _, x := range m.Entities {
 		names = append(names, x.Name)
 	}
+	sort.Strings(names) // the map's order is not one
 	var near []string
-	for i, match := range fuzzy.Find(strings.ToUpper(name), names) {
-		if i == n {
-			break
+	taken := map[string]bool{}
+	for _, match := range fuzzy.Find(name, names) {
+		if len(near) == n {
+			return near
 		}
 		near = append(near, match.Str)
+		taken[match.Str] = true
 	}
-	return near
+	rest := names[:0:0]
+	dist := map[string]int{}
+	for _, x := range names {
+		if !taken[x] {
+			rest = append(rest, x)
+			dist[x] = edits(name, x)
+		}
+	}
+	sort.SliceStable(rest, func(i, j int) bool { return dist[rest[i]] < dist[rest[j]] })
+	return append(near, rest[:min(len(rest), n-len(near))]...)
+}
+
+// edits is the Levenshtein distance between a and b, in bytes (entity names are upper-case ASCII).
+func edits(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
