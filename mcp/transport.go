@@ -22,6 +22,8 @@ const MaxLine = 16 << 20
 // SDK's ends the session on a line that is not JSON, an array or a line over its limit, and decodes
 // across lines, so a request cut short swallows the ones after it. Here each line stands alone, and
 // one that is not a request, a notification or a response is answered with an error and skipped.
+// A call the client cancelled (notifications/cancelled) gets no answer, as MCP asks: the SDK stops
+// its handler but writes what it returns.
 type Transport struct {
 	In      io.ReadCloser
 	Out     io.Writer
@@ -31,7 +33,8 @@ type Transport struct {
 
 // Connect starts reading; it implements sdk.Transport.
 func (t *Transport) Connect(context.Context) (sdk.Connection, error) {
-	c := &lineConn{in: t.In, out: t.Out, logf: t.Logf, max: t.MaxLine, incoming: make(chan lineOrErr), closed: make(chan struct{})}
+	c := &lineConn{in: t.In, out: t.Out, logf: t.Logf, max: t.MaxLine, incoming: make(chan lineOrErr), closed: make(chan struct{}),
+		calls: map[string]bool{}}
 	if c.max <= 0 {
 		c.max = MaxLine
 	}
@@ -54,6 +57,10 @@ type lineConn struct {
 	max  int
 
 	writeMu sync.Mutex
+
+	// the calls read and not yet answered, by id (see callKey); true once the client cancelled one
+	callsMu sync.Mutex
+	calls   map[string]bool
 
 	// reads happen on their own goroutine, so that Close ends a Read waiting on stdin
 	incoming  chan lineOrErr
@@ -126,6 +133,7 @@ func (c *lineConn) decode(line []byte, tooLong bool) jsonrpc.Message {
 	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err == nil {
+		c.follow(msg)
 		return msg
 	}
 	var probe struct {
@@ -190,9 +198,60 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
+// follow keeps the calls read until they are answered, and marks the ones the client cancels.
+func (c *lineConn) follow(msg jsonrpc.Message) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return
+	}
+	if req.IsCall() {
+		c.callsMu.Lock()
+		c.calls[callKey(req.ID)] = false
+		c.callsMu.Unlock()
+		return
+	}
+	if req.Method != "notifications/cancelled" {
+		return
+	}
+	var params struct {
+		RequestID any `json:"requestId"`
+	}
+	if json.Unmarshal(req.Params, &params) != nil {
+		return
+	}
+	id, err := jsonrpc.MakeID(params.RequestID)
+	if err != nil {
+		return
+	}
+	c.callsMu.Lock()
+	if _, open := c.calls[callKey(id)]; open {
+		c.calls[callKey(id)] = true
+	}
+	c.callsMu.Unlock()
+}
+
+// answered says whether a response may be written: false for the answer to a cancelled call.
+func (c *lineConn) answered(res *jsonrpc.Response) bool {
+	key := callKey(res.ID)
+	c.callsMu.Lock()
+	cancelled := c.calls[key]
+	delete(c.calls, key)
+	c.callsMu.Unlock()
+	if cancelled {
+		c.logf("the answer to call %v is not sent: the client cancelled it", res.ID.Raw())
+	}
+	return !cancelled
+}
+
+// callKey tells ids apart by type and value: the string "1" is not the number 1.
+func callKey(id jsonrpc.ID) string { return fmt.Sprintf("%T %v", id.Raw(), id.Raw()) }
+
 func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if res, ok := msg.(*jsonrpc.Response); ok && !c.answered(res) {
+		return nil
 	}
 	body, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
