@@ -3,12 +3,15 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,10 +20,32 @@ import (
 	"github.com/ctxmap/ctxmap/session"
 )
 
-// ContextInput is what get_context takes: a request as every front end takes it.
+// ContextInput is what get_context takes: a request as every front end takes it, decoded strictly (a
+// field it does not know is refused). Its schema lists the fields a task needs; the options for
+// measuring ctxmap itself (experiments) are taken as well but left out of it (see contextSchema).
 type ContextInput struct {
 	index.Request
 }
+
+// UnmarshalJSON decodes the request refusing unknown fields: the schema allows fields it does not
+// list, the experiments.
+func (in *ContextInput) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	return dec.Decode(&in.Request)
+}
+
+// experiments are the request's fields for measuring ctxmap, not for a task: taken by get_context, not
+// listed in its schema, where they would take half of what an agent reads.
+var experiments = []string{"tokenizer", "ranker", "fill", "without"}
+
+// instructions is what a client hands its model at initialize.
+const instructions = "ctxmap knows this repository's code: its definitions, the references between them, its " +
+	"domain entities and its history. For a task (an issue, a bug report, a stack trace, a comment), call " +
+	"get_context with its text first: the pack holds the code that matters, each piece with path:line and why, " +
+	"within a token budget. Follow an entity the pack names with explore_entity, and look a name up with " +
+	"find_symbol. The first call may wait while the repository is indexed; send a progressToken to hear how far " +
+	"it is."
 
 // ExploreInput is what explore_entity takes.
 type ExploreInput struct {
@@ -45,15 +70,16 @@ const maxDefinitions = 25
 // NewServer makes the MCP server of a workspace's session. The tools wait for the first build, then
 // for the changes queued before them.
 func NewServer(sess *session.Session, version string) *sdk.Server {
-	s := sdk.NewServer(&sdk.Implementation{Name: "ctxmap", Version: version}, nil)
+	s := sdk.NewServer(&sdk.Implementation{Name: "ctxmap", Version: version}, &sdk.ServerOptions{Instructions: instructions})
 	sdk.AddTool(s, &sdk.Tool{
 		Name: "get_context",
 		Description: "Returns a token-budgeted context pack for a piece of text about this codebase (an issue, a bug " +
 			"report, a stack trace, a code comment): the domain entities it is about, the definitions, code, " +
 			"tests and callers that matter, each with its path:line and why it was chosen. Start here for any task " +
-			"on this repository; the pack never exceeds the budget.",
+			"on this repository; the pack never exceeds the budget. For measuring ctxmap itself, the command line's " +
+			"experiment options (" + strings.Join(experiments, ", ") + ") are taken too; a task needs none of them.",
 		Annotations: readOnly("Context pack for a text"),
-		InputSchema: schemaOf[ContextInput](index.RequestChoices),
+		InputSchema: contextSchema(),
 	}, recovered("get_context", whenReady(sess, func(ctx context.Context, _ *sdk.CallToolRequest, in ContextInput) (*sdk.CallToolResult, any, error) {
 		res, err := sess.Context(ctx, in.Request)
 		if err != nil {
@@ -79,12 +105,13 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 			"that mentions it most, most recently changed first among equals), each with path:line, signature " +
 			"and the other entities of its file: follow them to explore the domain.",
 		Annotations: readOnly("Explore a domain entity"),
+		InputSchema: exploreSchema(),
 	}, recovered("explore_entity", whenReady(sess, func(ctx context.Context, _ *sdk.CallToolRequest, in ExploreInput) (*sdk.CallToolResult, *index.Exploration, error) {
 		ex, err := sess.Explore(ctx, in.Name, in.Limit)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w (in %s)", err, sess.Root())
 		}
-		return nil, ex, nil
+		return structured(ex)
 	})))
 	sdk.AddTool(s, &sdk.Tool{
 		Name: "find_symbol",
@@ -97,7 +124,7 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 		if len(defs) == 0 {
 			return nil, nil, fmt.Errorf("no definition named %q%s in %s", in.Name, kindNote(in.Kind), sess.Root())
 		}
-		return nil, &Symbols{Definitions: defs}, nil
+		return structured(&Symbols{Definitions: defs})
 	})))
 	return s
 }
@@ -129,11 +156,56 @@ func whenReady[In input, Out any](sess *session.Session, tool sdk.ToolHandlerFor
 		if err := in.check(); err != nil {
 			return nil, none, err
 		}
-		if err := sess.WaitReady(ctx); err != nil {
+		if err := waitReady(ctx, sess, req); err != nil {
 			return nil, none, err
 		}
 		return tool(ctx, req, in)
 	}
+}
+
+// progressEvery is how often a call waiting for the first build looks at how far it is.
+const progressEvery = 500 * time.Millisecond
+
+// waitReady waits for the session's first build. A call that asked for progress (its progressToken)
+// hears how far the build is when the wait starts and whenever it moved since.
+func waitReady(ctx context.Context, sess *session.Session, req *sdk.CallToolRequest) error {
+	token := req.Params.GetProgressToken()
+	if _, done := sess.FirstBuild(); done || token == nil || req.Session == nil {
+		return sess.WaitReady(ctx)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- sess.WaitReady(ctx) }()
+	tick := time.NewTicker(progressEvery)
+	defer tick.Stop()
+	told := -1.0
+	for {
+		if share, done := sess.FirstBuild(); !done && share*100 > told {
+			told = share * 100
+			err := req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: told, Total: 100,
+				Message: fmt.Sprintf("indexing %s: %.0f%% of the files read", sess.Root(), told)})
+			if err != nil && ctx.Err() == nil {
+				fmt.Fprintf(os.Stderr, "ctxmap mcp: progress: %v\n", err)
+			}
+		}
+		select {
+		case err := <-waited:
+			return err
+		case <-tick.C:
+		}
+	}
+}
+
+// structured is a tool's answer as structured content and as its text, the JSON written as it is:
+// the SDK's text escapes <, > and & (\u003c), which a model then reads in every signature.
+func structured[Out any](out Out) (*sdk.CallToolResult, Out, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		var none Out
+		return nil, none, err
+	}
+	return text(strings.TrimSuffix(b.String(), "\n")), out, nil
 }
 
 // readOnly is what every tool declares: it reads the workspace's index and changes nothing, and the
@@ -167,6 +239,27 @@ func kindNote(kind string) string {
 		return ""
 	}
 	return " of kind " + kind
+}
+
+// contextSchema is get_context's input schema: the request's fields but the experiments, the budget
+// within its bounds; the experiments are allowed beside them (ContextInput refuses other fields).
+func contextSchema() *jsonschema.Schema {
+	s := schemaOf[ContextInput](index.RequestChoices)
+	for _, name := range experiments {
+		delete(s.Properties, name)
+	}
+	s.AdditionalProperties = nil
+	budget := s.Properties["budget"]
+	budget.Minimum, budget.Maximum = jsonschema.Ptr(float64(index.MinBudget)), jsonschema.Ptr(float64(index.MaxBudget))
+	return s
+}
+
+// exploreSchema is explore_entity's input schema, the limit within its bounds.
+func exploreSchema() *jsonschema.Schema {
+	s := schemaOf[ExploreInput](nil)
+	limit := s.Properties["limit"]
+	limit.Minimum, limit.Maximum = jsonschema.Ptr(0.0), jsonschema.Ptr(float64(index.MaxListed))
+	return s
 }
 
 // schemaOf is the input schema of In, each property named in choices limited to those values (the

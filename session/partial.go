@@ -100,3 +100,12 @@ func (s *Session) buildReport(done, total int) {
 
 // builtShare is the share of the running build done, 0 to 1.
 func (s *Session) builtShare() float64 { return float64(s.built.Load()) / 1000 }
+
+// FirstBuild is the share of the first build done, 0 to 1, and whether it is done (or the session
+// closed): what a front end tells a caller that waits for it.
+func (s *Session) FirstBuild() (share float64, done bool) {
+	if s.isReady() {
+		return 1, true
+	}
+	return s.builtShare(), false
+}
