@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 
 	"github.com/ctxmap/ctxmap/internal/history"
@@ -79,7 +78,11 @@ func cleanCommit(ctx context.Context, root string) (string, error) {
 	if commit == "" {
 		return "", fmt.Errorf("export: %s is not a git checkout: an export is keyed by its commit", root)
 	}
-	out, err := exec.CommandContext(ctx, "git", "-C", root, "status", "--porcelain", "--untracked-files=no").Output()
+	cmd, err := history.Git(ctx, root, "status", "--porcelain", "--untracked-files=no")
+	if err != nil {
+		return "", fmt.Errorf("export: %w", err)
+	}
+	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("export: git status: %w", err)
 	}

@@ -9,7 +9,6 @@ import (
 	"math"
 	"math/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/internal/history"
 	"github.com/ctxmap/ctxmap/internal/parse"
 )
 
@@ -296,7 +296,7 @@ func changedDefs(ctx context.Context, wt, parent, c string, files []string) ([]s
 	defer p.Close()
 	var out []string
 	for _, file := range files {
-		diff, err := gitOut(ctx, wt, "diff", "-U0", "--no-color", "--no-ext-diff", parent, c, "--", file)
+		diff, err := gitOut(ctx, wt, "diff", "-U0", "--no-color", "--no-ext-diff", "--no-textconv", parent, c, "--", file)
 		if err != nil {
 			return nil, err
 		}
@@ -371,8 +371,10 @@ func repoLanguage(ix *index.Index) string {
 }
 
 func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "core.quotepath=off"}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	cmd, err := history.Git(ctx, dir, args...)
+	if err != nil {
+		return "", err
+	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

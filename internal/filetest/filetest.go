@@ -168,6 +168,30 @@ func GitAt(dir string, when int64, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
+// Trap writes a program that, when anything starts it, appends its name and arguments to the file
+// marker and fails; a test names it wherever a checkout could name a program for git to start, and
+// checks that marker was never written (Sprung).
+func Trap(t testing.TB, name string) (program, marker string) {
+	t.Helper()
+	dir := t.TempDir()
+	program, marker = filepath.Join(dir, name), filepath.Join(dir, "marker")
+	script := fmt.Sprintf("#!/bin/sh\necho \"$0 $*\" >> '%s'\nexit 1\n", marker)
+	if err := os.WriteFile(program, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return program, marker
+}
+
+// Sprung fails the test when a Trap's marker was written, with what started it.
+func Sprung(t testing.TB, marker string) {
+	t.Helper()
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Errorf("a program the checkout names was started:\n%s", b)
+	} else if !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+}
+
 // Txtar reads the files of a txtar archive, by their names; for a test's fixtures, read when the
 // package's tests start, so an archive that cannot be read panics.
 func Txtar(path string) map[string]string {

@@ -134,30 +134,23 @@ func sameOrNew(old, h *Log) *Log {
 
 // Head is the commit HEAD of root, "" when root is not a git checkout or git is missing.
 func Head(ctx context.Context, root string) string {
-	out, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "HEAD").Output()
+	out, err := git(ctx, root, "rev-parse", "HEAD")
 	if err != nil {
 		return ""
 	}
-	return strings.TrimSpace(string(out))
+	return strings.TrimSpace(out)
 }
 
 // Each commit starts with a record separator; fields are split by unit separators; the body ends with
 // a unit separator followed by the NUL that -z puts after the header, then come the NUL-ended names.
 const logFormat = "%x1e%H%x1f%ct%x1f%s%x1f%b%x1f"
 
-// git runs one git command in root with a predictable environment: no pager, no prompts, no locks,
-// English messages, and none of the caller's GIT_* variables redirecting it to another repository.
+// git runs one git command in root, as Git makes it, and returns its output.
 func git(ctx context.Context, root string, args ...string) (string, error) {
-	full := append([]string{"-c", "core.quotepath=off", "-c", "log.showSignature=false", "-C", root}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
-	env := make([]string, 0, len(os.Environ())+4)
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") && !strings.HasPrefix(kv, "LC_ALL=") && !strings.HasPrefix(kv, "LANGUAGE=") {
-			env = append(env, kv)
-		}
+	cmd, err := Git(ctx, root, args...)
+	if err != nil {
+		return "", err
 	}
-	cmd.Env = append(env, "LC_ALL=C", "LANGUAGE=C", "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat")
-	cmd.WaitDelay = time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

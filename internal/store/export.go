@@ -17,11 +17,12 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ctxmap/ctxmap/internal/history"
 )
 
 // An export is a tar file: exportHeader as its first entry (naming every file that follows with its
@@ -248,8 +249,12 @@ type freshStat struct {
 // it is in commit. Files git does not look at (assume-unchanged, skip-worktree) are left out.
 func freshFiles(ctx context.Context, root, commit string) (map[string][2]int64, error) {
 	gitOut := func(args ...string) ([]string, error) {
-		// no fsmonitor: git looks at every file itself; no optional locks: the user's git commands go on
-		cmd := exec.CommandContext(ctx, "git", append([]string{"--no-optional-locks", "-c", "core.fsmonitor=false", "-C", root}, args...)...)
+		// no fsmonitor (git looks at every file itself), no optional locks (the user's git commands go
+		// on), nothing the checkout names started
+		cmd, err := history.Git(ctx, root, args...)
+		if err != nil {
+			return nil, err
+		}
 		out, err := cmd.Output()
 		if err != nil {
 			return nil, fmt.Errorf("git %s: %w", args[0], err)

@@ -1,0 +1,81 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ctxmap/ctxmap/internal/filetest"
+)
+
+// A checkout comes with its own .git/config and .gitattributes: the programs they name are started by
+// none of index, export and import, whatever git is asked for on the way.
+func TestCheckoutsGitRunsNothing(t *testing.T) {
+	ctx := context.Background()
+	// hostile sets every program a checkout can name for the commands these run, and leaves a file of
+	// the index's size with another time, which git reads through its filter
+	hostile := func(t *testing.T, root string) (marker string) {
+		program, marker := filetest.Trap(t, "program")
+		if err := os.WriteFile(filepath.Join(root, ".git", "info", "attributes"), []byte("* filter=evil diff=evil\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		hooks := filepath.Join(root, ".git", "hooks")
+		for _, hook := range []string{"post-index-change", "reference-transaction", "post-checkout"} {
+			if err := os.Symlink(program, filepath.Join(hooks, hook)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, kv := range [][2]string{{"core.fsmonitor", program}, {"filter.evil.clean", program},
+			{"filter.evil.process", program}, {"diff.evil.textconv", program}, {"diff.external", program}} {
+			filetest.Git(t, root, "config", kv[0], kv[1])
+		}
+		later := time.Now().Add(time.Hour)
+		if err := os.Chtimes(filepath.Join(root, "rule", "rule.go"), later, later); err != nil {
+			t.Fatal(err)
+		}
+		return marker
+	}
+
+	t.Run("export", func(t *testing.T) {
+		root := sampleRepo(t)
+		marker := hostile(t, root)
+		// the work tree is clean: with its filter off, git finds the file as committed
+		_, err := Export(ctx, Options{Root: root, CacheDir: t.TempDir(), Config: &withoutVectors}, filepath.Join(t.TempDir(), "index.tar"))
+		if err != nil {
+			t.Error(err)
+		}
+		filetest.Sprung(t, marker)
+	})
+	t.Run("import", func(t *testing.T) {
+		origin, exported := committed(t, t.TempDir())
+		clone := filepath.Join(t.TempDir(), "clone")
+		filetest.Git(t, origin, "clone", "-q", origin, clone)
+		marker := hostile(t, clone)
+		if _, err := Import(ctx, Options{Root: clone, CacheDir: t.TempDir(), Config: &withoutVectors}, exported); err != nil {
+			t.Error(err)
+		}
+		filetest.Sprung(t, marker)
+	})
+	t.Run("a partial clone's missing tree", func(t *testing.T) {
+		root := sampleRepo(t)
+		writeFiles(t, root, map[string]string{"rule/retire.go": "package rule\n\n// Retire marks a rule as retired.\nfunc Retire() {}\n"})
+		filetest.Git(t, root, "add", ".")
+		filetest.Git(t, root, "commit", "-q", "-m", "Retire rules")
+		tree := filetest.Git(t, root, "rev-parse", "HEAD~1:rule")
+		if err := os.Remove(filepath.Join(root, ".git", "objects", tree[:2], tree[2:])); err != nil {
+			t.Fatal(err)
+		}
+		program, marker := filetest.Trap(t, "upload-pack")
+		for _, kv := range [][2]string{{"core.repositoryformatversion", "1"}, {"extensions.partialClone", "origin"},
+			{"remote.origin.promisor", "true"}, {"remote.origin.url", t.TempDir()}, {"remote.origin.uploadpack", program},
+			{"protocol.file.allow", "always"}} {
+			filetest.Git(t, root, "config", kv[0], kv[1])
+		}
+		ix := mustOpen(t, Options{Root: root, InMemory: true})
+		defer ix.Close()
+		mustBuild(t, ix)
+		filetest.Sprung(t, marker)
+	})
+}
