@@ -11,7 +11,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -291,11 +294,37 @@ func (e *env) withIndex(dir string, use indexUse, f func(ctx context.Context, ix
 		}
 		fmt.Fprintf(e.stderr, "ctxmap: %v\n", err)
 	}
-	err = f(ctx, ix, st)
+	err = safely(func() error { return f(ctx, ix, st) })
 	if errors.Is(err, index.ErrInvalid) {
 		return usagef("%v", err)
 	}
 	return err
+}
+
+// safely runs f; a panic in it (a bug met on one request) is the command's error, saying where it
+// happened, instead of a stack trace.
+func safely(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v, at %s (a bug in ctxmap: please report it with the command)", r, panicSite())
+		}
+	}()
+	return f()
+}
+
+// panicSite is the file and line of the code that panicked: the first frame outside the runtime.
+func panicSite() string {
+	pc := make([]uintptr, 32)
+	frames := runtime.CallersFrames(pc[:runtime.Callers(3, pc)])
+	for {
+		fr, more := frames.Next()
+		if !strings.HasPrefix(fr.Function, "runtime.") {
+			return filepath.Base(filepath.Dir(fr.File)) + "/" + filepath.Base(fr.File) + ":" + strconv.Itoa(fr.Line)
+		}
+		if !more {
+			return "an unknown place"
+		}
+	}
 }
 
 // write prints v as indented JSON, else as text writes it.

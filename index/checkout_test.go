@@ -2,8 +2,10 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,4 +80,46 @@ func TestCheckoutsGitRunsNothing(t *testing.T) {
 		mustBuild(t, ix)
 		filetest.Sprung(t, marker)
 	})
+}
+
+// A file that changed with the likeliest one in the history is added to the pack as its companion;
+// one the index keeps without its parse (here a minified build, as axios commits dist/ with lib/) is
+// left out, not shown (it made every axios question panic).
+func TestCompanionWithoutParseIsLeftOut(t *testing.T) {
+	root := t.TempDir()
+	minified := "var a=" + strings.Repeat("function(r){return r.headers&&r.redirect},", 60) + "0;\n"
+	for i := range 3 {
+		writeFiles(t, root, map[string]string{
+			"lib/redirect.js": fmt.Sprintf("// follow keeps the request headers when a redirect is followed (%d).\n"+
+				"function follow(request, headers) {\n  request.headers = headers;\n  return request;\n}\nmodule.exports = follow;\n", i),
+			"dist/app.js": fmt.Sprintf("%s// build %d\n", minified, i),
+		})
+		if i == 0 {
+			filetest.Git(t, root, "init", "-q")
+		}
+		filetest.Git(t, root, "add", ".")
+		filetest.Git(t, root, "commit", "-q", "-m", fmt.Sprintf("Release %d: redirect headers", i))
+	}
+	var logged []string
+	ix := mustOpen(t, Options{Root: root, InMemory: true, Logf: func(format string, args ...any) {
+		logged = append(logged, fmt.Sprintf(format, args...))
+	}})
+	defer ix.Close()
+	mustBuild(t, ix)
+	if rec := ix.Snapshot().Record("dist/app.js"); rec == nil || rec.Skip != "minified" {
+		t.Fatalf("dist/app.js is not kept as a minified file: %+v", rec)
+	}
+	res, err := ask(context.Background(), ix, Request{Text: "headers are lost on redirect"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range res.Pack.Items {
+		if it.Path == "dist/app.js" {
+			t.Errorf("the minified companion is in the pack: %+v", it)
+		}
+	}
+	if len(res.Pack.Items) == 0 || res.Pack.Items[0].Path != "lib/redirect.js" {
+		t.Errorf("the pack does not open with lib/redirect.js: %+v", res.Pack.Items)
+	}
+	t.Logf("log: %q", logged)
 }

@@ -447,7 +447,11 @@ func (r *ranker) related(prims []primary, files []RankedFile, top float64) []pac
 	var callers, tests []hit
 	seen := map[string]bool{}
 	for _, p := range r.referrers(names, prims) {
-		rec := r.s.Record(p)
+		rec := r.parsed(p)
+		if rec == nil {
+			r.leftOut(p, "a referrer the index holds no parse of")
+			continue
+		}
 		for _, ref := range rec.File.References {
 			pi, ok := names[ref.Name]
 			if !ok || ref.Enclosing < 0 || (p == prims[pi].path) {

@@ -430,7 +430,11 @@ func Features(ctx context.Context, v *View, a *query.Analysis, n int, withDefs f
 		if withDefs == nil || !withDefs(f.Path, i) {
 			continue
 		}
-		defs := r.s.Record(f.Path).File.Definitions
+		rec := r.parsed(f.Path)
+		if rec == nil {
+			continue
+		}
+		defs := rec.File.Definitions
 		for k, dx := range r.defFeatures(f, i, files[0].Score, qw) {
 			d := defs[k]
 			out[i].Defs = append(out[i].Defs, DefVector{Symbol: d.Qualified(), StartLine: d.StartLine, EndLine: d.EndLine, X: dx})

@@ -183,7 +183,8 @@ func (r *ranker) withCompanions(likely, all []tightFile, n int) []tightFile {
 	for _, s := range likely {
 		p := max(s.f.Prob, alsoMinProb)
 		for _, c := range r.s.History.Companions(s.f.Path, companionMin, companionsPer) {
-			if c.Path == s.f.Path || !records.IsCode(c.Path) || !r.s.HasFile(c.Path) {
+			// a file of the history may be gone, or kept without its parse (too large, minified)
+			if c.Path == s.f.Path || !records.IsCode(c.Path) || r.parsed(c.Path) == nil {
 				continue
 			}
 			q := p * c.Confidence * float64(c.Commits) / float64(c.Commits+companionHalf)
@@ -210,7 +211,11 @@ func (r *ranker) withCompanions(likely, all []tightFile, n int) []tightFile {
 // class as a card), the others as their opening lines.
 func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]primary) []valued {
 	f, k := t.f, t.k
-	rec := r.s.Record(f.Path)
+	rec := r.parsed(f.Path)
+	if rec == nil {
+		r.leftOut(f.Path, "the index holds no parse of it")
+		return nil
+	}
 	src := r.source(f.Path)
 	why := []string{fmt.Sprintf("file #%d, p=%.2f", k+1, f.Prob)}
 	if t.with != "" {

@@ -21,6 +21,9 @@ type View struct {
 	Entities *entity.Map                    // nil when the map is not made
 	History  *history.Log                   // nil when history is not read
 	Graph    *records.Graph                 // the reference graph of Paths
+	// Logf says what a request left out that it should have had (a ranked file without its parse);
+	// nil says nothing
+	Logf func(format string, args ...any)
 }
 
 // Source is what a view reads on demand.
@@ -41,6 +44,22 @@ type Source interface {
 	SearchLexical(ctx context.Context, terms []bm25.Term, k int) []bm25.Hit
 	// SearchVectors is the k chunks nearest to the text; none when vectors are off or fail.
 	SearchVectors(ctx context.Context, text string, k int) []vector.Hit
+}
+
+// parsed is the record of a file with its parse; nil for a file the index keeps without one (skipped
+// as too large, minified, binary...) or does not keep, which a path from history or the graph can name.
+func (r *ranker) parsed(p string) *records.Record {
+	if rec := r.s.Record(p); rec != nil && rec.File != nil {
+		return rec
+	}
+	return nil
+}
+
+// leftOut says in the log that a ranked file is left out of the pack, and why.
+func (r *ranker) leftOut(p, why string) {
+	if r.s.Logf != nil {
+		r.s.Logf("pack: %s left out: %s", p, why)
+	}
 }
 
 // Definition returns the definition a SymbolRef points at.
