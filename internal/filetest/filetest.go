@@ -45,6 +45,20 @@ func Eventually(t testing.TB, within time.Duration, what string, cond func() boo
 	}
 }
 
+// Seed is the seed of a test's random choices: CTXMAP_SEED when set (to replay a failure), else the
+// clock's; it is logged, so that a failure says how to replay it.
+func Seed(t testing.TB) int64 {
+	t.Helper()
+	seed := time.Now().UnixNano()
+	if s := os.Getenv("CTXMAP_SEED"); s != "" {
+		if _, err := fmt.Sscan(s, &seed); err != nil {
+			t.Fatalf("CTXMAP_SEED=%q: %v", s, err)
+		}
+	}
+	t.Logf("seed %d (CTXMAP_SEED=%d replays it)", seed, seed)
+	return seed
+}
+
 // Read is the content of the file at path; the test fails when it cannot be read.
 func Read(t testing.TB, path string) string {
 	t.Helper()
@@ -225,9 +239,12 @@ var goCache = func() string {
 
 // Binary builds the ctxmap command once per test process, for what only a process shows (a
 // terminal, exit codes, signals, a crash); a package's TestMain removes it with RemoveBinary. A build
-// that fails fails the test.
+// that fails fails the test. With -short the test is skipped: -short runs what needs no binary.
 func Binary(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary: not with -short")
+	}
 	binary.once.Do(func() {
 		dir, err := os.MkdirTemp("", "ctxmap-bin")
 		if err != nil {
