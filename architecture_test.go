@@ -151,6 +151,7 @@ func groupOf(groups map[string]int, pkg string) int {
 // group the house draws above its own, and a front end or the session imports nothing of internal/ but
 // its helper or its feed.
 func TestArchitectureIsCurrent(t *testing.T) {
+	t.Parallel()
 	const doc = "docs/architecture.md"
 	b, err := os.ReadFile(doc)
 	if err != nil {
@@ -226,6 +227,7 @@ func TestArchitectureIsCurrent(t *testing.T) {
 // Every exported identifier outside tests has a doc comment: types, functions, methods of exported
 // types, constants and variables (a comment over a group of them counts for the group).
 func TestExportedIdentifiersHaveDocComments(t *testing.T) {
+	t.Parallel()
 	sourceFiles(t, func(p string) {
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments)

@@ -87,6 +87,7 @@ func sameCounts(got, want map[string]any, keys ...string) string {
 // terminal indexes, a script run twice): none hangs or fails, the one that owns the cache builds it,
 // the others work in memory and say so, and the next run reads the cache as a fresh build would.
 func TestProcessesStartedAtOnceOnAFreshCache(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	files, rounds := 150, map[int]int{2: 3, 4: 1}
 	if full {
@@ -168,6 +169,7 @@ func damage(t *testing.T, path, how string) {
 // Every file of a cache damaged in turn: the next `ctxmap index` and `ctxmap serve` each recover,
 // saying in one line which file was damaged, and equal a fresh build.
 func TestEveryCacheFileDamaged(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	root := writeWorkspace(t, 60, true)
 	clean := t.TempDir()
@@ -366,6 +368,7 @@ func (l *lockedText) String() string {
 // `ctxmap index` whose cache could not be written (here a file-size limit: the disk full for it) says
 // so and exits 1; the answer commands go on from memory.
 func TestIndexFailsWhenTheCacheIsNotSaved(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh to set a file-size limit")

@@ -14,6 +14,7 @@ import (
 // because another was busy, none gets an answer from an index cut short, and every one prints the
 // same pack as a command in its own process.
 func TestManyCommandsAtOnceOnANewCache(t *testing.T) {
+	t.Parallel()
 	bin := backgroundBinary(t)
 	root := shopRepository(t)
 	for i := range 300 { // a build that takes a while, so that the commands meet it

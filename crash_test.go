@@ -9,12 +9,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxmap/ctxmap/internal/filetest"
 )
 
 // The real binary killed (SIGKILL) at random points while it indexes and writes its cache, then run
 // again: the cache is detected incomplete and repaired or rebuilt, never trusted half-written, and the
 // result equals a build on a clean cache.
 func TestKilledWhileIndexing(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	tmp := t.TempDir()
 	// embeddings fill in the background and a pack uses what is there: without them the rest compares exactly
@@ -34,7 +37,7 @@ func TestKilledWhileIndexing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	rng := rand.New(rand.NewSource(filetest.Seed(t)))
 	cache := filepath.Join(tmp, "killed")
 	for round := 0; round < 5; round++ {
 		cmd := command(bin, cache, "index", "-C", root)
@@ -84,6 +87,7 @@ func pack(t *testing.T, bin, root, cache string) string {
 // Two processes on one workspace (two editor windows): the second finds the cache taken, says so and
 // works in memory; neither blocks, both answer, and the cache is sound for the next start.
 func TestTwoProcessesOnOneCache(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	root, cache := t.TempDir(), t.TempDir()
 	for p, body := range map[string]string{
@@ -110,16 +114,10 @@ func TestTwoProcessesOnOneCache(t *testing.T) {
 	fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(body), body)
 	body = `{"jsonrpc":"2.0","method":"initialized","params":{}}`
 	fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(body), body)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if ms, _ := filepath.Glob(filepath.Join(cache, "ctxmap", "*", "index.state")); len(ms) > 0 {
-			break // the server has indexed and holds its cache
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the server never wrote its cache")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	filetest.Eventually(t, 30*time.Second, "the server to index and hold its cache", func() bool {
+		ms, _ := filepath.Glob(filepath.Join(cache, "ctxmap", "*", "index.state"))
+		return len(ms) > 0
+	})
 	// explore opens the index itself (a context query would be answered by the server)
 	second := command(bin, cache, "explore", "-C", root, "rule")
 	var stderr strings.Builder

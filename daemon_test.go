@@ -64,17 +64,21 @@ func backgroundProcesses(t *testing.T, bin string) []int {
 	return pids
 }
 
-// backgroundBinary builds the binary for a test of the background process and stops, when the test
-// ends, every background process of it left. It skips off Linux (processes are found in /proc).
+// backgroundBinary is the binary for a test of the background process: a link of its own to the one
+// built (the processes a test finds in /proc are its own, so tests run in parallel), whose background
+// processes left are stopped when the test ends. It skips off Linux (processes are found in /proc).
 func backgroundBinary(t *testing.T) string {
 	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("finds the processes in /proc")
 	}
-	bin := buildBinary(t)
+	built := buildBinary(t)
 	// the test's temporary folders are removed once (the first TempDir registers it): registered
 	// before the processes' stop, the removal runs after it, when nothing writes to a cache there
-	t.TempDir()
+	bin := filepath.Join(t.TempDir(), "ctxmap")
+	if err := os.Link(built, bin); err != nil {
+		t.Fatalf("a link to the binary: %v", err)
+	}
 	t.Cleanup(func() { stopBackground(t, bin) })
 	return bin
 }
@@ -102,6 +106,7 @@ func stopBackground(t *testing.T, bin string) {
 // replaced by the next command; commands started at once on a fresh cache start one process; a server
 // that opens the workspace takes its cache over; and it leaves by itself after its quiet period.
 func TestBackgroundProcess(t *testing.T) {
+	t.Parallel()
 	bin := backgroundBinary(t)
 	root := shopRepository(t)
 	cache := t.TempDir()
@@ -131,15 +136,10 @@ func TestBackgroundProcess(t *testing.T) {
 		t.Errorf("the first command did not say it started a background process: %q", said)
 	}
 	// the first answers may come before the build is in, from the files the question matches
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+	filetest.Eventually(t, time.Minute, "a whole pack", func() bool {
 		out, _ := runWith(t, bin, env, questions[0]...)
-		if !strings.Contains(out, "- partial: from ") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still partial after a minute:\n%s", out)
-		}
-	}
+		return !strings.Contains(out, "- partial: from ")
+	})
 	first := backgroundProcesses(t, bin)
 	if len(first) != 1 {
 		t.Fatalf("after the first command, background processes %v; want one", first)
@@ -266,6 +266,7 @@ func TestBackgroundProcess(t *testing.T) {
 // A command of another build is never answered by the background process of the first: it replaces
 // it, says so once, and daemon --status shows the build that serves.
 func TestAnotherBuildReplacesTheProcess(t *testing.T) {
+	t.Parallel()
 	bin := backgroundBinary(t)
 	other := filepath.Join(t.TempDir(), "ctxmap")
 	if out, err := exec.Command("go", "build", "-o", other, "-ldflags", "-X github.com/ctxmap/ctxmap/cli.Version=0.0.0-other", ".").CombinedOutput(); err != nil {
@@ -304,6 +305,7 @@ func TestNoDaemonNeverConnects(t *testing.T) {
 		t.Skip("indexes a workspace in several commands")
 	}
 	root := shopRepository(t)
+	ownCache(t)
 	// a listener where the workspace's process would listen, which counts who connects
 	sock, err := session.SocketPath(root)
 	if err == nil {
@@ -341,6 +343,7 @@ func TestNoDaemonNeverConnects(t *testing.T) {
 // its lexical index from the files as the state records them, its vectors where they lie, and gives
 // the process's pack byte for byte, parsing nothing and writing nothing in the cache.
 func TestNoDaemonReadsTheHeldCacheForPacks(t *testing.T) {
+	t.Parallel()
 	bin := backgroundBinary(t)
 	root := gitRepository(t, shoptest.Files(t)) // with vectors
 	cache := t.TempDir()
@@ -353,16 +356,11 @@ func TestNoDaemonReadsTheHeldCacheForPacks(t *testing.T) {
 	}
 	// the process's first answers may be partial, and its vectors are saved once embedded: until
 	// then the command says it answers without them
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+	filetest.Eventually(t, time.Minute, "the background process to settle (a whole pack, its vectors saved)", func() bool {
 		out, _ := runWith(t, bin, env, append([]string{"context", "-C", root}, questions[0]...)...)
 		_, said := runWith(t, bin, own, append([]string{"context", "-C", root, "--no-daemon"}, questions[0]...)...)
-		if !strings.Contains(out, "- partial: from ") && strings.Contains(said, "last saved it") && !strings.Contains(said, "without them") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the background process did not settle: %s", said)
-		}
-	}
+		return !strings.Contains(out, "- partial: from ") && strings.Contains(said, "last saved it") && !strings.Contains(said, "without them")
+	})
 	before := cacheFiles(t, cache)
 	for _, q := range questions {
 		served, _ := runWith(t, bin, env, append([]string{"context", "-C", root}, q...)...)
@@ -412,6 +410,7 @@ func cacheFiles(t *testing.T, cache string) map[string]string {
 // A command run in a subfolder of a repository serves the repository: the same pack as from its root,
 // paths from the root, and one background process for both.
 func TestSubfolderIsTheRepository(t *testing.T) {
+	t.Parallel()
 	bin := backgroundBinary(t)
 	root := shopRepository(t)
 	env := daemonEnv(t.TempDir(), time.Minute)

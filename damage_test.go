@@ -27,6 +27,7 @@ func ctxmapRun(t testing.TB, bin, cache string, args ...string) (string, string)
 // finds none was given damage that changes nothing), and `ctxmap index --verify` names the file every
 // time. BenchmarkEveryCacheFileDamagedAtEveryOffset damages each at a quarter and at 97% too.
 func TestEveryCacheFileDamagedAtSeveralOffsets(t *testing.T) {
+	t.Parallel()
 	damageEveryCacheFile(t, []float64{0.5})
 }
 

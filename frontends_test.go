@@ -35,6 +35,7 @@ func TestFrontEndsAnswerAlike(t *testing.T) {
 		t.Skip("runs three front ends")
 	}
 	root := shopRepository(t)
+	ownCache(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	lsp := startLSP(ctx, t, root)
@@ -164,15 +165,21 @@ func shopRepository(t *testing.T) string {
 	return gitRepository(t, append(shoptest.Files(t), txtar.File{Name: ".ctxmap.yaml", Data: []byte("vectors: false\n")}))
 }
 
-// gitRepository writes files to a git repository of one commit, with a cache folder of its own.
+// gitRepository writes files to a git repository of one commit.
 func gitRepository(t *testing.T, files []txtar.File) string {
 	t.Helper()
 	root := shoptest.Write(t, files)
 	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"commit", "-q", "-m", "Shop: carts, orders, stock and prices"}} {
 		filetest.Git(t, root, args...)
 	}
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	return root
+}
+
+// ownCache gives the test's process a cache folder of its own (XDG_CACHE_HOME), for what it runs in
+// process (cli.Run, session.SocketPath) and the commands that inherit its environment; such a test
+// does not run in parallel.
+func ownCache(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 }
 
 type lspClient struct {

@@ -21,6 +21,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/internal/store"
 	"github.com/ctxmap/ctxmap/session"
 )
@@ -72,15 +73,13 @@ func refusesCrafted(t *testing.T, who string, root string, alive func() bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if c, err := net.Dial("unix", path); err == nil {
+	filetest.Eventually(t, time.Minute, who+"'s socket at "+path, func() bool {
+		c, err := net.Dial("unix", path)
+		if err == nil {
 			c.Close()
-			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: no socket at %s", who, path)
-		}
-	}
+		return err == nil
+	})
 	for _, line := range craftedRequests {
 		ans := askRaw(t, path, line)
 		if msg, _ := ans["error"].(string); msg == "" || ans["result"] != nil {
@@ -107,6 +106,7 @@ func processAlive(cmd *exec.Cmd) func() bool {
 func TestCraftedSocketRequestsAreRefused(t *testing.T) {
 	bin := buildBinary(t)
 	root := shopRepository(t)
+	ownCache(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
@@ -291,13 +291,10 @@ func TestStoppedOrLostBackgroundProcess(t *testing.T) {
 	})
 
 	t.Run("socket removed", func(t *testing.T) {
-		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			if _, err := os.Stat(sock); err == nil {
-				break
-			} else if time.Now().After(deadline) {
-				t.Fatalf("the background process did not make its socket again: %v", err)
-			}
-		}
+		filetest.Eventually(t, 5*time.Second, "the background process to make its socket again", func() bool {
+			_, err := os.Stat(sock)
+			return err == nil
+		})
 		if err := os.Remove(sock); err != nil {
 			t.Fatal(err)
 		}
@@ -318,11 +315,9 @@ func TestStoppedOrLostBackgroundProcess(t *testing.T) {
 		if err := os.RemoveAll(filepath.Dir(sock)); err != nil {
 			t.Fatal(err)
 		}
-		for deadline := time.Now().Add(10 * time.Second); slices.Contains(backgroundProcesses(t, bin), daemon); time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatal("the background process stayed after its cache folder was removed")
-			}
-		}
+		filetest.Eventually(t, 10*time.Second, "the background process to leave once its cache folder was removed", func() bool {
+			return !slices.Contains(backgroundProcesses(t, bin), daemon)
+		})
 		out, said, code, _ := timedRun(t, bin, env, question...)
 		if code != 0 || !strings.Contains(said, "a background process serves") {
 			t.Errorf("exit %d, said %q, pack:\n%s", code, said, out)
@@ -376,6 +371,7 @@ func lastLine(s string) string {
 func TestOneAnswerWithOrWithoutTheBackgroundProcess(t *testing.T) {
 	bin := backgroundBinary(t)
 	root := shopRepository(t)
+	ownCache(t)
 	empty := t.TempDir()
 	missing := filepath.Join(t.TempDir(), "nowhere")
 	binary, err := os.ReadFile(bin)

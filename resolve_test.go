@@ -31,6 +31,7 @@ func TestFrontEndsResolveAlike(t *testing.T) {
 	bin := buildBinary(t)
 	t.Cleanup(func() { stopBackground(t, bin) })
 	root := shopRepository(t)
+	ownCache(t)
 	// defaults of the workspace's own, none of them the built-in ones
 	yaml := "vectors: false\nbudget: 1500\ntokenizer: cl100k_base\nformat: xml\nranker: fusion\nfill: true\n"
 	if err := os.WriteFile(filepath.Join(root, ".ctxmap.yaml"), []byte(yaml), 0o644); err != nil {

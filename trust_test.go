@@ -31,6 +31,7 @@ func trustWorkspace(t *testing.T, endpoint string) string {
 // until the user trusts the folder (or sets the same in the user's own configuration); ctxmap says
 // what it ignored. After `ctxmap trust` the endpoint is used, with the key.
 func TestCheckoutConfigSendsNothingUntilTrusted(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	srv := embedtest.NewServer(t, 16, nil)
 	const secret = "s3cret-deploy-token"

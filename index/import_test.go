@@ -51,15 +51,10 @@ func TestKilledImportIsRemovedAtTheNextStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	var left []string
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+	filetest.Eventually(t, time.Minute, "the import to write", func() bool {
 		left, _ = filepath.Glob(filepath.Join(cache, "import-*", "*"))
-		if len(left) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the import wrote nothing in a minute")
-		}
-	}
+		return len(left) > 0
+	})
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

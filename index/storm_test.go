@@ -84,14 +84,14 @@ func TestBranchSwitchStorm(t *testing.T) {
 	var peak atomic.Uint64
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { // an editor asking all along
+	go func() { // an editor asking all along, twenty times a second (more would take the cores the update needs)
 		defer wg.Done()
 		var ms runtime.MemStats
 		for {
 			select {
 			case <-stop:
 				return
-			default:
+			case <-time.After(50 * time.Millisecond):
 			}
 			res, err := ask(context.Background(), ix, Request{Text: "a customer's payment is returned twice", Budget: 800})
 			queries.Add(1)
@@ -108,16 +108,10 @@ func TestBranchSwitchStorm(t *testing.T) {
 	filetest.Git(t, root, "checkout", "-q", "refunds")
 	want := n - n/10
 	deadline := time.Now().Add(2 * time.Minute)
-	for {
+	filetest.Eventually(t, 2*time.Minute, "the index to hold the new branch", func() bool {
 		s := ix.Snapshot()
-		if len(s.Symbols["Refund1"]) == 1 && len(s.Symbols["Order1"]) == 0 && s.files.Len() == want {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not converged: %d files, Refund1 %v, Order1 %v", s.files.Len(), s.Symbols["Refund1"], s.Symbols["Order1"])
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(s.Symbols["Refund1"]) == 1 && len(s.Symbols["Order1"]) == 0 && s.files.Len() == want
+	})
 	converged := time.Since(began)
 	close(stop)
 	wg.Wait()
@@ -152,11 +146,7 @@ func TestIncrementalThroughWatcher(t *testing.T) {
 		t.Skip("waits for file events")
 	}
 	sequences := reliability(15, 1000)
-	seed := time.Now().UnixNano()
-	if s, err := strconv.ParseInt(os.Getenv("CTXMAP_SEED"), 10, 64); err == nil {
-		seed = s // replay a failure
-	}
-	t.Logf("seed %d", seed)
+	seed := filetest.Seed(t)
 	rng := rand.New(rand.NewSource(seed))
 	root := t.TempDir()
 	writeFiles(t, root, sample)

@@ -159,7 +159,7 @@ func TestGarbageStreamThenRequest(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	p := startMCP(t)
-	seed := time.Now().UnixNano()
+	seed := filetest.Seed(t)
 	rng := rand.New(rand.NewSource(seed))
 	pieces := []string{"{", "}", "[", "]", `"jsonrpc"`, `"2.0"`, `"id"`, `"method"`, `"params"`, ":", ",", "1", "null",
 		`"tools/call"`, `"ping"`, "\\", `"`, "\x00", "\xff", " ", "\t", "\r", "Content-Length: 10\r\n\r\n"}

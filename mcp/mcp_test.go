@@ -301,17 +301,10 @@ func TestFollowsTheDisk(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "release", "notes.go"), []byte("package release\n\nfunc RenderNotes() string { return \"\" }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	filetest.Eventually(t, 20*time.Second, "the new file found", func() bool {
 		res, text := call(t, cs, "find_symbol", map[string]any{"name": "RenderNotes"})
-		if !res.IsError && strings.Contains(text, "release/notes.go") {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("a new file was not found: %s", text)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return !res.IsError && strings.Contains(text, "release/notes.go")
+	})
 }
 
 // The real binary over stdio: what an MCP client configured with `ctxmap mcp -C DIR` sees.

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/ctxmap/ctxmap/internal/filetest"
 )
 
 // benchRepo is a checkout of the public cli/cli repository, present on the development machines only.
@@ -91,13 +93,13 @@ func TestRealRepository(t *testing.T) {
 		if err := os.WriteFile(file, []byte("package gist\n\nfunc "+name+"() {}\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		until(t, name+" is found", func() bool { return hasExact(p.symbols(name), name) })
+		filetest.Eventually(t, testTimeout, name+" is found", func() bool { return hasExact(p.symbols(name), name) })
 		found = append(found, time.Since(written))
 		removed := time.Now()
 		if err := os.Remove(file); err != nil {
 			t.Fatal(err)
 		}
-		until(t, name+" is gone", func() bool { return !hasExact(p.symbols(name), name) })
+		filetest.Eventually(t, testTimeout, name+" is gone", func() bool { return !hasExact(p.symbols(name), name) })
 		gone = append(gone, time.Since(removed))
 	}
 	t.Logf("file written -> found by workspace/symbol: p50 %v, p95 %v (%d rounds)", percentile(found, 50), percentile(found, 95), rounds)

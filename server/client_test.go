@@ -294,20 +294,15 @@ func (c *client) command(name string, arg, result any) error {
 // waitReady waits until the first index build finished and every queued change is applied.
 func (c *client) waitReady() session.Status {
 	c.t.Helper()
-	deadline := time.Now().Add(testTimeout)
-	for {
-		var st session.Status
+	var st session.Status
+	filetest.Eventually(c.t, testTimeout, "the index ready", func() bool {
+		st = session.Status{}
 		if err := c.command(cmdStatus, nil, &st); err != nil {
 			c.t.Fatalf("status: %v", err)
 		}
-		if st.Ready && !st.Indexing && st.Pending == 0 {
-			return st
-		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("the index never became ready: %+v", st)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return st.Ready && !st.Indexing && st.Pending == 0
+	})
+	return st
 }
 
 // waitMessage waits for a message from the server with that method whose params hold all the parts.
@@ -326,18 +321,6 @@ func (c *client) messages(method string) []message {
 		}
 	}
 	return out
-}
-
-// until polls check until it holds or the test times out.
-func until(t testing.TB, what string, check func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(testTimeout)
-	for !check() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 func (c *client) uri(rel string) string {

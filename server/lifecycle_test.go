@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxmap/ctxmap/internal/embed"
 	"github.com/ctxmap/ctxmap/internal/embed/embedtest"
+	"github.com/ctxmap/ctxmap/internal/filetest"
 )
 
 func TestInitializeCapabilitiesAndStatus(t *testing.T) {
@@ -206,7 +207,7 @@ func TestDidChangeConfiguration(t *testing.T) {
 
 	// editors nest their settings under the server's name
 	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxmap": map[string]any{"budget": 900, "exclude": []string{"rule/"}}}})
-	until(t, "rule/ leaves the index", func() bool { return !hasSymbol(c.symbols("RuleIndex"), "RuleIndex") })
+	filetest.Eventually(t, testTimeout, "rule/ leaves the index", func() bool { return !hasSymbol(c.symbols("RuleIndex"), "RuleIndex") })
 	c.waitReady()
 	if b, err := budget("gist summary cuts words"); err != nil || b != 900 {
 		t.Errorf("budget %d, %v after the change; want 900", b, err)
@@ -234,10 +235,10 @@ func TestEmbeddingSettings(t *testing.T) {
 	if st := c.waitReady(); st.Vectors != "openai/a/64" {
 		t.Errorf("status vectors %q, want openai/a/64", st.Vectors)
 	}
-	until(t, "the chunks are embedded with model a", func() bool { return srv.Texts("a") > 1 })
+	filetest.Eventually(t, testTimeout, "the chunks are embedded with model a", func() bool { return srv.Texts("a") > 1 })
 	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxmap": map[string]any{"embedding": embedding("b")}}})
-	until(t, "the index opens again with model b", func() bool { return c.waitReady().Vectors == "openai/b/64" })
-	until(t, "the chunks are embedded with model b", func() bool { return srv.Texts("b") > 1 })
+	filetest.Eventually(t, testTimeout, "the index opens again with model b", func() bool { return c.waitReady().Vectors == "openai/b/64" })
+	filetest.Eventually(t, testTimeout, "the chunks are embedded with model b", func() bool { return srv.Texts("b") > 1 })
 	var pack struct {
 		Items []any `json:"items"`
 	}
@@ -247,7 +248,7 @@ func TestEmbeddingSettings(t *testing.T) {
 
 	// back to the default: the offline model
 	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"embedding": map[string]any{}}})
-	until(t, "the index opens again with GloVe", func() bool { return c.waitReady().Vectors == embed.Default().ID() })
+	filetest.Eventually(t, testTimeout, "the index opens again with GloVe", func() bool { return c.waitReady().Vectors == embed.Default().ID() })
 }
 
 func TestBadInitializationOptions(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/ctxmap/ctxmap/internal/filetest"
 	"github.com/ctxmap/ctxmap/session"
 )
 
@@ -68,10 +69,7 @@ func TestBadFramesThenARequest(t *testing.T) {
 func TestGarbageThenRequests(t *testing.T) {
 	p := startProcess(t, workspaceCopy(t, "notes"))
 	p.initialize(t)
-	seed := time.Now().UnixNano()
-	if s := os.Getenv("CTXMAP_SEED"); s != "" {
-		fmt.Sscan(s, &seed)
-	}
+	seed := filetest.Seed(t)
 	rng := rand.New(rand.NewSource(seed))
 	rounds := 40
 	if os.Getenv("CTXMAP_RELIABILITY") == "full" {

@@ -15,10 +15,11 @@ import (
 
 // Soak: the real server process under simulated editing (typing, saves, files created and deleted on
 // disk, hovers and context requests) for a while; its resident memory, live heap and goroutines must
-// stay flat once it has warmed up. The default is a short run; CTXMAP_SOAK=1h runs an hour.
+// stay flat once it has warmed up. The default is a short run (eight samples, a second apart);
+// CTXMAP_SOAK=1h runs an hour.
 func TestSoak(t *testing.T) {
 	skipOffLinux(t, "the resident size")
-	length := 20 * time.Second
+	length := 8 * time.Second
 	if v := os.Getenv("CTXMAP_SOAK"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/internal/filetest"
 )
 
 func TestWorkspaceSymbolFuzzy(t *testing.T) {
@@ -60,18 +61,18 @@ func TestFileCreatedAndDeletedOnDisk(t *testing.T) {
 	c := start(t, root, Options{}, nil, nil)
 	c.waitReady()
 	writeFile(t, root, "gist/archive.go", "package gist\n\n// ArchiveOldGists moves old gists away.\nfunc ArchiveOldGists() {}\n")
-	until(t, "the new file's function is found", func() bool { return hasSymbol(c.symbols("ArchiveOldGists"), "ArchiveOldGists") })
+	filetest.Eventually(t, testTimeout, "the new file's function is found", func() bool { return hasSymbol(c.symbols("ArchiveOldGists"), "ArchiveOldGists") })
 	if err := os.Remove(filepath.Join(root, "gist", "archive.go")); err != nil {
 		t.Fatal(err)
 	}
-	until(t, "the deleted file's function is gone", func() bool { return !hasSymbol(c.symbols("ArchiveOldGists"), "ArchiveOldGists") })
+	filetest.Eventually(t, testTimeout, "the deleted file's function is gone", func() bool { return !hasSymbol(c.symbols("ArchiveOldGists"), "ArchiveOldGists") })
 	// a whole folder, created then removed
 	writeFile(t, root, "labels/label.go", "package labels\n\n// LabelGist tags a gist.\nfunc LabelGist() {}\n")
-	until(t, "a new folder's function is found", func() bool { return hasSymbol(c.symbols("LabelGist"), "LabelGist") })
+	filetest.Eventually(t, testTimeout, "a new folder's function is found", func() bool { return hasSymbol(c.symbols("LabelGist"), "LabelGist") })
 	if err := os.RemoveAll(filepath.Join(root, "labels")); err != nil {
 		t.Fatal(err)
 	}
-	until(t, "the removed folder's function is gone", func() bool { return !hasSymbol(c.symbols("LabelGist"), "LabelGist") })
+	filetest.Eventually(t, testTimeout, "the removed folder's function is gone", func() bool { return !hasSymbol(c.symbols("LabelGist"), "LabelGist") })
 }
 
 // Without the disk watcher, the client's file events alone keep the index current; the same event

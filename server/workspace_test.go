@@ -63,7 +63,7 @@ func TestWorkspaceFoldersOneIndexPerRoot(t *testing.T) {
 		return ""
 	}
 	invoice := fileURI(filepath.Join(billing, "invoice", "invoice.go"))
-	until(t, "the second root is indexed", func() bool { return symbolIn("ChargeInvoice") == invoice })
+	filetest.Eventually(t, testTimeout, "the second root is indexed", func() bool { return symbolIn("ChargeInvoice") == invoice })
 	if got := symbolIn("Publish"); !strings.HasPrefix(got, fileURI(notes)+"/") {
 		t.Errorf("Publish found in %q, want the notes repository", got)
 	}
@@ -76,7 +76,7 @@ func TestWorkspaceFoldersOneIndexPerRoot(t *testing.T) {
 	// a document's requests go to its root: hover, symbols, a pack for a selection, an unsaved edit
 	text := "package invoice\n\n// ChargeInvoice charges the customer for an invoice.\nfunc ChargeInvoice(id string) error { return nil }\n\n// RefundInvoice gives the money back.\nfunc RefundInvoice(id string) error { return nil }\n"
 	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": invoice, "languageId": "go", "version": 1, "text": text}})
-	until(t, "the unsaved edit reaches the second root", func() bool { return symbolIn("RefundInvoice") == invoice })
+	filetest.Eventually(t, testTimeout, "the unsaved edit reaches the second root", func() bool { return symbolIn("RefundInvoice") == invoice })
 	var h *protocol.Hover
 	c.mustCall("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": invoice}, "position": positionOf(t, text, "ChargeInvoice", 1, 2)}, &h)
 	if h == nil || !strings.Contains(h.Contents.Value, "invoice/invoice.go") {
@@ -96,10 +96,10 @@ func TestWorkspaceFoldersOneIndexPerRoot(t *testing.T) {
 		c.notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{"added": added, "removed": removed}})
 	}
 	change([]any{}, []any{folder(billing)})
-	until(t, "the second root is gone", func() bool { return symbolIn("ChargeInvoice") == "" })
+	filetest.Eventually(t, testTimeout, "the second root is gone", func() bool { return symbolIn("ChargeInvoice") == "" })
 	change([]any{}, []any{folder(notes)}) // its gist folder still holds it
 	change([]any{folder(filepath.Join(billing, "invoice"))}, []any{})
-	until(t, "the second root is back", func() bool { return symbolIn("RefundInvoice") == invoice })
+	filetest.Eventually(t, testTimeout, "the second root is back", func() bool { return symbolIn("RefundInvoice") == invoice })
 	if got := symbolIn("Publish"); !strings.HasPrefix(got, fileURI(notes)+"/") {
 		t.Errorf("Publish found in %q after the notes folder left but its gist folder stayed", got)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/internal/filetest"
 )
 
 // cartWorkspace is a workspace of one file, shop/cart.go defining AddToCart; the cache folder, where
@@ -104,11 +105,7 @@ func TestOversizedRequestIsRefused(t *testing.T) {
 	}
 
 	// idle connections take every slot; the next one is refused at once
-	for deadline := time.Now().Add(10 * time.Second); len(s.listener.slots) > 0; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d connections still served after their answers", len(s.listener.slots))
-		}
-	}
+	filetest.Eventually(t, 10*time.Second, "the connections freed after their answers", func() bool { return len(s.listener.slots) == 0 })
 	var idle []net.Conn
 	for range maxConns {
 		c, err := net.Dial("unix", path)
@@ -117,11 +114,7 @@ func TestOversizedRequestIsRefused(t *testing.T) {
 		}
 		idle = append(idle, c)
 	}
-	for deadline := time.Now().Add(10 * time.Second); len(s.listener.slots) < maxConns; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d idle connections served", len(s.listener.slots), maxConns)
-		}
-	}
+	filetest.Eventually(t, 10*time.Second, "every idle connection served", func() bool { return len(s.listener.slots) == maxConns })
 	if ans := sendAndRead(t, path, 10); !strings.Contains(ans.Error, "busy") {
 		t.Errorf("a connection past %d: %+v, want busy", maxConns, ans)
 	}
@@ -134,15 +127,10 @@ func TestOversizedRequestIsRefused(t *testing.T) {
 	if raw, err := Ask(ctx, root, index.Request{Text: "add to cart", Format: "json"}); err != nil || !strings.Contains(string(raw), "shop/cart.go") {
 		t.Errorf("Ask while every slot is taken for 300 ms: %v %.200s, want the pack once a slot frees", err, raw)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := Ask(ctx, root, index.Request{Text: "add to cart"}); err == nil {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("Ask once the idle connections closed: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	filetest.Eventually(t, 10*time.Second, "an answer once the idle connections closed", func() bool {
+		_, err := Ask(ctx, root, index.Request{Text: "add to cart"})
+		return err == nil
+	})
 	ask()
 	// a request too long for the socket is not sent: Ask answers it in its own process
 	if _, err := Ask(ctx, root, index.Request{Text: strings.Repeat("cart ", MaxRequest/4)}); !errors.Is(err, ErrTooLarge) || !errors.Is(err, ErrNoSession) {
@@ -244,17 +232,11 @@ func TestStoppingProcessGivesNoAnswerAsWhole(t *testing.T) {
 		_, err := AskEntities(ctx, root, 5)
 		got <- err
 	}()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	filetest.Eventually(t, 10*time.Second, "the request to reach the process", func() bool {
 		s.mu.Lock()
-		n := s.inFlight
-		s.mu.Unlock()
-		if n > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the request never reached the process")
-		}
-	}
+		defer s.mu.Unlock()
+		return s.inFlight > 0
+	})
 	if _, err := askAt(ctx, sock, askRequest{Op: opStop}); err != nil {
 		t.Fatalf("stop: %v", err)
 	}
