@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"container/heap"
 	"math"
 	"unicode"
 	"unicode/utf8"
@@ -221,12 +222,44 @@ type pieceCounter struct {
 
 // count is the tokens of s; -1 when s is not valid UTF-8 (the library reads such bytes as U+FFFD).
 func (pc *pieceCounter) count(s string) int {
-	if !utf8.ValidString(s) {
+	n := 0
+	if !pc.pieces(s, func(piece string) bool {
+		n += len(pc.tokens(piece))
+		return true
+	}) {
 		return -1
+	}
+	return n
+}
+
+// prefix is the length of the bytes of s's first n tokens (all of s when it has fewer); false when s
+// is not valid UTF-8. The library's Decode of its first n tokens gives the same bytes.
+func (pc *pieceCounter) prefix(s string, n int) (int, bool) {
+	end := 0
+	ok := pc.pieces(s, func(piece string) bool {
+		ends := pc.tokens(piece)
+		if len(ends) >= n {
+			if n > 0 {
+				end += ends[n-1]
+			}
+			n = 0
+			return false
+		}
+		n -= len(ends)
+		end += len(piece)
+		return true
+	})
+	return end, ok
+}
+
+// pieces calls each with the pre-tokens of s in order until it returns false; false when s is not
+// valid UTF-8.
+func (pc *pieceCounter) pieces(s string, each func(piece string) bool) bool {
+	if !utf8.ValidString(s) {
+		return false
 	}
 	sc := newScanner(s)
 	off := 0
-	n := 0
 	for i := 0; i < len(sc.rs); {
 		var j int
 		if pc.o200k {
@@ -238,48 +271,87 @@ func (pc *pieceCounter) count(s string) int {
 		for _, r := range sc.rs[i:j] {
 			end += utf8.RuneLen(r)
 		}
-		n += pc.merges(s[off:end])
+		if !each(s[off:end]) {
+			break
+		}
 		off, i = end, j
 	}
-	return n
+	return true
 }
 
-// merges is the tokens of one piece: merged pairwise, lowest rank first, as the library does.
-func (pc *pieceCounter) merges(piece string) int {
-	if _, ok := pc.ranks[piece]; ok || len(piece) == 1 {
-		return 1
+// tokens are the end offsets of one piece's tokens: its bytes merged pairwise, the pair of lowest rank
+// first and the leftmost of equal ones, as the library does. The library scans every pair at each
+// merge, quadratic in the piece's length (minutes for a 200 KB word); here a heap holds the pairs and
+// a list the parts, so a piece costs n log n.
+func (pc *pieceCounter) tokens(piece string) []int {
+	n := len(piece)
+	if _, ok := pc.ranks[piece]; ok || n == 1 {
+		return []int{n}
 	}
-	type part struct{ start, rank int }
-	parts := make([]part, len(piece)+1)
-	rank := func(i, skip int) int {
-		if i+skip+2 < len(parts) {
-			if r, ok := pc.ranks[piece[parts[i].start:parts[i+skip+2].start]]; ok {
+	next := make([]int, n) // the start of the part after the one starting at i; n for the last
+	prev := make([]int, n) // the start of the part before; -1 for the first
+	rank := make([]int, n) // the rank of the part at i joined with the next, MaxInt when none
+	for i := range n {
+		next[i], prev[i] = i+1, i-1
+	}
+	pair := func(i int) int {
+		if j := next[i]; j < n {
+			if r, ok := pc.ranks[piece[i:next[j]]]; ok {
 				return r
 			}
 		}
 		return math.MaxInt
 	}
-	for i := range parts {
-		parts[i] = part{i, math.MaxInt}
+	h := make(pairHeap, 0, n)
+	for i := range n {
+		if rank[i] = pair(i); rank[i] != math.MaxInt {
+			h = append(h, pairAt{rank[i], i})
+		}
 	}
-	for i := 0; i < len(parts)-2; i++ {
-		parts[i].rank = rank(i, 0)
-	}
-	for len(parts) > 1 {
-		best, at := math.MaxInt, -1
-		for i := 0; i < len(parts)-1; i++ {
-			if parts[i].rank < best {
-				best, at = parts[i].rank, i
+	heap.Init(&h)
+	gone := make([]bool, n)
+	for h.Len() > 0 {
+		p := heap.Pop(&h).(pairAt)
+		if gone[p.at] || rank[p.at] != p.rank {
+			continue // stale: the part was merged into its left one, or its pair changed since
+		}
+		j := next[p.at]
+		gone[j] = true
+		next[p.at] = next[j]
+		if next[j] < n {
+			prev[next[j]] = p.at
+		}
+		for _, i := range []int{p.at, prev[p.at]} {
+			if i < 0 {
+				continue
+			}
+			if rank[i] = pair(i); rank[i] != math.MaxInt {
+				heap.Push(&h, pairAt{rank[i], i})
 			}
 		}
-		if at < 0 {
-			break
-		}
-		parts[at].rank = rank(at, 1)
-		if at > 0 {
-			parts[at-1].rank = rank(at-1, 1)
-		}
-		parts = append(parts[:at+1], parts[at+2:]...)
 	}
-	return len(parts) - 1
+	var ends []int
+	for i := 0; i < n; i = next[i] {
+		ends = append(ends, next[i])
+	}
+	return ends
+}
+
+// pairAt is a pair of parts by its rank and the start of its left part: the heap's order is the
+// library's choice of the next merge.
+type pairAt struct{ rank, at int }
+
+type pairHeap []pairAt
+
+func (h pairHeap) Len() int { return len(h) }
+func (h pairHeap) Less(i, j int) bool {
+	return h[i].rank < h[j].rank || h[i].rank == h[j].rank && h[i].at < h[j].at
+}
+func (h pairHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *pairHeap) Push(x any)   { *h = append(*h, x.(pairAt)) }
+func (h *pairHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }

@@ -100,7 +100,11 @@ func (t *Tokenizer) countPiece(s string) int {
 	if t.pieces != nil {
 		n = t.pieces.count(s)
 	}
-	if n < 0 {
+	switch {
+	case n >= 0:
+	case len(s) > maxLibraryPiece:
+		n = 3 * len(s) // an invalid byte is read as U+FFFD, at most three tokens
+	default:
 		n = len(t.enc.EncodeOrdinary(s))
 	}
 	t.cache.put(s, n)
@@ -112,22 +116,46 @@ func (t *Tokenizer) clip(text string, max int) string {
 	if max <= 0 {
 		return ""
 	}
-	if t.Count(text) <= max {
+	// a longer text is over max without counting it whole, and its first max tokens are in its start
+	if len(text) <= maxTokenBytes*max && t.Count(text) <= max {
 		return text
 	}
 	if !t.ready() {
 		return trimToValid(text[:max-1]) + "…"
 	}
-	ids := t.enc.EncodeOrdinary(text)
+	if limit := maxTokenBytes * (max + 1); len(text) > limit {
+		text = trimToValid(text[:limit])
+	}
 	keep := max - 1 // room for the ellipsis, which is one token or two
 	for keep > 0 {
-		s := trimToValid(t.enc.Decode(ids[:keep])) + "…"
+		s := t.prefix(text, keep) + "…"
 		if t.Count(s) <= max {
 			return s
 		}
 		keep--
 	}
 	return ""
+}
+
+// maxTokenBytes is the most bytes a token of either encoding holds.
+const maxTokenBytes = 128
+
+// maxLibraryPiece is the longest text the library's encoder is given: its merges take time quadratic
+// in a piece's length. Only text that is not valid UTF-8 goes to it.
+const maxLibraryPiece = 16 << 10
+
+// prefix is the bytes of text's first n tokens, a rune cut in half dropped.
+func (t *Tokenizer) prefix(text string, n int) string {
+	if t.pieces != nil {
+		if end, ok := t.pieces.prefix(text, n); ok {
+			return trimToValid(text[:end])
+		}
+	}
+	if max := min(maxLibraryPiece, maxTokenBytes*(n+1)); len(text) > max {
+		text = text[:max]
+	}
+	ids := t.enc.EncodeOrdinary(text)
+	return trimToValid(t.enc.Decode(ids[:min(n, len(ids))]))
 }
 
 // minTokens is a lower bound on the tokens of text, cheap to compute; it stops counting past stop.
