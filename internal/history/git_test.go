@@ -2,8 +2,11 @@ package history
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -188,5 +191,39 @@ func TestUsersDriversAreKept(t *testing.T) {
 	}
 	if len(drivers) != 1 || drivers[0] != [2]string{"filter.Evil.clean", ""} {
 		t.Errorf("drivers = %q, want the repository's one emptied", drivers)
+	}
+}
+
+// A commit message of megabytes is kept by its first maxField bytes, and the commits before it are
+// read as usual; a log past maxLog keeps its newest commits.
+func TestLongMessagesAndLogsAreCut(t *testing.T) {
+	r := newRepo(t)
+	r.commit("add the rules", map[string]string{"rule/rule.go": "package rule\n"})
+	long := "Search the rules\n\n" + strings.Repeat("the search finds every rule by its words ", 100000) // 4 MB
+	r.commit(long, map[string]string{"rule/search.go": "package rule\n"})
+	for i := range 30 {
+		r.commit(fmt.Sprintf("edit %d", i), map[string]string{"rule/edit.go": fmt.Sprintf("package rule // %d\n", i)})
+	}
+	l := read(t, r.dir, 0)
+	if len(l.Commits) != 32 {
+		t.Fatalf("%d commits read, want 32", len(l.Commits))
+	}
+	if c := l.Commits[30]; c.Subject != "Search the rules" || len(c.Body) > maxField || !strings.HasPrefix(c.Body, "the search finds") {
+		t.Errorf("the long commit kept a body of %d bytes (at most %d), subject %q", len(c.Body), maxField, c.Subject)
+	}
+	if c := l.Commits[31]; c.Subject != "add the rules" || !slices.Equal(c.Files, []string{"rule/rule.go"}) {
+		t.Errorf("the commit before the long one: %+v", c)
+	}
+
+	defer func(was int) { maxLog = was }(maxLog)
+	maxLog = 2000
+	l = read(t, r.dir, 0)
+	if len(l.Commits) == 0 || len(l.Commits) >= 30 || l.Commits[0].Subject != "edit 29" {
+		t.Errorf("a log cut at %d bytes kept %d commits, the first %+v", maxLog, len(l.Commits), l.Commits[:min(1, len(l.Commits))])
+	}
+	for _, c := range l.Commits {
+		if len(c.Files) != 1 {
+			t.Errorf("a commit of the cut log has files %q", c.Files)
+		}
 	}
 }

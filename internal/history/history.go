@@ -97,13 +97,84 @@ func Read(ctx context.Context, root string, max int) (*Log, error) {
 		return nil, fmt.Errorf("read history of %s: %w", root, err)
 	}
 	head = strings.TrimSpace(head)
-	out, err := git(ctx, root, "log", head, "-n", strconv.Itoa(max), "-z", "--no-merges", "--no-renames",
+	out, cut, err := readLog(ctx, root, "log", head, "-n", strconv.Itoa(max), "-z", "--no-merges", "--no-renames",
 		"--name-only", "--no-color", "--format="+logFormat, "--", ".")
 	if err != nil {
 		return nil, fmt.Errorf("read history of %s: %w", root, err)
 	}
-	commits := parseLog([]byte(out), strings.TrimSuffix(prefix, "\n"))
+	commits := parseLog(out, strings.TrimSuffix(prefix, "\n"))
+	if cut && len(commits) > 0 {
+		commits = commits[:len(commits)-1] // its names may be cut short
+	}
 	return &Log{Available: true, Head: head, Commits: commits}, nil
+}
+
+// What a log keeps of git's output: each field (a subject, a body, a file name) up to maxField bytes,
+// and up to maxLog bytes in all, the older commits past it left out. A commit message of 100 MB
+// otherwise cost 600 MB and half a minute, though its terms come from its start.
+var (
+	maxField = 8 << 10
+	maxLog   = 64 << 20
+)
+
+// errLogFull stops git once the log kept maxLog bytes.
+var errLogFull = errors.New("log too long")
+
+// readLog runs git's log as git does, keeping its output as a cappedLog; cut says it was stopped at
+// maxLog.
+func readLog(ctx context.Context, root string, args ...string) (out []byte, cut bool, err error) {
+	cmd, err := Git(ctx, root, args...)
+	if err != nil {
+		return nil, false, err
+	}
+	var stderr bytes.Buffer
+	log := &cappedLog{}
+	cmd.Stdout, cmd.Stderr = log, &stderr
+	err = cmd.Run()
+	switch {
+	case log.full:
+		return log.buf.Bytes(), true, nil
+	case err != nil && ctx.Err() != nil:
+		return nil, false, fmt.Errorf("git %s: %w", args[0], ctx.Err())
+	case err != nil && stderr.Len() > 0:
+		return nil, false, fmt.Errorf("git %s: %w: %s", args[0], err, firstLine(strings.TrimSpace(stderr.String())))
+	case err != nil:
+		return nil, false, fmt.Errorf("git %s: %w", args[0], err)
+	}
+	return log.buf.Bytes(), false, nil
+}
+
+// cappedLog keeps what git writes with each field cut at maxField bytes (fields end at a NUL or a
+// separator of logFormat) and the whole at maxLog.
+type cappedLog struct {
+	buf   bytes.Buffer
+	field int // bytes of the current field kept
+	full  bool
+}
+
+func (c *cappedLog) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		if c.buf.Len() >= maxLog {
+			c.full = true
+			return n, errLogFull
+		}
+		end := bytes.IndexAny(p, "\x00\x1e\x1f")
+		text := p
+		if end >= 0 {
+			text = p[:end]
+		}
+		keep := min(len(text), max(maxField-c.field, 0))
+		c.buf.Write(text[:keep])
+		c.field += keep
+		if end < 0 {
+			break
+		}
+		c.buf.WriteByte(p[end])
+		c.field = 0
+		p = p[end+1:]
+	}
+	return n, nil
 }
 
 // Reread is the log of root, read again only when HEAD moved since old was read (nil: never read);
