@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -122,4 +123,28 @@ func TestCompanionWithoutParseIsLeftOut(t *testing.T) {
 		t.Errorf("the pack does not open with lib/redirect.js: %+v", res.Pack.Items)
 	}
 	t.Logf("log: %q", logged)
+}
+
+// What the user's own configuration excludes stays out whatever the checkout's .ctxmap.yaml
+// re-includes; the checkout's own exclusions still hold.
+func TestUsersExclusionsWin(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", home)
+	writeFiles(t, home, map[string]string{"ctxmap/" + userConfigFile: "exclude: [\"secrets/\"]\n"})
+	writeFiles(t, root, map[string]string{
+		configFile:           "exclude: [\"!secrets/\", \"!secrets/**\", \"gen/\"]\n",
+		"secrets/stripe.txt": "STRIPE_KEY=sk_live_1234\n",
+		"gen/types.go":       "package gen\n",
+		"pay/pay.go":         "package pay\n\n// Charge reads STRIPE_KEY.\nfunc Charge() {}\n",
+	})
+	cfg, err := LoadConfig(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := mustOpen(t, Options{Root: root, InMemory: true, Config: &cfg})
+	defer ix.Close()
+	mustBuild(t, ix)
+	if got := ix.Snapshot().Paths; !slices.Equal(got, []string{configFile, "pay/pay.go"}) {
+		t.Errorf("indexed %q, want the configuration and pay/pay.go", got)
+	}
 }

@@ -222,7 +222,9 @@ func over(user, ws Config) Config {
 	setIf(&c.Tokenizer, ws.Tokenizer)
 	setIf(&c.Format, ws.Format)
 	if ws.Exclude != nil {
-		c.Exclude = append(slices.Clone(user.Exclude), ws.Exclude...)
+		// the user's last: the last pattern that matches decides, so a checkout's "!secrets/" cannot
+		// take back what the user excluded
+		c.Exclude = append(slices.Clone(ws.Exclude), user.Exclude...)
 	}
 	setIf(&c.MaxFileSize, ws.MaxFileSize)
 	c.Vendored = c.Vendored || ws.Vendored
