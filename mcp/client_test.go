@@ -326,3 +326,45 @@ func TestUnknownEntityGetsNearestNames(t *testing.T) {
 		t.Errorf("relase: %s", text)
 	}
 }
+
+// On a repository never indexed, get_context answers at once with a pack that says it is partial,
+// as the command line's first answer does; find_symbol waits for the build.
+func TestFirstContextIsPartialWhileTheBuildRuns(t *testing.T) {
+	t.Parallel()
+	root := writeWorkspace(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sess, err := session.Open(ctx, session.Options{Root: root, CacheDir: t.TempDir(), Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	// the session's build is not started: only a partial pack can answer
+	cs := mcptest.Connect(ctx, t, func(ctx context.Context, tr sdk.Transport) error { return NewServer(sess, "test").Run(ctx, tr) })
+	soon, stop := context.WithTimeout(ctx, 30*time.Second)
+	defer stop()
+	res, err := cs.CallTool(soon, &sdk.CallToolParams{Name: "get_context", Arguments: map[string]any{"text": "Publishing a release without a tag fails", "budget": 600}})
+	if err != nil {
+		t.Fatalf("the first get_context did not answer before the build: %v", err)
+	}
+	if text := mcptest.Text(res); res.IsError || !strings.Contains(text, "partial: from ") || !strings.Contains(text, "release/release.go") {
+		t.Fatalf("the first pack: %s", text)
+	}
+	waited := make(chan string, 1)
+	go func() {
+		_, text := call(t, cs, "find_symbol", map[string]any{"name": "Publish"})
+		waited <- text
+	}()
+	select {
+	case text := <-waited:
+		t.Fatalf("find_symbol answered before the build: %s", text)
+	case <-time.After(200 * time.Millisecond):
+	}
+	sess.Start()
+	if text := <-waited; !strings.Contains(text, "release/release.go") {
+		t.Errorf("find_symbol once the build is in: %s", text)
+	}
+	if _, text := call(t, cs, "get_context", map[string]any{"text": "Publishing a release without a tag fails", "budget": 600}); strings.Contains(text, "partial: from ") {
+		t.Errorf("a pack after the build is partial: %s", text)
+	}
+}

@@ -44,8 +44,8 @@ const instructions = "ctxmap knows this repository's code: its definitions, the 
 	"domain entities and its history. For a task (an issue, a bug report, a stack trace, a comment), call " +
 	"get_context with its text first: the pack holds the code that matters, each piece with path:line and why, " +
 	"within a token budget. Follow an entity the pack names with explore_entity, and look a name up with " +
-	"find_symbol. The first call may wait while the repository is indexed; send a progressToken to hear how far " +
-	"it is."
+	"find_symbol. While the repository is first indexed, get_context answers at once from the files the text " +
+	"matches (the pack says it is partial) and the other tools wait; send a progressToken to hear how far it is."
 
 // ExploreInput is what explore_entity takes.
 type ExploreInput struct {
@@ -67,8 +67,9 @@ type Symbols struct {
 // maxDefinitions keeps find_symbol's answer short: an agent pays for every line of it.
 const maxDefinitions = 25
 
-// NewServer makes the MCP server of a workspace's session. The tools wait for the first build, then
-// for the changes queued before them.
+// NewServer makes the MCP server of a workspace's session. While its first build runs, get_context
+// answers with a partial pack (as the command line does) and the other tools wait for the build
+// (see readiness); then each waits for the changes queued before it.
 func NewServer(sess *session.Session, version string) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "ctxmap", Version: version}, &sdk.ServerOptions{Instructions: instructions})
 	sdk.AddTool(s, &sdk.Tool{
@@ -80,7 +81,7 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 			"experiment options (" + strings.Join(experiments, ", ") + ") are taken too; a task needs none of them.",
 		Annotations: readOnly("Context pack for a text"),
 		InputSchema: contextSchema(),
-	}, recovered("get_context", whenReady(sess, func(ctx context.Context, _ *sdk.CallToolRequest, in ContextInput) (*sdk.CallToolResult, any, error) {
+	}, recovered("get_context", whenReady(sess, partialPack, func(ctx context.Context, _ *sdk.CallToolRequest, in ContextInput) (*sdk.CallToolResult, any, error) {
 		res, err := sess.Context(ctx, in.Request)
 		if err != nil {
 			return nil, nil, err
@@ -106,7 +107,7 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 			"and the other entities of its file: follow them to explore the domain.",
 		Annotations: readOnly("Explore a domain entity"),
 		InputSchema: exploreSchema(),
-	}, recovered("explore_entity", whenReady(sess, func(ctx context.Context, _ *sdk.CallToolRequest, in ExploreInput) (*sdk.CallToolResult, *index.Exploration, error) {
+	}, recovered("explore_entity", whenReady(sess, wholeIndex, func(ctx context.Context, _ *sdk.CallToolRequest, in ExploreInput) (*sdk.CallToolResult, *index.Exploration, error) {
 		ex, err := sess.Explore(ctx, in.Name, in.Limit)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w (in %s)", err, sess.Root())
@@ -119,7 +120,7 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 			"comment and path:line of each. Exact names first, then case-insensitive, then fuzzy matches.",
 		Annotations: readOnly("Find a symbol's definitions"),
 		InputSchema: schemaOf[SymbolInput](map[string][]string{"kind": index.SymbolKinds}),
-	}, recovered("find_symbol", whenReady(sess, func(ctx context.Context, _ *sdk.CallToolRequest, in SymbolInput) (*sdk.CallToolResult, *Symbols, error) {
+	}, recovered("find_symbol", whenReady(sess, wholeIndex, func(ctx context.Context, _ *sdk.CallToolRequest, in SymbolInput) (*sdk.CallToolResult, *Symbols, error) {
 		defs := sess.Snapshot(ctx).FindSymbols(in.Name, in.Kind, maxDefinitions)
 		if len(defs) == 0 {
 			return nil, nil, fmt.Errorf("no definition named %q%s in %s", in.Name, kindNote(in.Kind), sess.Root())
@@ -148,16 +149,30 @@ func (in SymbolInput) check() error {
 	return index.CheckKind(in.Kind)
 }
 
-// whenReady runs a tool on input its check accepts, once the session has its first build and the
-// changes queued before the call; it refuses other input at once, without waiting.
-func whenReady[In input, Out any](sess *session.Session, tool sdk.ToolHandlerFor[In, Out]) sdk.ToolHandlerFor[In, Out] {
+// readiness is what a tool's call gets while the session's first build runs.
+type readiness int
+
+const (
+	// partialPack: a pack at once, made from the files the text matches and marked partial, as the
+	// command line's and the editor's (a session in memory makes none: it waits as wholeIndex)
+	partialPack readiness = iota
+	// wholeIndex: the answer once the first build is in, with progress meanwhile when asked
+	wholeIndex
+)
+
+// whenReady runs a tool on input its check accepts, when its readiness allows: at once for a partial
+// pack, else once the session has its first build and the changes queued before the call. It refuses
+// other input at once, without waiting.
+func whenReady[In input, Out any](sess *session.Session, ready readiness, tool sdk.ToolHandlerFor[In, Out]) sdk.ToolHandlerFor[In, Out] {
 	return func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
 		var none Out
 		if err := in.check(); err != nil {
 			return nil, none, err
 		}
-		if err := waitReady(ctx, sess, req); err != nil {
-			return nil, none, err
+		if ready == wholeIndex || !sess.PartialPacks() {
+			if err := waitReady(ctx, sess, req); err != nil {
+				return nil, none, err
+			}
 		}
 		return tool(ctx, req, in)
 	}

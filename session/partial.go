@@ -101,6 +101,10 @@ func (s *Session) buildReport(done, total int) {
 // builtShare is the share of the running build done, 0 to 1.
 func (s *Session) builtShare() float64 { return float64(s.built.Load()) / 1000 }
 
+// PartialPacks says whether the session answers a context request with a partial pack while its
+// first build runs (see Partial); one in memory, for tests and tools, waits for the build instead.
+func (s *Session) PartialPacks() bool { return !s.opts.InMemory }
+
 // FirstBuild is the share of the first build done, 0 to 1, and whether it is done (or the session
 // closed): what a front end tells a caller that waits for it.
 func (s *Session) FirstBuild() (share float64, done bool) {
