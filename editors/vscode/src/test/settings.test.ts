@@ -156,6 +156,15 @@ describe('package.json', () => {
     assert.deepEqual(props['ctxmap.trace.server'].enum, ['off', 'messages', 'verbose']);
   });
 
+  it('takes the settings that reach outside the folder from the user alone', () => {
+    const props = pkg.contributes.configuration.properties;
+    for (const key of ['ctxmap.path', 'ctxmap.embedding']) {
+      assert.equal(props[key].scope, 'machine', key);
+      assert.ok(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes(key), key);
+    }
+    assert.equal(pkg.capabilities.untrustedWorkspaces.supported, 'limited');
+  });
+
   it('starts from the compiled entry point', () => {
     assert.equal(pkg.main, './out/extension.js');
     assert.ok(fs.existsSync(path.join(__dirname, '..', 'extension.js')));
