@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/atotto/clipboard"
 
@@ -39,6 +40,9 @@ func (o packOutput) check() error {
 // emit writes body (the rendered pack) where o says, and tells on stderr what went where.
 func (e *env) emit(o packOutput, body []byte, p *index.Pack) error {
 	if o.file == "" && !o.copy {
+		if e.stdoutTerminal() {
+			body = visible(body)
+		}
 		_, err := e.stdout.Write(body)
 		return err
 	}
@@ -101,4 +105,31 @@ func count(n int, what string) string {
 		what += "s"
 	}
 	return index.Thousands(n) + " " + what
+}
+
+// visible is text for a terminal: the control characters a repository's files may hold (an escape
+// sequence that moves the cursor, retitles the window or writes a link) shown as symbols, not obeyed.
+// Line breaks and tabs stay; C0 controls become their Unicode pictures (ESC as ␛), DEL ␡, and C1
+// controls and bytes that are not UTF-8 their code (\u009b, \x9b).
+func visible(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		switch {
+		case r == '\n' || r == '\t':
+			out = append(out, b[0])
+		case r < 0x20:
+			out = utf8.AppendRune(out, 0x2400+r)
+		case r == 0x7f:
+			out = utf8.AppendRune(out, 0x2421)
+		case r == utf8.RuneError && size == 1:
+			out = fmt.Appendf(out, "\\x%02x", b[0])
+		case 0x80 <= r && r <= 0x9f:
+			out = fmt.Appendf(out, "\\u%04x", r)
+		default:
+			out = append(out, b[:size]...)
+		}
+		b = b[size:]
+	}
+	return out
 }
