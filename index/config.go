@@ -88,12 +88,12 @@ func (c Config) Validate() error {
 	switch c.Tokenizer {
 	case "", "o200k_base", "cl100k_base":
 	default:
-		return fmt.Errorf("tokenizer %q is not one of o200k_base, cl100k_base", c.Tokenizer)
+		return fmt.Errorf("tokenizer %s is not one of o200k_base, cl100k_base", Quote(c.Tokenizer))
 	}
 	switch c.Format {
 	case "", "markdown", "xml", "json":
 	default:
-		return fmt.Errorf("format %q is not one of markdown, xml, json", c.Format)
+		return fmt.Errorf("format %s is not one of markdown, xml, json", Quote(c.Format))
 	}
 	if err := checkRanker(c.Ranker); err != nil {
 		return err

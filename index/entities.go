@@ -67,7 +67,7 @@ func (ix *Index) EntityPicture(top int, focus string) (*Picture, error) {
 	}
 	p, err := picture.Draw(s.Entities, ix.Root(), picture.Options{Top: top, Entity: focus}, mentions)
 	if errors.Is(err, picture.ErrNoFocus) {
-		return nil, fmt.Errorf("%w %q", ErrUnknownEntity, focus)
+		return nil, fmt.Errorf("%w %s", ErrUnknownEntity, Quote(focus))
 	}
 	return p, err
 }

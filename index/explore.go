@@ -26,9 +26,9 @@ func (ix *Index) Explore(name string, limit int) (*Exploration, error) {
 	e := s.Entities.Get(strings.ReplaceAll(strings.TrimSpace(name), " ", "_"))
 	if e == nil {
 		if near := s.Entities.Near(name, 5); len(near) > 0 {
-			return nil, fmt.Errorf("%w %q; did you mean %s?", ErrUnknownEntity, name, strings.Join(near, ", "))
+			return nil, fmt.Errorf("%w %s; did you mean %s?", ErrUnknownEntity, Quote(name), strings.Join(near, ", "))
 		}
-		return nil, fmt.Errorf("%w %q", ErrUnknownEntity, name)
+		return nil, fmt.Errorf("%w %s", ErrUnknownEntity, Quote(name))
 	}
 	return &Exploration{Entity: e, Chunks: s.Entities.Mentions(e, s.Record, s.History.LastChanged(), limit)}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -79,6 +80,21 @@ func CutText(text string) (_ string, cut bool) {
 		end--
 	}
 	return text[:end], true
+}
+
+// maxQuoted is the most of a value an error quotes: a name of a megabyte is not said back whole.
+const maxQuoted = 200
+
+// Quote is s quoted for an error, at most its first maxQuoted bytes, with its length when cut.
+func Quote(s string) string {
+	if len(s) <= maxQuoted {
+		return strconv.Quote(s)
+	}
+	end := maxQuoted
+	for end > 0 && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	return strconv.Quote(s[:end]) + fmt.Sprintf("... (%d bytes)", len(s))
 }
 
 // checkText says what is wrong with a request's text, nil when nothing is: it is empty, or it is not
@@ -225,5 +241,5 @@ func checkRanker(name string) error {
 	case "", RankerLearned, RankerFusion:
 		return nil
 	}
-	return fmt.Errorf("ranker %q is not one of learned, fusion", name)
+	return fmt.Errorf("ranker %s is not one of learned, fusion", Quote(name))
 }

@@ -123,7 +123,7 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 	}, recovered("find_symbol", whenReady(sess, wholeIndex, func(ctx context.Context, _ *sdk.CallToolRequest, in SymbolInput) (*sdk.CallToolResult, *Symbols, error) {
 		defs := sess.Snapshot(ctx).FindSymbols(in.Name, in.Kind, maxDefinitions)
 		if len(defs) == 0 {
-			return nil, nil, fmt.Errorf("no definition named %q%s in %s", in.Name, kindNote(in.Kind), sess.Root())
+			return nil, nil, fmt.Errorf("no definition named %s%s in %s", index.Quote(in.Name), kindNote(in.Kind), sess.Root())
 		}
 		return structured(&Symbols{Definitions: defs})
 	})))
@@ -253,7 +253,7 @@ func kindNote(kind string) string {
 	if kind == "" {
 		return ""
 	}
-	return " of kind " + kind
+	return " of kind " + index.Quote(kind)
 }
 
 // contextSchema is get_context's input schema: the request's fields but the experiments, the budget

@@ -10,6 +10,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"github.com/ctxmap/ctxmap/index"
 )
 
 // The handler chain, outermost first: cancellation (on the read loop, so that a cancel is seen while the
@@ -168,7 +170,7 @@ func (s *Server) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 		if !isCall {
 			return reply(ctx, nil, nil) // unknown notifications ($/..., telemetry) are ignored
 		}
-		return reply(ctx, nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, fmt.Sprintf("method %q is not supported by ctxmap", req.Method())))
+		return reply(ctx, nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, fmt.Sprintf("method %s is not supported by ctxmap", index.Quote(req.Method()))))
 	}
 	if err := s.admit(req.Method()); err != nil {
 		if !isCall {

@@ -79,7 +79,7 @@ func parseSettings(raw json.RawMessage, warn func(string)) (settings, error) {
 	}
 	for k := range keys {
 		if !known[k] {
-			warn(fmt.Sprintf("unknown option %q ignored", k))
+			warn(fmt.Sprintf("unknown option %s ignored", index.Quote(k)))
 		}
 	}
 	if err := json.Unmarshal(raw, &st); err != nil {

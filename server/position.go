@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/ctxmap/ctxmap/index"
 )
 
 // lineIndex converts between LSP positions (line, UTF-16 code units) and byte offsets of one text.
@@ -112,13 +114,13 @@ func utf16Units(r rune) int {
 func pathOfURI(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "", fmt.Errorf("%q is not a URI: %v", raw, err)
+		return "", fmt.Errorf("%s is not a URI: %v", index.Quote(raw), err)
 	}
 	if u.Scheme != "file" {
-		return "", fmt.Errorf("%q is not a file: URI", raw)
+		return "", fmt.Errorf("%s is not a file: URI", index.Quote(raw))
 	}
 	if u.Path == "" {
-		return "", fmt.Errorf("%q names no path", raw)
+		return "", fmt.Errorf("%s names no path", index.Quote(raw))
 	}
 	return filepath.Clean(filepath.FromSlash(u.Path)), nil
 }

@@ -82,7 +82,7 @@ func (s *Session) serveAsked(ctx context.Context, req askRequest) (json.RawMessa
 		case opPicture:
 			res, err = ix.EntityPicture(req.Top, req.Name)
 		default:
-			return fmt.Errorf("unknown operation %q", req.Op)
+			return fmt.Errorf("unknown operation %s", index.Quote(req.Op))
 		}
 		if err != nil {
 			err = finalError{err}

@@ -398,7 +398,7 @@ func (s *Session) answerLine(line []byte) (ans askAnswer) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.opts.Logf("query socket: panic answering %q: %v\n%s", req.Op, r, debug.Stack())
-			ans = askAnswer{Error: fmt.Sprintf("internal error answering %q: %v (the process logged it and keeps serving)", req.Op, r), Final: true}
+			ans = askAnswer{Error: fmt.Sprintf("internal error answering %s: %v (the process logged it and keeps serving)", index.Quote(req.Op), r), Final: true}
 		}
 	}()
 	res, err := s.serveAsked(s.ctx, req)
