@@ -173,18 +173,27 @@ func (x *extraction) settle() (defs, scopes []rawDef) {
 	})
 	defs = make([]rawDef, 0, len(x.defs))
 	seen := make(map[uint32]int, len(x.defs)) // name start -> index in defs
+	// one function node is one function, though patterns may take different names in it (TEST(A, B):
+	// B, not TEST); x.defs is sorted, so such matches are neighbours
+	last := -1
 	for _, d := range x.defs {
 		if d.scope {
 			scopes = append(scopes, d)
 			continue
 		}
-		if i, ok := seen[d.nameStart]; ok {
+		i, ok := seen[d.nameStart]
+		if !ok && last >= 0 && callable[d.kind] && callable[defs[last].kind] && defs[last].start == d.start && defs[last].end == d.end {
+			i, ok = last, true
+		}
+		if ok {
 			if d.pattern < defs[i].pattern {
 				defs[i] = d
+				seen[d.nameStart] = i
 			}
 			continue
 		}
 		seen[d.nameStart] = len(defs)
+		last = len(defs)
 		defs = append(defs, d)
 	}
 	// a replaced duplicate may have a different range

@@ -39,7 +39,13 @@ type language struct {
 	query    string
 	read     func(path string, src []byte) *File // a language without a grammar
 	document bool                                // prose in sections (markdown): docs, not code
-	tags     *compileOnce                        // the query compiled on first use; set by add
+	// other names the row that reads a file of this one by its content ("" for this row): a C++
+	// header named .h
+	other func(src []byte) string
+	// blank is the text handed to tree-sitter: src with what the grammar cannot read written over
+	// with spaces (C's and C++'s macros), same length and lines; nil hands src itself
+	blank func(src []byte) []byte
+	tags  *compileOnce // the query compiled on first use; set by add
 }
 
 // naming is how a language writes a qualified name in text (a trace, a log, an issue): the separators
@@ -57,8 +63,8 @@ var table = []language{
 	{name: "tsx", grammar: tsx.GetLanguage, exts: []string{".tsx"}, naming: naming{seps: []string{".", "#"}}, comment: "// "},
 	{name: "java", grammar: java.GetLanguage, exts: []string{".java"}, naming: naming{seps: []string{"."}, nested: "$"}, comment: "// "},
 	{name: "rust", grammar: rust.GetLanguage, exts: []string{".rs"}, naming: naming{seps: []string{"::"}}, comment: "// "},
-	{name: "c", grammar: c.GetLanguage, exts: []string{".c", ".h"}, naming: naming{seps: []string{"->", "."}}, comment: "// "},
-	{name: "cpp", grammar: cpp.GetLanguage, exts: []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".tpp"}, naming: naming{seps: []string{"::", "->", "."}}, comment: "// "},
+	{name: "c", grammar: c.GetLanguage, exts: []string{".c", ".h"}, naming: naming{seps: []string{"->", "."}}, comment: "// ", other: cppHeader, blank: blankC},
+	{name: "cpp", grammar: cpp.GetLanguage, exts: []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".tpp"}, naming: naming{seps: []string{"::", "->", "."}}, comment: "// ", blank: blankCpp},
 	{name: "csharp", grammar: csharp.GetLanguage, exts: []string{".cs"}, naming: naming{seps: []string{"."}}, comment: "// "},
 	{name: "ruby", grammar: ruby.GetLanguage, exts: []string{".rb", ".rake", ".gemspec"}, files: []string{"Rakefile", "Gemfile", "Guardfile", "Vagrantfile"}, naming: naming{seps: []string{"::", "#", "."}}, comment: "# "},
 	{name: "php", grammar: php.GetLanguage, exts: []string{".php", ".phtml"}, naming: naming{seps: []string{"::", "->", "\\"}}, comment: "// "},

@@ -145,11 +145,20 @@ func (p *Parser) Parse(ctx context.Context, path string, src []byte) (*File, err
 	if l.read != nil {
 		return l.read(path, src), nil
 	}
+	if l.other != nil {
+		if o := byName[l.other(src)]; o != nil {
+			l = o // the file keeps its language's name: a C++ header named .h is still "c"
+		}
+	}
 	q, err := queryFor(l)
 	if err != nil {
 		return nil, fmt.Errorf("parse %s: %w", path, err)
 	}
-	tree, err := p.tree(ctx, l, src)
+	read := src
+	if l.blank != nil {
+		read = l.blank(src)
+	}
+	tree, err := p.tree(ctx, l, read)
 	if err != nil {
 		return nil, fmt.Errorf("parse %s: %w", path, err)
 	}

@@ -28,9 +28,9 @@ import (
 // could have left the stores short (7: a save without changes lost its chunks; 9: text in sections, long
 // functions in windows; 10: chunks count their terms; 11: the state is in sections, each with a
 // checksum; 12: records written by codec.go; 13: records read on demand, what they derive saved; 14:
-// the file is index.state, written by internal/codec): an old cache is then rebuilt rather than
-// trusted.
-const version = 14
+// the file is index.state, written by internal/codec; 15: C and C++ definitions named past their
+// macros, .h files read as C++ when they are): an old cache is then rebuilt rather than trusted.
+const version = 15
 
 const magic = "ctxmap-cache"
 

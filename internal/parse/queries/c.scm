@@ -1,4 +1,16 @@
 ; C tags (also inherited by C++). Function names sit under pointer declarators for pointer results.
+; a test written with a macro, TEST(Suite, Name) { ... } and TEST_IMPL(name) { ... }, is named by its
+; arguments, not by the macro; these come before the general
+; patterns, which match the same node (C++ writes the first two shapes; C the third)
+((function_definition !type declarator: (function_declarator declarator: (identifier) @_macro
+    parameters: (parameter_list . (parameter_declaration type: (type_identifier) @parent) . (parameter_declaration type: (type_identifier) @name) .))) @definition.function
+  (#match? @_macro "^[A-Z][A-Z0-9_]+$"))
+((function_definition !type declarator: (function_declarator declarator: (identifier) @_macro
+    parameters: (parameter_list . (parameter_declaration type: (type_identifier) @name) .))) @definition.function
+  (#match? @_macro "^[A-Z][A-Z0-9_]+$"))
+
+((function_definition type: (type_identifier) @_macro declarator: (parenthesized_declarator (identifier) @name)) @definition.function
+  (#match? @_macro "^[A-Z][A-Z0-9_]+$"))
 (function_definition declarator: (function_declarator declarator: (identifier) @name)) @definition.function
 (function_definition declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))) @definition.function
 (function_definition declarator: (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))) @definition.function
