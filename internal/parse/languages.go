@@ -45,7 +45,10 @@ type language struct {
 	// blank is the text handed to tree-sitter: src with what the grammar cannot read written over
 	// with spaces (C's and C++'s macros), same length and lines; nil hands src itself
 	blank func(src []byte) []byte
-	tags  *compileOnce // the query compiled on first use; set by add
+	// reread is a second text to parse when the first tree hides items (Rust's macro blocks), with
+	// the same length and lines; nil when the first tree is the one
+	reread func(root *sitter.Node, src []byte) []byte
+	tags   *compileOnce // the query compiled on first use; set by add
 }
 
 // naming is how a language writes a qualified name in text (a trace, a log, an issue): the separators
@@ -62,7 +65,7 @@ var table = []language{
 	{name: "typescript", grammar: typescript.GetLanguage, exts: []string{".ts", ".mts", ".cts"}, naming: naming{seps: []string{".", "#"}}, comment: "// "},
 	{name: "tsx", grammar: tsx.GetLanguage, exts: []string{".tsx"}, naming: naming{seps: []string{".", "#"}}, comment: "// "},
 	{name: "java", grammar: java.GetLanguage, exts: []string{".java"}, naming: naming{seps: []string{"."}, nested: "$"}, comment: "// "},
-	{name: "rust", grammar: rust.GetLanguage, exts: []string{".rs"}, naming: naming{seps: []string{"::"}}, comment: "// "},
+	{name: "rust", grammar: rust.GetLanguage, exts: []string{".rs"}, naming: naming{seps: []string{"::"}}, comment: "// ", reread: rustItemMacros},
 	{name: "c", grammar: c.GetLanguage, exts: []string{".c", ".h"}, naming: naming{seps: []string{"->", "."}}, comment: "// ", other: cppHeader, blank: blankC},
 	{name: "cpp", grammar: cpp.GetLanguage, exts: []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".tpp"}, naming: naming{seps: []string{"::", "->", "."}}, comment: "// ", blank: blankCpp},
 	{name: "csharp", grammar: csharp.GetLanguage, exts: []string{".cs"}, naming: naming{seps: []string{"."}}, comment: "// "},

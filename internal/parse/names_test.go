@@ -43,6 +43,12 @@ func TestNamesAsWritten(t *testing.T) {
 				"function ring_open", "variable ring_count"},
 			never: []string{"TEST_IMPL", "BENCHMARK_IMPL", "TEST_BEGIN", "TEST_END", "RING_EXTERN", "RING_CALL", "RING_INLINE"},
 		},
+		{
+			file: "rust/blocks.rs",
+			want: []string{"struct EnterGuard", "field EnterGuard.depth", "function enter_runtime",
+				"method EnterGuard.block_in_place", "method Handle.io", "function disallow_blocking"},
+			never: []string{"cfg_rt", "cfg_io"},
+		},
 	}
 	p := NewParser()
 	defer p.Close()

@@ -162,6 +162,14 @@ func (p *Parser) Parse(ctx context.Context, path string, src []byte) (*File, err
 	if err != nil {
 		return nil, fmt.Errorf("parse %s: %w", path, err)
 	}
+	if l.reread != nil {
+		if again := l.reread(tree.RootNode(), read); again != nil {
+			tree.Close()
+			if tree, err = p.tree(ctx, l, again); err != nil {
+				return nil, fmt.Errorf("parse %s: %w", path, err)
+			}
+		}
+	}
 	defer tree.Close()
 	f, err := extract(ctx, p.cursor, q, tree.RootNode(), src)
 	if err != nil {
