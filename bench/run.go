@@ -118,6 +118,19 @@ type SystemResult struct {
 	Error           string             `json:"error,omitempty"`
 	// Probabilities are the learned ranker's, for the files it scored, with whether each is gold.
 	Probabilities []Calibrated `json:"probabilities,omitempty"`
+	// Items are the pack's items in rank order, without their code: what it showed where (ctxmap at
+	// the main budget only, for reading a pack against its fix).
+	Items []ShownItem `json:"items,omitempty"`
+}
+
+// ShownItem is a pack item as a reader of the benchmark needs it.
+type ShownItem struct {
+	Kind   string        `json:"kind"`
+	Path   string        `json:"path"`
+	Symbol string        `json:"symbol,omitempty"`
+	Prob   float64       `json:"p,omitempty"`
+	Tokens int           `json:"tokens"`
+	Shown  []index.Lines `json:"shown,omitempty"`
 }
 
 // Calibrated is a probability and what came true.
@@ -350,7 +363,10 @@ func runInstance(ctx context.Context, in Instance, opts Options, cache string, i
 		}
 	}
 	res.Status = StatusOK
-	for _, s := range res.Systems {
+	for name, s := range res.Systems {
+		if name != SystemCtxmap {
+			s.Items = nil // the main pack's are enough to read it against its fix
+		}
 		if s.Error != "" {
 			res.Status = StatusFailed
 			res.Error = s.Error
@@ -388,6 +404,9 @@ func askCtxmap(ctx context.Context, ix *index.Index, in Instance, req index.Requ
 	}
 	over := r.Pack.Tokens > req.Budget || tok.Count(r.Pack.Text) > req.Budget
 	res := score(in, ranked, r.Pack.Items, r.Pack.Tokens, took, over, defs, changed)
+	for _, it := range r.Pack.Items {
+		res.Items = append(res.Items, ShownItem{Kind: it.Kind, Path: it.Path, Symbol: it.Symbol, Prob: it.Probability, Tokens: it.Tokens, Shown: it.Shown})
+	}
 	if len(probs) > 0 {
 		res.Probabilities = probs
 		sum := 0.0

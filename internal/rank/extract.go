@@ -93,6 +93,7 @@ func (r *ranker) fileFeatures(files []RankedFile, n int) [][]float64 {
 		}
 	}
 	qx := r.queryFeatures(qw)
+	pairs := pairedRel(files, top)
 	out := make([][]float64, len(files))
 	for i, f := range files {
 		x := make([]float64, len(FileFeatures))
@@ -159,9 +160,57 @@ func (r *ranker) fileFeatures(files []RankedFile, n int) [][]float64 {
 		pt, share := pathMatch(p, qw)
 		set("path_terms", float64(pt))
 		set("path_terms_share", share)
+		set("sibling_rel", pairs[i].sibling)
+		set("folder_rel", pairs[i].folder)
 		out[i] = x
 	}
 	return out
+}
+
+// paired is how likely the fused ranking finds the files an engineer edits together with a candidate:
+// its sibling (the header beside the source, the -inl beside the declaration, the test beside the
+// code: the same stem) and its folder's other files, each as the best such file's score over the top.
+type paired struct{ sibling, folder float64 }
+
+func pairedRel(files []RankedFile, top float64) []paired {
+	out := make([]paired, len(files))
+	if top <= 0 {
+		return out
+	}
+	for i, f := range files {
+		stem, dir := fileStem(f.Path), path.Dir(f.Path)
+		for j, g := range files {
+			if i == j {
+				continue
+			}
+			rel := g.Score / top
+			if fileStem(g.Path) == stem {
+				out[i].sibling = max(out[i].sibling, rel)
+			}
+			if path.Dir(g.Path) == dir {
+				out[i].folder = max(out[i].folder, rel)
+			}
+		}
+	}
+	return out
+}
+
+// fileStem is a file's name as its pairs share it: without extensions, case, and the suffixes that
+// mark an implementation, an inline part or a test.
+func fileStem(p string) string {
+	b := strings.ToLower(path.Base(p))
+	if i := strings.IndexByte(b, '.'); i > 0 {
+		b = b[:i]
+	}
+	for _, suf := range []string{"_test", "-test", "_tests", "test", "_spec", "-spec", "-inl", "_inl", "_impl", "-impl", "_internal", "_private"} {
+		if t, ok := strings.CutSuffix(b, suf); ok && t != "" {
+			return t
+		}
+	}
+	if t, ok := strings.CutPrefix(b, "test_"); ok && t != "" {
+		return t
+	}
+	return b
 }
 
 // queryFeatures are the features every candidate of a query shares.
@@ -261,9 +310,11 @@ func (r *ranker) defFeatures(f RankedFile, i int, top float64, qw map[string]boo
 	}
 	// the order the fused evidence gives, for def_rank
 	order := map[int]int{}
-	for k, d := range r.pickDefsAll(rec, f) {
+	picks := r.pickDefsAll(rec, f)
+	for k, d := range picks {
 		order[d] = k
 	}
+	near := nearDefs(defs, rec.File.References, picks)
 	out := make([][]float64, len(defs))
 	for k, d := range defs {
 		x := make([]float64, len(DefFeatures))
@@ -309,9 +360,37 @@ func (r *ranker) defFeatures(f RankedFile, i int, top float64, qw map[string]boo
 		if o, ok := order[k]; ok {
 			set("def_rank", 1/(1+float64(o)))
 		}
+		set("near_pick", boolf(near[k]))
 		out[k] = x
 	}
 	return out
+}
+
+// nearDefs are the definitions one call away from the one the evidence points at first, either way:
+// a fix's other changes sit beside the code it was found at.
+func nearDefs(defs []parse.Definition, refs []parse.Reference, picks []int) map[int]bool {
+	near := map[int]bool{}
+	if len(picks) == 0 {
+		return near
+	}
+	best := picks[0]
+	byName := map[string][]int{}
+	for i, d := range defs {
+		byName[d.Name] = append(byName[d.Name], i)
+	}
+	for _, ref := range refs {
+		switch {
+		case ref.Enclosing == best:
+			for _, i := range byName[ref.Name] {
+				if i != best {
+					near[i] = true
+				}
+			}
+		case ref.Enclosing >= 0 && ref.Name == defs[best].Name:
+			near[ref.Enclosing] = true
+		}
+	}
+	return near
 }
 
 // literalTerms is the largest share of a string literal's words, among a definition's literals, that
