@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"context"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -45,9 +46,9 @@ type language struct {
 	// blank is the text handed to tree-sitter: src with what the grammar cannot read written over
 	// with spaces (C's and C++'s macros), same length and lines; nil hands src itself
 	blank func(src []byte) []byte
-	// reread is a second text to parse when the first tree hides items (Rust's macro blocks), with
-	// the same length and lines; nil when the first tree is the one
-	reread func(root *sitter.Node, src []byte) []byte
+	// reread parses again when the first tree hides items (Rust's macro blocks), and returns the tree
+	// to read (the one it was given when there is nothing to find); it closes the tree it replaces
+	reread func(ctx context.Context, p *Parser, l *language, tree *sitter.Tree, src []byte) (*sitter.Tree, error)
 	tags   *compileOnce // the query compiled on first use; set by add
 }
 

@@ -46,7 +46,7 @@ func TestNamesAsWritten(t *testing.T) {
 		{
 			file: "rust/blocks.rs",
 			want: []string{"struct EnterGuard", "field EnterGuard.depth", "function enter_runtime",
-				"method EnterGuard.block_in_place", "method Handle.io", "function disallow_blocking"},
+				"method EnterGuard.block_in_place", "method Handle.io", "function disallow_blocking", "method Ring.wrap"},
 			never: []string{"cfg_rt", "cfg_io"},
 		},
 	}

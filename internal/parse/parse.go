@@ -163,11 +163,8 @@ func (p *Parser) Parse(ctx context.Context, path string, src []byte) (*File, err
 		return nil, fmt.Errorf("parse %s: %w", path, err)
 	}
 	if l.reread != nil {
-		if again := l.reread(tree.RootNode(), read); again != nil {
-			tree.Close()
-			if tree, err = p.tree(ctx, l, again); err != nil {
-				return nil, fmt.Errorf("parse %s: %w", path, err)
-			}
+		if tree, err = l.reread(ctx, p, l, tree, read); err != nil {
+			return nil, fmt.Errorf("parse %s: %w", path, err)
 		}
 	}
 	defer tree.Close()

@@ -37,3 +37,16 @@ pub(crate) fn disallow_blocking() -> bool {
     let v = vec! { 1, 2 };
     v.is_empty()
 }
+
+// a block in the macro's own syntax is left as it is, and what follows it is still read
+export_fn! {
+    fn ring_len(r: *const Ring) -> usize {
+        0
+    } ?= 0
+}
+
+impl Ring {
+    pub(crate) fn wrap(v: u8) -> Ring {
+        Ring
+    }
+}
