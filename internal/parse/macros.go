@@ -145,6 +145,10 @@ prefix:
 	}
 	n += kept
 	head := i < len(toks) && isWord(src, toks[i], "class", "struct", "union", "enum", "namespace")
+	if i < len(toks) && isWord(src, toks[i], "if", "for", "while", "switch", "return", "do", "goto", "break", "continue") {
+		// a statement macro without its ';' (GET_VALUE(v)\n if (v) ...): no type stands before a statement
+		return append(blank, macros...), i
+	}
 	switch {
 	case stop != '(' && stop != ';' && stop != '=' && stop != '{' && stop != ',' && stop != '[' && !(stop == ':' && head):
 		return blank, i

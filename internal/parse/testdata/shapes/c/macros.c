@@ -27,3 +27,11 @@ enum ring_state {
 
 FILE *ring_open(const char* path) { return 0; }
 DWORD ring_count;
+
+int ring_apply(ring_t* r, long v) {
+  GET_VALUE(prev)
+  if (prev != v) {
+    return 1;
+  }
+  return 0;
+}
