@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -169,15 +168,11 @@ func (e *env) runContext(dir string, req index.Request, o packOutput, noDaemon b
 // when none runs, and prints its pack; done is false when none answered.
 func (e *env) askRunning(dir string, req index.Request, o packOutput) (done bool, err error) {
 	return e.handOff(dir, func(ctx context.Context) error {
-		raw, err := session.Ask(ctx, dir, req)
+		p, err := session.OpContext.Ask(ctx, dir, req)
 		if err != nil {
 			return err
 		}
-		var p index.Pack
-		if err := json.Unmarshal(raw, &p); err != nil {
-			return err
-		}
-		return e.printPack(o, &p)
+		return e.printPack(o, p)
 	})
 }
 

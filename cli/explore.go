@@ -35,7 +35,7 @@ func (e *env) exploreCommand() *cobra.Command {
 			return err
 		}
 		ask := func(ctx context.Context) error {
-			ex, err := session.AskExplore(ctx, *dir, args[0], *limit)
+			ex, err := session.OpExplore.Ask(ctx, *dir, session.ExploreArgs{Name: args[0], Limit: *limit})
 			if err != nil {
 				return err
 			}

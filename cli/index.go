@@ -91,7 +91,7 @@ func (e *env) runIndex(dir string, r indexRun) error {
 		// a process that serves the workspace refreshes the index it shares, rather than this one
 		// indexing in memory beside it
 		done, err := e.askServing(dir, func(ctx context.Context) error {
-			st, err := session.AskRefresh(ctx, dir)
+			st, err := session.OpRefresh.Ask(ctx, dir, session.None{})
 			if err != nil {
 				return err
 			}
@@ -159,7 +159,7 @@ func (e *env) runEntities(r route, top int, asJSON bool) error {
 		return usagef("--top must be at least 1")
 	}
 	ask := func(ctx context.Context) error {
-		es, err := session.AskEntities(ctx, r.dir, top)
+		es, err := session.OpEntities.Ask(ctx, r.dir, session.EntitiesArgs{Top: top})
 		if err != nil {
 			return err
 		}

@@ -83,7 +83,7 @@ or on a TEXT when given, it starts from that entity's files or from the files a 
 
 func (e *env) runOutline(r route, req index.OutlineRequest, out string) error {
 	ask := func(ctx context.Context) error {
-		o, err := session.AskOutline(ctx, r.dir, req)
+		o, err := session.OpOutline.Ask(ctx, r.dir, req)
 		if err != nil {
 			return err
 		}
@@ -119,7 +119,7 @@ func (e *env) runMap(r route, name string, top int, out, form string) error {
 		return usagef("--top must be at least 1")
 	}
 	ask := func(ctx context.Context) error {
-		m, err := session.AskPicture(ctx, r.dir, top, name)
+		m, err := session.OpPicture.Ask(ctx, r.dir, session.PictureArgs{Top: top, Name: name})
 		if err != nil {
 			return err
 		}

@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -239,15 +238,14 @@ func StopBackground(ctx context.Context, root string) (*Process, error) {
 
 // stopBackgroundAt is StopBackground for the socket at sock, in a cache folder.
 func stopBackgroundAt(ctx context.Context, sock string) (*Process, error) {
-	raw, err := askAt(ctx, sock, askRequest{Op: opStop})
-	if errors.Is(err, ErrNoSession) {
+	p, err := OpStop.askAt(ctx, sock, None{})
+	switch {
+	case errors.Is(err, errOtherProtocol): // a version before JSON-RPC, which stops all the same
+	case errors.Is(err, ErrNoSession):
 		return nil, nil
-	}
-	if err != nil {
+	case err != nil:
 		return nil, err
 	}
-	var p Process
-	_ = json.Unmarshal(raw, &p) // another version answers "stopping"
 	release, err := takeLockWaiting(ctx, filepath.Dir(sock), backgroundLock)
 	if err != nil {
 		return &p, err

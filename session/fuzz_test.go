@@ -8,23 +8,35 @@ import (
 	"testing"
 	"time"
 
+	"go.lsp.dev/jsonrpc2"
+
 	"github.com/ctxmap/ctxmap/internal/filetest"
 )
 
-// Whatever bytes a client sends on the query socket, the session answers with a well-formed answer
-// or closes the connection, never panics, and goes on answering.
+// Whatever bytes a client sends on the query socket, the session answers with JSON-RPC messages (progress,
+// then one response to the call it sent, or a refusal) or closes the connection, never panics, and goes
+// on answering.
 func FuzzSocketRequest(f *testing.F) {
+	call := func(method, params string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":` + params + "}\n"
+	}
 	for _, s := range []string{
-		`{"version":3,"op":"context","request":{"text":"add to cart","budget":800}}`,
-		`{"version":2,"op":"context","request":{"Text":"x","Budget":800,"Model":{"file_calibration":{"coef":[1,1,1,1]}}}}`,
-		`{"version":3,"op":"context","request":{"text":"x","Model":{"file_calibration":{"coef":[1,1,1,1]}}}}`,
-		`{"version":3,"op":"entities","top":-1}`,
-		`{"version":3,"op":"explore","name":"cart","limit":3}`,
-		`{"version":3,"op":"outline","outline":{"Budget":300,"Text":"cart"}}`,
-		`{"version":3,"op":"picture","top":5,"name":"cart"}`,
-		`{"version":3,"op":"context","request":{"text":"\u0000\u0000\u0000","budget":100,"without":["nope"]}}`,
-		"{\"version\":3,\"op\":\"context\",\"request\":{\"text\":\"\xff\xfe\"}}",
-		`{"version":1,"op":"stop"}`,
+		call("context", `{"version":5,"arg":{"text":"add to cart","budget":800}}`),
+		call("context", `{"version":5,"arg":{"Text":"x","Budget":800,"Model":{"file_calibration":{"coef":[1,1,1,1]}}}}`),
+		call("context", `{"version":5,"arg":{"text":"\u0000\u0000\u0000","budget":100,"without":["nope"]}}`),
+		call("context", "{\"version\":5,\"arg\":{\"text\":\"\xff\xfe\"}}"),
+		call("entities", `{"version":5,"arg":{"top":-1}}`),
+		call("explore", `{"version":5,"arg":{"name":"cart","limit":3}}`),
+		call("symbols", `{"version":5,"arg":{"name":"AddToCart","kind":"nope"}}`),
+		call("outline", `{"version":5,"arg":{"Budget":300,"Text":"cart"}}`),
+		call("picture", `{"version":5,"arg":{"top":5,"name":"cart"}}`),
+		call("status", `{"version":5}`),
+		call("nope", `{"version":5}`),
+		call("explore", `{"version":4,"arg":{"name":"cart"}}`),
+		call("explore", `[1,2]`),
+		`{"jsonrpc":"2.0","method":"explore","params":{"version":5,"arg":{"name":"cart"}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":null}`,
+		`{"version":4,"op":"entities","top":3}`,
 		`null`,
 		"",
 	} {
@@ -51,19 +63,36 @@ func FuzzSocketRequest(f *testing.F) {
 		c.SetDeadline(time.Now().Add(time.Minute))
 		c.Write(data)
 		c.(*net.UnixConn).CloseWrite()
-		dec := json.NewDecoder(bufio.NewReader(c))
+		r := bufio.NewReader(c)
 		for {
-			var ans askAnswer
-			if err := dec.Decode(&ans); err != nil {
-				return // closed without an answer: a line that is no request
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				if len(line) > 0 {
+					t.Fatalf("an answer line cut short: %q", line)
+				}
+				return // closed without an answer: bytes that are no line
 			}
-			if ans.Progress != "" {
-				continue
+			msg, err := jsonrpc2.DecodeMessage(line)
+			if err != nil {
+				t.Fatalf("not a JSON-RPC message in answer to %q: %q", data, line)
 			}
-			if ans.Result == nil && ans.Error == "" {
-				t.Fatalf("an empty answer to %q", data)
+			switch m := msg.(type) {
+			case *jsonrpc2.Notification:
+				var p map[string]any
+				if m.Method() != methodProgress && m.Method() != methodRefused || json.Unmarshal(m.Params(), &p) != nil || p["message"] == "" {
+					t.Fatalf("a notification %q in answer to %q", line, data)
+				}
+				if m.Method() == methodRefused {
+					return
+				}
+			case *jsonrpc2.Response:
+				if m.Err() == nil && m.Result() == nil {
+					t.Fatalf("an empty answer to %q", data)
+				}
+				return
+			default:
+				t.Fatalf("a call %q in answer to %q", line, data)
 			}
-			return
 		}
 	})
 }

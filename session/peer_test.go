@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"go.lsp.dev/jsonrpc2"
 )
 
 // serveForever listens on a socket under dir and answers every connection with what send writes.
@@ -53,7 +55,8 @@ func TestAnswerWaitHasALimit(t *testing.T) {
 
 	progress := serveForever(t, func(c net.Conn) {
 		for {
-			line, _ := json.Marshal(askAnswer{Progress: "building the index: 1%"})
+			n, _ := jsonrpc2.NewNotification(methodProgress, progressNote{"building the index: 1%"})
+			line, _ := json.Marshal(n)
 			if _, err := c.Write(append(line, '\n')); err != nil {
 				return
 			}
@@ -61,13 +64,13 @@ func TestAnswerWaitHasALimit(t *testing.T) {
 		}
 	})
 	start := time.Now()
-	_, err := askAt(context.Background(), progress, askRequest{Op: opStatus})
+	_, err := OpStatus.askAt(context.Background(), progress, None{})
 	if !errors.Is(err, ErrSilent) || time.Since(start) > 4*time.Second {
 		t.Errorf("progress for ever: %v after %v, want ErrSilent after about 2 s", err, time.Since(start))
 	}
 
 	endless := serveForever(t, func(c net.Conn) {
-		c.Write([]byte(`{"result":"`))
+		c.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":"`))
 		chunk := []byte(strings.Repeat("a", 64<<10))
 		for {
 			if _, err := c.Write(chunk); err != nil {
@@ -76,7 +79,7 @@ func TestAnswerWaitHasALimit(t *testing.T) {
 		}
 	})
 	start = time.Now()
-	_, err = askAt(context.Background(), endless, askRequest{Op: opStatus})
+	_, err = OpStatus.askAt(context.Background(), endless, None{})
 	if !errors.Is(err, ErrNoSession) || time.Since(start) > 4*time.Second {
 		t.Errorf("an endless line: %v after %v, want ErrNoSession at once", err, time.Since(start))
 	}
@@ -156,7 +159,7 @@ func TestOnlyTheOwnersProcessIsAsked(t *testing.T) {
 		}
 	}
 	pythonListener(t, sock, other)
-	_, err = ask(context.Background(), root, askRequest{Op: opStatus})
+	_, err = OpStatus.Ask(context.Background(), root, None{})
 	if !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "belongs to uid 65534") {
 		t.Errorf("a socket in another user's folder: %v, want it refused", err)
 	}
@@ -173,7 +176,7 @@ func TestOnlyTheOwnersProcessIsAsked(t *testing.T) {
 	if err := os.Rename(sock, moved); err != nil {
 		t.Fatal(err)
 	}
-	_, err = askAt(context.Background(), moved, askRequest{Op: opStatus})
+	_, err = OpStatus.askAt(context.Background(), moved, None{})
 	if !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "runs as uid 65534") {
 		t.Errorf("another user's process on our socket: %v, want it refused", err)
 	}

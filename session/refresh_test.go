@@ -13,7 +13,7 @@ func TestRefreshSaysWhatTheProcessParsed(t *testing.T) {
 	s := open(t, Options{Root: root, Listen: true, Watch: true})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	first, err := AskRefresh(ctx, root)
+	first, err := OpRefresh.Ask(ctx, root, None{})
 	if err != nil || first.Parsed != 1 {
 		t.Fatalf("the first refresh: %d parsed, %v; want the first build's file", first.Parsed, err)
 	}
@@ -21,11 +21,11 @@ func TestRefreshSaysWhatTheProcessParsed(t *testing.T) {
 	if !s.WaitApplied(ctx, s.Rescan()) { // the watcher's work, before the next question
 		t.Fatal("the rescan was not applied")
 	}
-	again, err := AskRefresh(ctx, root)
+	again, err := OpRefresh.Ask(ctx, root, None{})
 	if err != nil || again.Parsed != 1 {
 		t.Errorf("after an edit the process read: %d parsed, %v; want 1", again.Parsed, err)
 	}
-	if st, _ := AskRefresh(ctx, root); st.Parsed != 0 {
+	if st, _ := OpRefresh.Ask(ctx, root, None{}); st.Parsed != 0 {
 		t.Errorf("with nothing changed: %d parsed", st.Parsed)
 	}
 }

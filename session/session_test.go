@@ -111,7 +111,7 @@ func TestReopenFailureKeepsAnIndex(t *testing.T) {
 func TestStaleSocketIsReplaced(t *testing.T) {
 	root := cartWorkspace(t)
 	ctx := context.Background()
-	if _, err := Ask(ctx, root, index.Request{Text: "add to cart"}); !errors.Is(err, ErrNoSession) {
+	if _, err := askJSON(ctx, root, index.Request{Text: "add to cart"}); !errors.Is(err, ErrNoSession) {
 		t.Fatalf("Ask without a session: %v, want ErrNoSession", err)
 	}
 	path, err := SocketPath(root)
@@ -128,7 +128,7 @@ func TestStaleSocketIsReplaced(t *testing.T) {
 	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	ln.Close()
 	open(t, Options{Root: root, Listen: true})
-	raw, err := Ask(ctx, root, index.Request{Text: "add to cart", Format: "json"})
+	raw, err := askJSON(ctx, root, index.Request{Text: "add to cart", Format: "json"})
 	if err != nil || !strings.Contains(string(raw), "shop/cart.go") {
 		t.Fatalf("Ask: %v %.200s", err, raw)
 	}

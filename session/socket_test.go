@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"go.lsp.dev/jsonrpc2"
+
 	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/internal/filetest"
 )
@@ -37,8 +39,8 @@ func heapAfterGC() uint64 {
 	return m.HeapAlloc
 }
 
-// sendAndRead writes n bytes of an unfinished request on a new connection while reading the answer.
-func sendAndRead(t *testing.T, path string, n int) askAnswer {
+// sendAndRead writes n bytes of an unfinished call on a new connection while reading the refusal.
+func sendAndRead(t *testing.T, path string, n int) refusal {
 	t.Helper()
 	c, err := net.Dial("unix", path)
 	if err != nil {
@@ -47,7 +49,7 @@ func sendAndRead(t *testing.T, path string, n int) askAnswer {
 	defer c.Close()
 	go func() {
 		chunk := bytes.Repeat([]byte("a"), 64<<10)
-		c.Write([]byte(`{"version":1,"request":{"text":"`))
+		c.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"context","params":{"version":5,"arg":{"text":"`))
 		for sent := 0; sent < n; sent += len(chunk) {
 			if _, err := c.Write(chunk); err != nil {
 				return // the server closed its end
@@ -55,11 +57,20 @@ func sendAndRead(t *testing.T, path string, n int) askAnswer {
 		}
 	}()
 	c.SetReadDeadline(time.Now().Add(30 * time.Second))
-	var ans askAnswer
-	if err := json.NewDecoder(bufio.NewReader(c)).Decode(&ans); err != nil {
+	line, err := bufio.NewReader(c).ReadBytes('\n')
+	if err != nil {
 		t.Fatalf("no answer to a request of %d bytes: %v", n, err)
 	}
-	return ans
+	msg, err := jsonrpc2.DecodeMessage(line)
+	n2, ok := msg.(*jsonrpc2.Notification)
+	if err != nil || !ok || n2.Method() != methodRefused {
+		t.Fatalf("the answer to a request of %d bytes: %q, want a refusal", n, line)
+	}
+	var why refusal
+	if err := json.Unmarshal(n2.Params(), &why); err != nil {
+		t.Fatal(err)
+	}
+	return why
 }
 
 // A request longer than MaxRequest is refused without being read to its end, connections past
@@ -71,7 +82,7 @@ func TestOversizedRequestIsRefused(t *testing.T) {
 	ctx := context.Background()
 	ask := func() {
 		t.Helper()
-		raw, err := Ask(ctx, root, index.Request{Text: "add to cart", Format: "json"})
+		raw, err := askJSON(ctx, root, index.Request{Text: "add to cart", Format: "json"})
 		if err != nil || !strings.Contains(string(raw), "shop/cart.go") {
 			t.Fatalf("Ask: %v %.200s", err, raw)
 		}
@@ -90,7 +101,7 @@ func TestOversizedRequestIsRefused(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
-			if ans := sendAndRead(t, path, 64<<20); !strings.Contains(ans.Error, "longer than") {
+			if ans := sendAndRead(t, path, 64<<20); !strings.Contains(ans.Message, "longer than") {
 				t.Errorf("a request of 64 MiB: %+v, want it refused as too long", ans)
 			}
 		})
@@ -115,7 +126,7 @@ func TestOversizedRequestIsRefused(t *testing.T) {
 		idle = append(idle, c)
 	}
 	filetest.Eventually(t, 10*time.Second, "every idle connection served", func() bool { return len(s.listener.slots) == maxConns })
-	if ans := sendAndRead(t, path, 10); !strings.Contains(ans.Error, "busy") {
+	if ans := sendAndRead(t, path, 10); !strings.Contains(ans.Message, "busy") || !ans.Busy {
 		t.Errorf("a connection past %d: %+v, want busy", maxConns, ans)
 	}
 	// a busy process is asked again, never taken for none: the answer comes once a slot frees
@@ -124,16 +135,16 @@ func TestOversizedRequestIsRefused(t *testing.T) {
 			c.Close()
 		}
 	})
-	if raw, err := Ask(ctx, root, index.Request{Text: "add to cart", Format: "json"}); err != nil || !strings.Contains(string(raw), "shop/cart.go") {
+	if raw, err := askJSON(ctx, root, index.Request{Text: "add to cart", Format: "json"}); err != nil || !strings.Contains(string(raw), "shop/cart.go") {
 		t.Errorf("Ask while every slot is taken for 300 ms: %v %.200s, want the pack once a slot frees", err, raw)
 	}
 	filetest.Eventually(t, 10*time.Second, "an answer once the idle connections closed", func() bool {
-		_, err := Ask(ctx, root, index.Request{Text: "add to cart"})
+		_, err := askJSON(ctx, root, index.Request{Text: "add to cart"})
 		return err == nil
 	})
 	ask()
 	// a request too long for the socket is not sent: Ask answers it in its own process
-	if _, err := Ask(ctx, root, index.Request{Text: strings.Repeat("cart ", MaxRequest/4)}); !errors.Is(err, ErrTooLarge) || !errors.Is(err, ErrNoSession) {
+	if _, err := askJSON(ctx, root, index.Request{Text: strings.Repeat("cart ", MaxRequest/4)}); !errors.Is(err, ErrTooLarge) || !errors.Is(err, ErrNoSession) {
 		t.Errorf("Ask with a text over MaxRequest: %v, want ErrTooLarge, an ErrNoSession", err)
 	}
 	if after := heapAfterGC(); float64(after) > 1.1*float64(before) {
@@ -150,7 +161,7 @@ func TestRemovedSocketIsMadeAgain(t *testing.T) {
 	s := open(t, Options{Root: root, Listen: true})
 	ctx := context.Background()
 	path := s.listener.path
-	if _, err := Ask(ctx, root, index.Request{Text: "add to cart"}); err != nil {
+	if _, err := askJSON(ctx, root, index.Request{Text: "add to cart"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(path); err != nil {
@@ -158,7 +169,7 @@ func TestRemovedSocketIsMadeAgain(t *testing.T) {
 	}
 	start := time.Now()
 	for {
-		if _, err := Ask(ctx, root, index.Request{Text: "add to cart"}); err == nil {
+		if _, err := askJSON(ctx, root, index.Request{Text: "add to cart"}); err == nil {
 			break
 		} else if time.Since(start) > 5*time.Second { // made again within a second; more on a loaded machine
 			t.Fatalf("no answer %s after the socket was removed: %v", time.Since(start), err)
@@ -198,7 +209,7 @@ func TestSlowAnswerSaysHowItGoes(t *testing.T) {
 		mu.Unlock()
 	})
 	start := time.Now()
-	es, err := AskEntities(ctx, root, 5)
+	es, err := OpEntities.Ask(ctx, root, EntitiesArgs{Top: 5})
 	if err != nil {
 		t.Fatalf("AskEntities while the index is held: %v", err)
 	}
@@ -229,7 +240,7 @@ func TestStoppingProcessGivesNoAnswerAsWhole(t *testing.T) {
 	}
 	got := make(chan error, 1)
 	go func() {
-		_, err := AskEntities(ctx, root, 5)
+		_, err := OpEntities.Ask(ctx, root, EntitiesArgs{Top: 5})
 		got <- err
 	}()
 	filetest.Eventually(t, 10*time.Second, "the request to reach the process", func() bool {
@@ -237,7 +248,7 @@ func TestStoppingProcessGivesNoAnswerAsWhole(t *testing.T) {
 		defer s.mu.Unlock()
 		return s.inFlight > 0
 	})
-	if _, err := askAt(ctx, sock, askRequest{Op: opStop}); err != nil {
+	if _, err := OpStop.askAt(ctx, sock, None{}); err != nil {
 		t.Fatalf("stop: %v", err)
 	}
 	select {
@@ -249,7 +260,16 @@ func TestStoppingProcessGivesNoAnswerAsWhole(t *testing.T) {
 	if err == nil || !errors.Is(err, ErrNoSession) {
 		t.Errorf("a request answered while the process stops: %v, want ErrNoSession (answered elsewhere)", err)
 	}
-	if _, err := AskEntities(ctx, root, 5); !errors.Is(err, ErrNoSession) {
+	if _, err := OpEntities.Ask(ctx, root, EntitiesArgs{Top: 5}); !errors.Is(err, ErrNoSession) {
 		t.Errorf("a request after the stop: %v, want ErrNoSession", err)
 	}
+}
+
+// askJSON is the pack the session of root answers req with, as JSON.
+func askJSON(ctx context.Context, root string, req index.Request) (json.RawMessage, error) {
+	p, err := OpContext.Ask(ctx, root, req)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(p)
 }

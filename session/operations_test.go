@@ -1,0 +1,83 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/ctxmap/ctxmap/index"
+)
+
+// askedTheSame asks op on the socket of root and answers it in the session s, and wants one answer.
+func askedTheSame[A, R any](t *testing.T, s *Session, root string, op *Operation[A, R], a A) {
+	t.Helper()
+	ctx := context.Background()
+	asked, err := op.Ask(ctx, root, a)
+	if err != nil {
+		t.Fatalf("%s on the socket: %v", op.Name, err)
+	}
+	answered, err := op.Answer(ctx, s, a)
+	if err != nil {
+		t.Fatalf("%s in the process: %v", op.Name, err)
+	}
+	x, _ := json.Marshal(asked)
+	y, _ := json.Marshal(answered)
+	if string(x) != string(y) || string(x) == "null" {
+		t.Errorf("%s: the socket answered %.300s, the process %.300s", op.Name, x, y)
+	}
+}
+
+// Each operation of the table answers the same on the socket as in the process, and a bad argument
+// is refused the same way, as the request's fault, on either.
+func TestOperationsAnswerTheSameOnTheSocket(t *testing.T) {
+	root := cartWorkspace(t)
+	writeFile(t, root, "shop/cart_item.go", "package shop\n\n// CartItem is a line of the cart.\ntype CartItem struct{ Price int }\n\n// CartTotal adds the cart's items.\nfunc CartTotal(items []CartItem) int { return 0 }\n")
+	writeFile(t, root, "shop/checkout/cart_checkout.go", "package checkout\n\n// CheckoutCart pays for the cart.\nfunc CheckoutCart() {}\n")
+	s := open(t, Options{Root: root, Listen: true})
+	askedTheSame(t, s, root, OpEntities, EntitiesArgs{Top: 3})
+	askedTheSame(t, s, root, OpExplore, ExploreArgs{Name: "cart", Limit: 2})
+	askedTheSame(t, s, root, OpSymbols, SymbolArgs{Name: "AddToCart"})
+	askedTheSame(t, s, root, OpPicture, PictureArgs{Top: 3})
+	askedTheSame(t, s, root, OpOutline, index.OutlineRequest{Budget: 300})
+	ctx := context.Background()
+	for _, bad := range []ExploreArgs{{Name: " "}, {Name: "cart", Limit: -1}, {Name: "cart", Limit: index.MaxListed + 1}} {
+		_, asked := OpExplore.Ask(ctx, root, bad)
+		_, answered := OpExplore.Answer(ctx, s, bad)
+		if !errors.Is(asked, index.ErrInvalid) || !errors.Is(answered, index.ErrInvalid) || asked.Error() != answered.Error() {
+			t.Errorf("explore %+v: %v on the socket, %v in the process; want one refusal, the request's fault", bad, asked, answered)
+		}
+	}
+	if _, err := OpSymbols.Ask(ctx, root, SymbolArgs{Name: "AddToCart", Kind: "nope"}); !errors.Is(err, index.ErrInvalid) {
+		t.Errorf("symbols of an unknown kind: %v, want the request's fault", err)
+	}
+	// an unknown entity is the answer, not the process's failure: the command reports it
+	if _, err := OpExplore.Ask(ctx, root, ExploreArgs{Name: "zzzqqq"}); err == nil || errors.Is(err, ErrNoSession) {
+		t.Errorf("explore of an unknown entity: %v, want its error as the answer", err)
+	}
+	if _, err := askAt(ctx, s.listener.path, "nonsense", None{}); !errors.Is(err, ErrNoSession) {
+		t.Errorf("an operation the process does not know: %v, want ErrNoSession (asked elsewhere)", err)
+	}
+}
+
+// The README states each operation's readiness, as the table declares it.
+func TestReadmeStatesEachReadiness(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for line := range strings.SplitSeq(string(readme), "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) > 4 && strings.HasPrefix(strings.TrimSpace(cells[1]), "`") {
+			rows[strings.Trim(strings.TrimSpace(cells[1]), "`")] = strings.TrimSpace(cells[len(cells)-2])
+		}
+	}
+	for _, op := range Operations() {
+		if got, ok := rows[op.Name]; !ok || got != op.Ready.String() {
+			t.Errorf("the README's operation %s: readiness %q, want %q (the table in session/operations.go)", op.Name, got, op.Ready)
+		}
+	}
+}
