@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -47,29 +46,21 @@ const instructions = "ctxmap knows this repository's code: its definitions, the 
 	"find_symbol. While the repository is first indexed, get_context answers at once from the files the text " +
 	"matches (the pack says it is partial) and the other tools wait; send a progressToken to hear how far it is."
 
-// ExploreInput is what explore_entity takes.
-type ExploreInput struct {
-	Name  string `json:"name" jsonschema:"an entity of the project, as get_context or a previous explore_entity names it (RULE, QUALITY_PROFILE); case and spaces do not matter"`
-	Limit int    `json:"limit,omitempty" jsonschema:"how many chunks (default 20)"`
-}
+// ExploreInput is what explore_entity takes: the session's explore operation's argument.
+type ExploreInput = session.ExploreArgs
 
-// SymbolInput is what find_symbol takes.
-type SymbolInput struct {
-	Name string `json:"name" jsonschema:"a symbol name: RuleIndex, search, RuleIndex.search; exact first, then case-insensitive, then fuzzy"`
-	Kind string `json:"kind,omitempty" jsonschema:"only definitions of this kind; type is any type (class, struct, interface, trait, enum), function any function (method, constructor)"`
-}
+// SymbolInput is what find_symbol takes: the session's symbols operation's argument.
+type SymbolInput = session.SymbolArgs
 
 // Symbols is find_symbol's answer.
 type Symbols struct {
 	Definitions []index.Symbol `json:"definitions"`
 }
 
-// maxDefinitions keeps find_symbol's answer short: an agent pays for every line of it.
-const maxDefinitions = 25
-
-// NewServer makes the MCP server of a workspace's session. While its first build runs, get_context
-// answers with a partial pack (as the command line does) and the other tools wait for the build
-// (see readiness); then each waits for the changes queued before it.
+// NewServer makes the MCP server of a workspace's session. Each tool is an operation of the session
+// (session.OpContext, OpExplore, OpSymbols): its argument checked, and answered while the first build
+// runs as the operation's readiness says (get_context with a partial pack, as the command line; the
+// others once the build is in, with progress meanwhile when asked).
 func NewServer(sess *session.Session, version string) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "ctxmap", Version: version}, &sdk.ServerOptions{Instructions: instructions})
 	sdk.AddTool(s, &sdk.Tool{
@@ -81,20 +72,17 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 			"experiment options (" + strings.Join(experiments, ", ") + ") are taken too; a task needs none of them.",
 		Annotations: readOnly("Context pack for a text"),
 		InputSchema: contextSchema(),
-	}, recovered("get_context", whenReady(sess, partialPack, func(ctx context.Context, _ *sdk.CallToolRequest, in ContextInput) (*sdk.CallToolResult, any, error) {
-		res, err := sess.Context(ctx, in.Request)
+	}, recovered("get_context", whenReady(sess, session.OpContext.Ready, func(in ContextInput) error { return session.OpContext.Check(in.Request) }, func(ctx context.Context, _ *sdk.CallToolRequest, in ContextInput) (*sdk.CallToolResult, any, error) {
+		p, err := session.OpContext.Answer(ctx, sess, in.Request)
 		if err != nil {
 			return nil, nil, err
 		}
-		if res.Pack == nil {
-			return nil, nil, errors.New("no pack was made")
-		}
 		// the pack once, as the budget counts it: the rendered text, or the JSON (items with places,
 		// reasons, probabilities and code; not the text again) when the request resolved to format json
-		if res.Pack.Request.Format != "json" {
-			return text(res.Pack.Text), nil, nil
+		if p.Request.Format != "json" {
+			return text(p.Text), nil, nil
 		}
-		b, err := index.PackJSON(res.Pack)
+		b, err := index.PackJSON(p)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -107,8 +95,8 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 			"and the other entities of its file: follow them to explore the domain.",
 		Annotations: readOnly("Explore a domain entity"),
 		InputSchema: exploreSchema(),
-	}, recovered("explore_entity", whenReady(sess, wholeIndex, func(ctx context.Context, _ *sdk.CallToolRequest, in ExploreInput) (*sdk.CallToolResult, *index.Exploration, error) {
-		ex, err := sess.Explore(ctx, in.Name, in.Limit)
+	}, recovered("explore_entity", whenReady(sess, session.OpExplore.Ready, session.OpExplore.Check, func(ctx context.Context, _ *sdk.CallToolRequest, in ExploreInput) (*sdk.CallToolResult, *index.Exploration, error) {
+		ex, err := session.OpExplore.Answer(ctx, sess, in)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w (in %s)", err, sess.Root())
 		}
@@ -120,8 +108,11 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 			"comment and path:line of each. Exact names first, then case-insensitive, then fuzzy matches.",
 		Annotations: readOnly("Find a symbol's definitions"),
 		InputSchema: schemaOf[SymbolInput](map[string][]string{"kind": index.SymbolKinds}),
-	}, recovered("find_symbol", whenReady(sess, wholeIndex, func(ctx context.Context, _ *sdk.CallToolRequest, in SymbolInput) (*sdk.CallToolResult, *Symbols, error) {
-		defs := sess.Snapshot(ctx).FindSymbols(in.Name, in.Kind, maxDefinitions)
+	}, recovered("find_symbol", whenReady(sess, session.OpSymbols.Ready, session.OpSymbols.Check, func(ctx context.Context, _ *sdk.CallToolRequest, in SymbolInput) (*sdk.CallToolResult, *Symbols, error) {
+		defs, err := session.OpSymbols.Answer(ctx, sess, in)
+		if err != nil {
+			return nil, nil, err
+		}
 		if len(defs) == 0 {
 			return nil, nil, fmt.Errorf("no definition named %s%s in %s", index.Quote(in.Name), kindNote(in.Kind), sess.Root())
 		}
@@ -130,46 +121,16 @@ func NewServer(sess *session.Session, version string) *sdk.Server {
 	return s
 }
 
-// input is a tool's input; check refuses what the tool cannot answer.
-type input interface{ check() error }
-
-func (in ContextInput) check() error { return in.Validate() }
-
-func (in ExploreInput) check() error {
-	if strings.TrimSpace(in.Name) == "" {
-		return errors.New("name is empty: give an entity such as the ones get_context lists")
-	}
-	return index.CheckLimit("limit", in.Limit)
-}
-
-func (in SymbolInput) check() error {
-	if strings.TrimSpace(in.Name) == "" {
-		return errors.New("name is empty: give a symbol name such as RuleIndex or search")
-	}
-	return index.CheckKind(in.Kind)
-}
-
-// readiness is what a tool's call gets while the session's first build runs.
-type readiness int
-
-const (
-	// partialPack: a pack at once, made from the files the text matches and marked partial, as the
-	// command line's and the editor's (a session in memory makes none: it waits as wholeIndex)
-	partialPack readiness = iota
-	// wholeIndex: the answer once the first build is in, with progress meanwhile when asked
-	wholeIndex
-)
-
-// whenReady runs a tool on input its check accepts, when its readiness allows: at once for a partial
-// pack, else once the session has its first build and the changes queued before the call. It refuses
-// other input at once, without waiting.
-func whenReady[In input, Out any](sess *session.Session, ready readiness, tool sdk.ToolHandlerFor[In, Out]) sdk.ToolHandlerFor[In, Out] {
+// whenReady runs a tool on input its operation's check accepts, when the operation's readiness
+// allows: at once for a partial pack, else once the session has its first build, with progress
+// meanwhile when the call asks for it. It refuses other input at once, without waiting.
+func whenReady[In, Out any](sess *session.Session, ready session.Readiness, check func(In) error, tool sdk.ToolHandlerFor[In, Out]) sdk.ToolHandlerFor[In, Out] {
 	return func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
 		var none Out
-		if err := in.check(); err != nil {
+		if err := check(in); err != nil {
 			return nil, none, err
 		}
-		if ready == wholeIndex || !sess.PartialPacks() {
+		if ready == session.WholeIndex || !sess.PartialPacks() {
 			if err := waitReady(ctx, sess, req); err != nil {
 				return nil, none, err
 			}

@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/session"
 )
 
 const (
@@ -149,20 +150,19 @@ func (s *Server) contextCommand(ctx context.Context, a contextArgs) (any, error)
 		}
 		sess = pl.sess
 	}
-	if err := a.Validate(); err != nil {
+	if err := session.OpContext.Check(a.Request); err != nil {
 		return nil, invalidParams("%s: %v", cmdContext, err)
 	}
-	req := a.Request
 	// a pack takes a while: let hover and edits through meanwhile
 	release(ctx)
-	res, err := sess.Context(ctx, req)
+	p, err := session.OpContext.Answer(ctx, sess, a.Request)
 	if errors.Is(err, index.ErrInvalid) { // the workspace's configuration, which the request left a field to
 		return nil, invalidParams("%s: %v", cmdContext, err)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return res.Pack, nil
+	return p, nil
 }
 
 // selection is the text of a range of doc.
@@ -227,20 +227,14 @@ func blockAt(ctx context.Context, pl place, doc []byte, pos protocol.Position) (
 	return b.String(), nil
 }
 
-// exploreArgs are ctxmap.explore's arguments.
-type exploreArgs struct {
-	Name  string `json:"name"`
-	Limit int    `json:"limit"`
-}
-
-func (s *Server) exploreCommand(ctx context.Context, a exploreArgs) (any, error) {
-	if strings.TrimSpace(a.Name) == "" {
-		return nil, invalidParams("%s: give the entity's name, e.g. {\"name\": \"RULE\"}", cmdExplore)
-	}
-	if err := index.CheckLimit("limit", a.Limit); err != nil {
+// exploreCommand answers the session's explore operation (its argument {name, limit}).
+func (s *Server) exploreCommand(ctx context.Context, a session.ExploreArgs) (any, error) {
+	if err := session.OpExplore.Check(a); err != nil {
 		return nil, invalidParams("%s: %v", cmdExplore, err)
 	}
-	ex, err := s.session().Explore(ctx, a.Name, a.Limit)
+	// it waits for the first build: let hover and edits through meanwhile
+	release(ctx)
+	ex, err := session.OpExplore.Answer(ctx, s.session(), a)
 	if errors.Is(err, index.ErrInvalid) {
 		return nil, invalidParams("%s: %v", cmdExplore, err)
 	}
@@ -257,17 +251,19 @@ type entitySummary struct {
 // summaryListed bounds each list of an entity in ctxmap.entities.
 const summaryListed = 10
 
-// entitiesArgs are ctxmap.entities' arguments.
-type entitiesArgs struct {
-	Top int `json:"top"`
-}
-
-func (s *Server) entitiesCommand(ctx context.Context, a entitiesArgs) (any, error) {
-	if err := index.CheckLimit("top", a.Top); err != nil {
+// entitiesCommand answers the session's entities operation (its argument {top}), each entity's lists
+// cut short.
+func (s *Server) entitiesCommand(ctx context.Context, a session.EntitiesArgs) (any, error) {
+	if err := session.OpEntities.Check(a); err != nil {
 		return nil, invalidParams("%s: %v", cmdEntities, err)
 	}
+	release(ctx)
+	es, err := session.OpEntities.Answer(ctx, s.session(), a)
+	if err != nil {
+		return nil, err
+	}
 	out := []entitySummary{}
-	for _, e := range s.session().Snapshot(ctx).TopEntities(a.Top) {
+	for _, e := range es {
 		out = append(out, entitySummary{EntitySummary: e.Shortened(summaryListed), FileCount: len(e.Files)})
 	}
 	return out, nil

@@ -30,7 +30,8 @@ func (s *Session) Read(ctx context.Context, f func(ix *index.Index) error) error
 }
 
 // Context answers a context request, as the user typed it, with the session's configuration (see
-// index.Answer); while the first build runs, with a partial pack (see Partial).
+// index.Answer); while the first build runs, with a partial pack (see Partial); after it, without
+// waiting for the vectors (the front ends answer with OpContext, which waits for them).
 func (s *Session) Context(ctx context.Context, req index.Request) (*index.Result, error) {
 	return index.Answer(ctx, sessionPacks{s: s}, req)
 }
@@ -86,15 +87,6 @@ func (p sessionPacks) ReadAgain(ctx context.Context) error {
 		return ctx.Err()
 	}
 	return nil
-}
-
-// Explore lists the chunks about an entity.
-func (s *Session) Explore(ctx context.Context, name string, limit int) (ex *index.Exploration, err error) {
-	err = s.Read(ctx, func(ix *index.Index) error {
-		ex, err = ix.Explore(name, limit)
-		return err
-	})
-	return ex, err
 }
 
 // ReadFile is a workspace file's content on disk, without waiting for the writer.
