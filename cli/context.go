@@ -156,11 +156,11 @@ func (e *env) runContext(dir string, req index.Request, o packOutput, noDaemon b
 	}
 	// one query: better complete than early, so every vector is waited for
 	return e.withIndex(dir, indexUse{packs: true, vectors: true}, func(ctx context.Context, ix *index.Index, _ index.Stats) error {
-		res, err := index.Answer(ctx, index.Own{Index: ix}, req)
+		p, err := session.OpContext.Own(ctx, ix, req)
 		if err != nil {
 			return err
 		}
-		return e.printPack(o, res.Pack)
+		return e.printPack(o, p)
 	})
 }
 

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -34,18 +33,8 @@ func (e *env) exploreCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		ask := func(ctx context.Context) error {
-			ex, err := session.OpExplore.Ask(ctx, *dir, session.ExploreArgs{Name: args[0], Limit: *limit})
-			if err != nil {
-				return err
-			}
-			return e.write(asJSON, ex, func(w io.Writer) error { return writeExploration(w, ex) })
-		}
-		return e.answer(routeOf(*dir, *noDaemon), ask, indexUse{noSearch: true}, func(_ context.Context, ix *index.Index) error {
-			ex, err := ix.Explore(args[0], *limit)
-			if err != nil {
-				return err
-			}
+		a := session.ExploreArgs{Name: args[0], Limit: *limit}
+		return answerOp(e, routeOf(*dir, *noDaemon), session.OpExplore, a, indexUse{noSearch: true}, func(ex *index.Exploration) error {
 			return e.write(asJSON, ex, func(w io.Writer) error { return writeExploration(w, ex) })
 		})
 	}

@@ -158,15 +158,8 @@ func (e *env) runEntities(r route, top int, asJSON bool) error {
 	if top < 1 {
 		return usagef("--top must be at least 1")
 	}
-	ask := func(ctx context.Context) error {
-		es, err := session.OpEntities.Ask(ctx, r.dir, session.EntitiesArgs{Top: top})
-		if err != nil {
-			return err
-		}
+	return answerOp(e, r, session.OpEntities, session.EntitiesArgs{Top: top}, indexUse{noSearch: true}, func(es []index.EntitySummary) error {
 		return e.writeEntities(asJSON, es)
-	}
-	return e.answer(r, ask, indexUse{noSearch: true}, func(_ context.Context, ix *index.Index) error {
-		return e.writeEntities(asJSON, ix.Snapshot().TopEntities(top))
 	})
 }
 

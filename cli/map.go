@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -82,23 +81,8 @@ or on a TEXT when given, it starts from that entity's files or from the files a 
 }
 
 func (e *env) runOutline(r route, req index.OutlineRequest, out string) error {
-	ask := func(ctx context.Context) error {
-		o, err := session.OpOutline.Ask(ctx, r.dir, req)
-		if err != nil {
-			return err
-		}
-		return e.writeOutline(o, out)
-	}
-	return e.answer(r, ask, indexUse{packs: true, vectors: req.Text != "", noSearch: req.Text == ""}, func(ctx context.Context, ix *index.Index) error {
-		if err := req.Centre(ctx, index.Own{Index: ix}); err != nil {
-			return err
-		}
-		o, err := ix.Outline(ctx, req)
-		if err != nil {
-			return err
-		}
-		return e.writeOutline(o, out)
-	})
+	use := indexUse{packs: true, vectors: req.Text != "", noSearch: req.Text == ""}
+	return answerOp(e, r, session.OpOutline, req, use, func(o *index.Outline) error { return e.writeOutline(o, out) })
 }
 
 // writeOutline prints the outline, or writes it to out.
@@ -118,18 +102,7 @@ func (e *env) runMap(r route, name string, top int, out, form string) error {
 	if top < 1 {
 		return usagef("--top must be at least 1")
 	}
-	ask := func(ctx context.Context) error {
-		m, err := session.OpPicture.Ask(ctx, r.dir, session.PictureArgs{Top: top, Name: name})
-		if err != nil {
-			return err
-		}
-		return e.writePicture(m, name, out, form)
-	}
-	return e.answer(r, ask, indexUse{noSearch: true}, func(_ context.Context, ix *index.Index) error {
-		m, err := ix.EntityPicture(top, name)
-		if err != nil {
-			return err
-		}
+	return answerOp(e, r, session.OpPicture, session.PictureArgs{Top: top, Name: name}, indexUse{noSearch: true}, func(m *index.Picture) error {
 		return e.writePicture(m, name, out, form)
 	})
 }

@@ -70,6 +70,26 @@ func (e *env) answer(r route, ask func(ctx context.Context) error, use indexUse,
 	return e.withIndex(r.dir, use, func(ctx context.Context, ix *index.Index, _ index.Stats) error { return local(ctx, ix) })
 }
 
+// answerOp answers op with a and writes the answer: asked of the process that serves r's folder (see
+// answer), else answered from an index this process opens (use says how), by the operation's one
+// handler either way.
+func answerOp[A, R any](e *env, r route, op *session.Operation[A, R], a A, use indexUse, write func(R) error) error {
+	ask := func(ctx context.Context) error {
+		res, err := op.Ask(ctx, r.dir, a)
+		if err != nil {
+			return err
+		}
+		return write(res)
+	}
+	return e.answer(r, ask, use, func(ctx context.Context, ix *index.Index) error {
+		res, err := op.Own(ctx, ix, a)
+		if err != nil {
+			return err
+		}
+		return write(res)
+	})
+}
+
 // handOff runs ask against the process that serves dir; when none answers, it starts a background
 // process first and asks it (one of another build is replaced by this build's). done is false when
 // the command is to answer in its own process: none could be asked, or it went away.

@@ -14,8 +14,9 @@ import (
 
 // The operations a front end asks of a session, each declared once: its name, what it does, its
 // argument (checked the same whoever asks), its answer and what it gets while the first build runs.
-// The socket serves them by name (socket.go); the command line asks them there (Operation.Ask); the
-// language server and the MCP server answer with them in their own process (Operation.Answer).
+// The socket serves them by name (rpc.go); the command line asks them there (Operation.Ask), or answers
+// them from an index it opened itself (Operation.Own); the language server and the MCP server answer
+// them with their session (Operation.Answer). One handler answers each, whoever asks.
 
 // Readiness is what a request gets while the session's first build runs.
 type Readiness int
@@ -50,7 +51,47 @@ type Operation[A, R any] struct {
 	Doc   string
 	Ready Readiness
 	check func(A) error // nil: any argument is answered
-	do    func(ctx context.Context, s *Session, a A) (R, error)
+	do    func(ctx context.Context, src Source, a A) (R, error)
+}
+
+// Source is what an operation answers from: a session, or an index a command opened and built for
+// itself.
+type Source interface {
+	index.Source // where its packs are made
+	// Read calls f with the whole index; what a workspace with nothing to read answers instead
+	Read(ctx context.Context, f func(ix *index.Index) error) error
+}
+
+// sessionSource is a session as a Source: its packs made as a one-shot process makes them (see
+// sessionPacks), its reads settled.
+type sessionSource struct {
+	sessionPacks
+}
+
+func (src sessionSource) Read(ctx context.Context, f func(ix *index.Index) error) error {
+	return src.s.readWhole(ctx, f)
+}
+
+// ownSource is an index a command opened and built for itself, as a Source.
+type ownSource struct {
+	index.Own
+}
+
+func (src ownSource) Read(_ context.Context, f func(ix *index.Index) error) error {
+	return f(src.Index)
+}
+
+// onSession is a handler that needs a session (a refresh, the process's status, a stop): an index a
+// command opened for itself has none of that to answer.
+func onSession[A, R any](do func(ctx context.Context, s *Session, a A) (R, error)) func(context.Context, Source, A) (R, error) {
+	return func(ctx context.Context, src Source, a A) (R, error) {
+		ss, ok := src.(sessionSource)
+		if !ok {
+			var none R
+			return none, errors.New("only a running process answers this")
+		}
+		return do(ctx, ss.s, a)
+	}
 }
 
 // Check refuses an argument the operation cannot answer, as index.ErrInvalid.
@@ -78,7 +119,17 @@ func (o *Operation[A, R]) Answer(ctx context.Context, s *Session, a A) (R, error
 			return none, err
 		}
 	}
-	return o.do(ctx, s, a)
+	return o.do(ctx, sessionSource{sessionPacks{s: s, oneShot: true}}, a)
+}
+
+// Own answers a from an index the calling process opened and built for itself (a command with no
+// process to ask): the argument checked, then the same handler as a session's.
+func (o *Operation[A, R]) Own(ctx context.Context, ix *index.Index, a A) (R, error) {
+	var none R
+	if err := o.Check(a); err != nil {
+		return none, err
+	}
+	return o.do(ctx, ownSource{index.Own{Index: ix}}, a)
 }
 
 // Ask hands a to the process that serves root, over its socket, and returns its answer; ErrNoSession
@@ -166,8 +217,8 @@ var (
 		Doc:   "the context pack of a text, as the user typed the request (the session resolves it with its configuration)",
 		Ready: PartialPack,
 		check: index.Request.Validate,
-		do: func(ctx context.Context, s *Session, req index.Request) (*index.Pack, error) {
-			res, err := index.Answer(ctx, sessionPacks{s: s, oneShot: true}, req)
+		do: func(ctx context.Context, src Source, req index.Request) (*index.Pack, error) {
+			res, err := index.Answer(ctx, src, req)
 			if err != nil {
 				return nil, err
 			}
@@ -182,8 +233,8 @@ var (
 		Doc:   "the workspace's top entities by importance",
 		Ready: WholeIndex,
 		check: func(a EntitiesArgs) error { return index.CheckLimit("top", a.Top) },
-		do: func(ctx context.Context, s *Session, a EntitiesArgs) (es []index.EntitySummary, err error) {
-			err = s.readWhole(ctx, func(ix *index.Index) error {
+		do: func(ctx context.Context, src Source, a EntitiesArgs) (es []index.EntitySummary, err error) {
+			err = src.Read(ctx, func(ix *index.Index) error {
 				es = ix.Snapshot().TopEntities(a.Top)
 				return nil
 			})
@@ -200,8 +251,8 @@ var (
 			}
 			return index.CheckLimit("limit", a.Limit)
 		},
-		do: func(ctx context.Context, s *Session, a ExploreArgs) (ex *index.Exploration, err error) {
-			err = s.readWhole(ctx, func(ix *index.Index) (err error) {
+		do: func(ctx context.Context, src Source, a ExploreArgs) (ex *index.Exploration, err error) {
+			err = src.Read(ctx, func(ix *index.Index) (err error) {
 				ex, err = ix.Explore(a.Name, a.Limit)
 				return err
 			})
@@ -218,8 +269,8 @@ var (
 			}
 			return index.CheckKind(a.Kind)
 		},
-		do: func(ctx context.Context, s *Session, a SymbolArgs) (defs []index.Symbol, err error) {
-			err = s.readWhole(ctx, func(ix *index.Index) error {
+		do: func(ctx context.Context, src Source, a SymbolArgs) (defs []index.Symbol, err error) {
+			err = src.Read(ctx, func(ix *index.Index) error {
 				defs = ix.Snapshot().FindSymbols(a.Name, a.Kind, MaxDefinitions)
 				return nil
 			})
@@ -230,15 +281,12 @@ var (
 		Name:  "outline",
 		Doc:   "the ranked outline of the workspace, centred on a text when one is given (ctxmap map)",
 		Ready: WholeIndex,
-		do: func(ctx context.Context, s *Session, req index.OutlineRequest) (o *index.Outline, err error) {
-			if err := s.empty(); err != nil {
-				return nil, err
-			}
+		do: func(ctx context.Context, src Source, req index.OutlineRequest) (o *index.Outline, err error) {
 			// a map centred on a text: its pack answered as every pack is
-			if err := req.Centre(ctx, sessionPacks{s: s, oneShot: true}); err != nil {
+			if err := req.Centre(ctx, src); err != nil {
 				return nil, finalError{err}
 			}
-			err = s.readWhole(ctx, func(ix *index.Index) (err error) {
+			err = src.Read(ctx, func(ix *index.Index) (err error) {
 				o, err = ix.Outline(ctx, req)
 				return err
 			})
@@ -250,8 +298,8 @@ var (
 		Doc:   "the entity map laid out: the top entities, or the neighbourhood of one (ctxmap map --format svg)",
 		Ready: WholeIndex,
 		check: func(a PictureArgs) error { return index.CheckLimit("top", a.Top) },
-		do: func(ctx context.Context, s *Session, a PictureArgs) (p *index.Picture, err error) {
-			err = s.readWhole(ctx, func(ix *index.Index) (err error) {
+		do: func(ctx context.Context, src Source, a PictureArgs) (p *index.Picture, err error) {
+			err = src.Read(ctx, func(ix *index.Index) (err error) {
 				p, err = ix.EntityPicture(a.Top, a.Name)
 				return err
 			})
@@ -262,26 +310,26 @@ var (
 		Name:  "refresh",
 		Doc:   "the index brought up to date with the disk, and its stats (ctxmap index)",
 		Ready: WholeIndex,
-		do:    func(ctx context.Context, s *Session, _ None) (index.Stats, error) { return s.refresh(ctx) },
+		do:    onSession(func(ctx context.Context, s *Session, _ None) (index.Stats, error) { return s.refresh(ctx) }),
 	}
 	OpStatus = &Operation[None, Process]{
 		Name:  "status",
 		Doc:   "the process, as ctxmap daemon --status lists it",
 		Ready: AtOnce,
-		do:    func(_ context.Context, s *Session, _ None) (Process, error) { return s.process(), nil },
+		do:    onSession(func(_ context.Context, s *Session, _ None) (Process, error) { return s.process(), nil }),
 	}
 	OpStop = &Operation[None, Process]{
 		Name:  "stop",
 		Doc:   "a background process leaves (ctxmap daemon --stop); another process refuses",
 		Ready: AtOnce,
-		do: func(_ context.Context, s *Session, _ None) (Process, error) {
+		do: onSession(func(_ context.Context, s *Session, _ None) (Process, error) {
 			if s.opts.Stop == nil {
 				return Process{}, finalError{errors.New("not a background process: it stops with its editor or agent")}
 			}
 			s.stopping.Store(true)
 			s.opts.Stop()
 			return s.process(), nil
-		},
+		}),
 	}
 )
 

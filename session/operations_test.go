@@ -11,7 +11,8 @@ import (
 	"github.com/ctxmap/ctxmap/index"
 )
 
-// askedTheSame asks op on the socket of root and answers it in the session s, and wants one answer.
+// askedTheSame asks op on the socket of root, answers it with the session s and from s's index alone
+// (as a command with no process to ask), and wants one answer.
 func askedTheSame[A, R any](t *testing.T, s *Session, root string, op *Operation[A, R], a A) {
 	t.Helper()
 	ctx := context.Background()
@@ -23,15 +24,24 @@ func askedTheSame[A, R any](t *testing.T, s *Session, root string, op *Operation
 	if err != nil {
 		t.Fatalf("%s in the process: %v", op.Name, err)
 	}
+	var own R
+	err = s.Read(ctx, func(ix *index.Index) (err error) {
+		own, err = op.Own(ctx, ix, a)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("%s from the index alone: %v", op.Name, err)
+	}
 	x, _ := json.Marshal(asked)
 	y, _ := json.Marshal(answered)
-	if string(x) != string(y) || string(x) == "null" {
-		t.Errorf("%s: the socket answered %.300s, the process %.300s", op.Name, x, y)
+	z, _ := json.Marshal(own)
+	if string(x) != string(y) || string(y) != string(z) || string(x) == "null" {
+		t.Errorf("%s: the socket answered %.300s, the session %.300s, the index alone %.300s", op.Name, x, y, z)
 	}
 }
 
-// Each operation of the table answers the same on the socket as in the process, and a bad argument
-// is refused the same way, as the request's fault, on either.
+// Each operation of the table answers the same on the socket, in the process and from an index alone,
+// and a bad argument is refused the same way, as the request's fault, on either.
 func TestOperationsAnswerTheSameOnTheSocket(t *testing.T) {
 	root := cartWorkspace(t)
 	writeFile(t, root, "shop/cart_item.go", "package shop\n\n// CartItem is a line of the cart.\ntype CartItem struct{ Price int }\n\n// CartTotal adds the cart's items.\nfunc CartTotal(items []CartItem) int { return 0 }\n")
