@@ -11,8 +11,8 @@ import (
 	"github.com/ctxmap/ctxmap/index"
 )
 
-// What the operations need of a session besides its index: the process as it lists itself, a refresh,
-// the answer for a workspace with nothing to read, and the count of requests being answered.
+// The process a session serves in: as daemon --status lists it, the requests it is answering (which
+// keep a background process from leaving), and an answer told from a failure to give one.
 
 // finalError is the answer to a request (an unknown entity), which the asking process reports as its
 // own; any other error makes it answer in its own process.
@@ -87,54 +87,6 @@ func Running(ctx context.Context) ([]Process, error) {
 		ps = append(ps, p)
 	}
 	return ps, nil
-}
-
-// refresh brings the index up to date with the disk, as ctxmap index does in its own process, and
-// returns its stats.
-func (s *Session) refresh(ctx context.Context) (index.Stats, error) {
-	start := time.Now()
-	var st index.Stats
-	if !s.WaitApplied(ctx, s.Rescan()) {
-		return st, ctx.Err()
-	}
-	err := s.Read(ctx, func(ix *index.Index) error {
-		ix.WaitVectors()
-		st = ix.Snapshot().Stats()
-		st.Vectors = ix.VectorStatus()
-		// what this process parsed since the last refresh (or its start): its watcher may have read
-		// an edit before the rescan did
-		s.mu.Lock()
-		st.Parsed = ix.Parsed() - s.parsedAtRefresh
-		s.parsedAtRefresh = ix.Parsed()
-		s.mu.Unlock()
-		return nil
-	})
-	if err != nil {
-		return st, err
-	}
-	if s.listener != nil {
-		st.Cache = filepath.Dir(s.listener.path)
-	}
-	st.Seconds = time.Since(start).Seconds()
-	return st, nil
-}
-
-// empty is the answer for a workspace with nothing to read, as a command in its own process says it
-// (which folder, and why each file was skipped); nil when there is something.
-func (s *Session) empty() error {
-	ix, done := s.acquire()
-	defer done()
-	if ix == nil {
-		return nil
-	}
-	snap := ix.Snapshot()
-	if len(snap.Paths) > 0 {
-		return nil
-	}
-	if err := snap.Stats().Empty(); err != nil {
-		return finalError{err}
-	}
-	return nil
 }
 
 // asking counts the requests being answered, and when the last one ended.
