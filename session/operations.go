@@ -14,7 +14,7 @@ import (
 
 // The operations a front end asks of a session, each declared once: its name, what it does, its
 // argument (checked the same whoever asks), its answer and what it gets while the first build runs.
-// The socket serves them by name (rpc.go); the command line asks them there (Operation.Ask), or answers
+// The socket serves them by name (serve.go); the command line asks them there (Operation.Ask), or answers
 // them from an index it opened itself (Operation.Own); the language server and the MCP server answer
 // them with their session (Operation.Answer). One handler answers each, whoever asks.
 

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctxmap/ctxmap/index"
 )
@@ -89,5 +91,46 @@ func TestReadmeStatesEachReadiness(t *testing.T) {
 		if got, ok := rows[op.Name]; !ok || got != op.Ready.String() {
 			t.Errorf("the README's operation %s: readiness %q, want %q (the table in session/operations.go)", op.Name, got, op.Ready)
 		}
+	}
+}
+
+// Before the first build is in, each operation answers as its readiness says, whoever asks: a pack at
+// once, marked partial; the others wait for the build (and answer once it is in); the status at once.
+func TestReadinessIsTheTables(t *testing.T) {
+	root := cartWorkspace(t)
+	writeFile(t, root, "shop/cart_item.go", "package shop\n\n// CartItem is a line of the cart.\ntype CartItem struct{ Price int }\n")
+	s, err := Open(context.Background(), Options{Root: root, CacheDir: filepath.Join(t.TempDir(), "cache"), Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// not started: no build runs, so a wait for it ends only with its context
+	short := func() context.Context {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		t.Cleanup(cancel)
+		return ctx
+	}
+	p, err := OpContext.Answer(short(), s, index.Request{Text: "`AddToCart` puts nothing in the cart"})
+	if err != nil || p.Partial == nil {
+		t.Fatalf("context before the first build: %v, partial %+v; want a partial pack at once", err, p)
+	}
+	if _, err := OpExplore.Answer(short(), s, ExploreArgs{Name: "cart"}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("explore before the first build: %v, want it to wait for the build", err)
+	}
+	if _, err := OpSymbols.Answer(short(), s, SymbolArgs{Name: "AddToCart"}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("symbols before the first build: %v, want it to wait for the build", err)
+	}
+	if st, err := OpStatus.Answer(short(), s, None{}); err != nil || st.Ready {
+		t.Errorf("status before the first build: %+v %v, want it at once, not ready", st, err)
+	}
+	s.Start()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	defs, err := OpSymbols.Answer(ctx, s, SymbolArgs{Name: "AddToCart"})
+	if err != nil || len(defs) == 0 {
+		t.Errorf("symbols once the build runs: %v %v, want AddToCart", defs, err)
+	}
+	if p, err := OpContext.Answer(ctx, s, index.Request{Text: "`AddToCart` puts nothing in the cart"}); err != nil || p.Partial != nil {
+		t.Errorf("context after the first build: %v, partial %+v; want a whole pack", err, p)
 	}
 }

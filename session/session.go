@@ -40,7 +40,7 @@ type Options struct {
 	InMemory bool          // keep the index in memory only
 	CacheDir string        // "": the index's default cache folder
 	Watch    bool          // follow the disk with a watcher
-	Listen   bool          // answer one-shot context queries on a socket in the cache folder (see Ask)
+	Listen   bool          // answer the operations on a socket in the cache folder (see Operation.Ask)
 	// Stop, when set, is what a stop asked on the socket calls: the session is a background process
 	// (see RunBackground); a session without it refuses to stop and asks a background one to at Open.
 	Stop func()

@@ -41,11 +41,11 @@ var maxAnswer int64 = 64 << 20
 var askDeadline = 15 * time.Minute
 
 // MaxRequest bounds one request's line: a client must not make the server hold more than this for
-// it. An issue's text is far smaller; Ask answers a larger one in its own process.
+// it. An issue's text is far smaller; a command answers a larger one in its own process.
 const MaxRequest = 1 << 20
 
 // maxConns bounds the connections served at once, each holding up to MaxRequest; one more is told the
-// process is busy and closed (Ask then answers in its own process).
+// process is busy and closed (the command asks again a moment later).
 const maxConns = 16
 
 // errTooLong is a request line longer than MaxRequest.
