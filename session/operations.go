@@ -209,10 +209,9 @@ type None struct{}
 // MaxDefinitions keeps the definitions of a symbol short: an agent pays for every line of them.
 const MaxDefinitions = 25
 
-// The operations. A new one is a row here and a line in operations (below); the front ends that offer
-// it call its Answer or its Ask.
+// The operations. A new one is a row here; the front ends that offer it call its Answer, Ask or Own.
 var (
-	OpContext = &Operation[index.Request, *index.Pack]{
+	OpContext = declare(&Operation[index.Request, *index.Pack]{
 		Name:  "context",
 		Doc:   "the context pack of a text, as the user typed the request (the session resolves it with its configuration)",
 		Ready: PartialPack,
@@ -227,8 +226,8 @@ var (
 			}
 			return res.Pack, nil
 		},
-	}
-	OpEntities = &Operation[EntitiesArgs, []index.EntitySummary]{
+	})
+	OpEntities = declare(&Operation[EntitiesArgs, []index.EntitySummary]{
 		Name:  "entities",
 		Doc:   "the workspace's top entities by importance",
 		Ready: WholeIndex,
@@ -240,8 +239,8 @@ var (
 			})
 			return es, err
 		},
-	}
-	OpExplore = &Operation[ExploreArgs, *index.Exploration]{
+	})
+	OpExplore = declare(&Operation[ExploreArgs, *index.Exploration]{
 		Name:  "explore",
 		Doc:   "the chunks of code about one entity, with the entities of their files",
 		Ready: WholeIndex,
@@ -258,8 +257,8 @@ var (
 			})
 			return ex, err
 		},
-	}
-	OpSymbols = &Operation[SymbolArgs, []index.Symbol]{
+	})
+	OpSymbols = declare(&Operation[SymbolArgs, []index.Symbol]{
 		Name:  "symbols",
 		Doc:   fmt.Sprintf("the definitions of a symbol by name, at most %d: exact first, then case-insensitive, then fuzzy", MaxDefinitions),
 		Ready: WholeIndex,
@@ -276,8 +275,8 @@ var (
 			})
 			return defs, err
 		},
-	}
-	OpOutline = &Operation[index.OutlineRequest, *index.Outline]{
+	})
+	OpOutline = declare(&Operation[index.OutlineRequest, *index.Outline]{
 		Name:  "outline",
 		Doc:   "the ranked outline of the workspace, centred on a text when one is given (ctxmap map)",
 		Ready: WholeIndex,
@@ -292,8 +291,8 @@ var (
 			})
 			return o, err
 		},
-	}
-	OpPicture = &Operation[PictureArgs, *index.Picture]{
+	})
+	OpPicture = declare(&Operation[PictureArgs, *index.Picture]{
 		Name:  "picture",
 		Doc:   "the entity map laid out: the top entities, or the neighbourhood of one (ctxmap map --format svg)",
 		Ready: WholeIndex,
@@ -305,20 +304,20 @@ var (
 			})
 			return p, err
 		},
-	}
-	OpRefresh = &Operation[None, index.Stats]{
+	})
+	OpRefresh = declare(&Operation[None, index.Stats]{
 		Name:  "refresh",
 		Doc:   "the index brought up to date with the disk, and its stats (ctxmap index)",
 		Ready: WholeIndex,
 		do:    onSession(func(ctx context.Context, s *Session, _ None) (index.Stats, error) { return s.refresh(ctx) }),
-	}
-	OpStatus = &Operation[None, Process]{
+	})
+	OpStatus = declare(&Operation[None, Process]{
 		Name:  "status",
 		Doc:   "the process, as ctxmap daemon --status lists it",
 		Ready: AtOnce,
 		do:    onSession(func(_ context.Context, s *Session, _ None) (Process, error) { return s.process(), nil }),
-	}
-	OpStop = &Operation[None, Process]{
+	})
+	OpStop = declare(&Operation[None, Process]{
 		Name:  "stop",
 		Doc:   "a background process leaves (ctxmap daemon --stop); another process refuses",
 		Ready: AtOnce,
@@ -330,18 +329,20 @@ var (
 			s.opts.Stop()
 			return s.process(), nil
 		}),
-	}
+	})
 )
 
-// operations are the ones the socket serves, by name.
-var operations = func() map[string]served {
-	m := map[string]served{}
-	for _, o := range []served{OpContext, OpEntities, OpExplore, OpSymbols, OpOutline, OpPicture, OpRefresh, OpStatus, OpStop} {
-		name, _, _ := o.describe()
-		m[name] = o
+// operations are the ones the socket serves, by name: each row made one through declare.
+var operations = map[string]served{}
+
+// declare makes o an operation the socket serves.
+func declare[A, R any](o *Operation[A, R]) *Operation[A, R] {
+	if operations[o.Name] != nil {
+		panic("two operations named " + o.Name) // a row of this file: a bug
 	}
-	return m
-}()
+	operations[o.Name] = o
+	return o
+}
 
 // OperationDoc is an operation as the README's table lists it.
 type OperationDoc struct {
