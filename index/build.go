@@ -60,7 +60,7 @@ func (ix *Index) Build(ctx context.Context, progress Progress) (Stats, error) {
 	histRead := make(chan struct{})
 	go func() {
 		defer close(histRead)
-		hist, histErr = history.Reread(ctx, ix.root, ix.cfg.historyLimit(), old.History)
+		hist, histErr = history.Reread(ctx, ix.root, ix.cfg.HistoryLimit(), old.History)
 	}()
 	defer func() { <-histRead }()
 	gitLog := func() *history.Log {
@@ -112,7 +112,7 @@ func (ix *Index) UsePartial(q *Partial) {
 		return
 	}
 	ix.walked = q.walked
-	if q.reads != nil && q.cfg.readsAs(ix.cfg) {
+	if q.reads != nil && readsAs(q.cfg, ix.cfg) {
 		ix.reads = q.reads
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxmap/ctxmap/internal/config"
 	"github.com/ctxmap/ctxmap/internal/filetest"
 )
 
@@ -130,9 +131,9 @@ func TestCompanionWithoutParseIsLeftOut(t *testing.T) {
 func TestUsersExclusionsWin(t *testing.T) {
 	root, home := t.TempDir(), t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", home)
-	writeFiles(t, home, map[string]string{"ctxmap/" + userConfigFile: "exclude: [\"secrets/\"]\n"})
+	writeFiles(t, home, map[string]string{"ctxmap/" + config.UserFile: "exclude: [\"secrets/\"]\n"})
 	writeFiles(t, root, map[string]string{
-		configFile:           "exclude: [\"!secrets/\", \"!secrets/**\", \"gen/\"]\n",
+		config.File:          "exclude: [\"!secrets/\", \"!secrets/**\", \"gen/\"]\n",
 		"secrets/stripe.txt": "STRIPE_KEY=sk_live_1234\n",
 		"gen/types.go":       "package gen\n",
 		"pay/pay.go":         "package pay\n\n// Charge reads STRIPE_KEY.\nfunc Charge() {}\n",
@@ -144,7 +145,7 @@ func TestUsersExclusionsWin(t *testing.T) {
 	ix := mustOpen(t, Options{Root: root, InMemory: true, Config: &cfg})
 	defer ix.Close()
 	mustBuild(t, ix)
-	if got := ix.Snapshot().Paths; !slices.Equal(got, []string{configFile, "pay/pay.go"}) {
+	if got := ix.Snapshot().Paths; !slices.Equal(got, []string{config.File, "pay/pay.go"}) {
 		t.Errorf("indexed %q, want the configuration and pay/pay.go", got)
 	}
 }

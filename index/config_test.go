@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctxmap/ctxmap/internal/config"
 )
 
 func TestEmbeddingConfig(t *testing.T) {
@@ -20,7 +22,7 @@ embedding:
   apiKeyEnv: OPENAI_API_KEY
   dimensions: 768
 `
-	if err := os.WriteFile(filepath.Join(root, configFile), []byte(yaml), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, config.File), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
@@ -46,7 +48,7 @@ embedding:
 	if b, _ := json.Marshal(Config{}); strings.Contains(string(b), "embedding") {
 		t.Errorf("the default configuration marshals an embedding block: %s", b)
 	}
-	if err := os.WriteFile(filepath.Join(root, configFile), []byte("embedding:\n  provider: openai\n  modle: x\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, config.File), []byte("embedding:\n  provider: openai\n  modle: x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := LoadConfig(root); err == nil || !strings.Contains(err.Error(), "modle") || !strings.Contains(err.Error(), "line 3") {
@@ -106,7 +108,7 @@ lexicon: /etc/passwd
 mappings: [maps, ../../elsewhere]
 embedding: {provider: openai, url: "http://127.0.0.1:18777/v1", model: m, apiKeyEnv: MY_SECRET}
 `
-	if err := os.WriteFile(filepath.Join(root, configFile), []byte(file), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, config.File), []byte(file), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := LoadConfig(root)

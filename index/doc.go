@@ -3,8 +3,8 @@
 // snapshots. The server, the CLI and the agent tools all go through it.
 //
 // Its files are named by their job. The writer: index.go (the Index and its Options), open.go (Open:
-// configuration, cache, stores), config.go (the workspace's .ctxmap.yaml), trust.go (what a checkout
-// may set without its user: the user's own config.yaml, ctxmap trust), build.go (Build: the whole
+// configuration, cache, stores), config.go (the configuration, internal/config's, offered here),
+// build.go (Build: the whole
 // workspace), update.go (Update, and the plan and apply every change takes), load.go (reading and
 // parsing files, a batch per core), write.go (a batch into the records and the stores), vectors.go (the
 // snapshot's chunks for the vector store), overlay.go (editors' unsaved buffers), root.go (the

@@ -218,15 +218,7 @@ func (ix *Index) takePartial(f fileStat) (loaded, bool) {
 	return ix.reads.take(f)
 }
 
-func (ix *Index) maxFileSize() int64 { return ix.cfg.maxFileSize() }
-
-// maxFileSize is the size past which a file is skipped.
-func (c Config) maxFileSize() int64 {
-	if c.MaxFileSize > 0 {
-		return c.MaxFileSize
-	}
-	return 1 << 20
-}
+func (ix *Index) maxFileSize() int64 { return ix.cfg.FileSizeLimit() }
 
 func countLines(b []byte) int {
 	n := 0

@@ -180,7 +180,7 @@ func (ix *Index) openStores(ctx context.Context, opts Options) *store.State {
 
 // embedder is the configuration's embedding model; without one, off says why.
 func (ix *Index) embedder(ctx context.Context) (e embed.Embedder, off string) {
-	if !ix.cfg.vectors() {
+	if !ix.cfg.VectorsOn() {
 		return nil, "disabled in the configuration"
 	}
 	e, err := embed.New(ctx, ix.cfg.Embedding)

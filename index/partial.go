@@ -116,7 +116,7 @@ func (q *Partial) Prepare(ctx context.Context, req Resolved, share float64) (*In
 	if q.words != nil {
 		best, read.Scanned, err = q.words.Best(ctx, terms, partialFiles)
 	} else {
-		best, err = scan.Best(ctx, q.opts.Root, q.paths, terms, partialFiles, q.cfg.maxFileSize())
+		best, err = scan.Best(ctx, q.opts.Root, q.paths, terms, partialFiles, q.cfg.FileSizeLimit())
 		read.Scanned = len(q.paths)
 	}
 	if err != nil {
@@ -166,7 +166,7 @@ func (q *Partial) first(ctx context.Context, req Resolved, share float64) (*Inde
 		}
 	}
 	walked := time.Now()
-	best, words, err := scan.Learn(ctx, q.opts.Root, paths, scan.QueryOf(query.Analyze(req.text, nil)), partialFiles, q.cfg.maxFileSize())
+	best, words, err := scan.Learn(ctx, q.opts.Root, paths, scan.QueryOf(query.Analyze(req.text, nil)), partialFiles, q.cfg.FileSizeLimit())
 	if err != nil {
 		return nil, read, err
 	}
@@ -260,6 +260,6 @@ func (r *partialReads) take(f fileStat) (loaded, bool) {
 
 // readsAs says whether a file is read and cut into chunks alike under c and o: a partial index's
 // results serve only a build configured the same.
-func (c Config) readsAs(o Config) bool {
-	return slices.Equal(c.Mappings, o.Mappings) && c.maxFileSize() == o.maxFileSize()
+func readsAs(c, o Config) bool {
+	return slices.Equal(c.Mappings, o.Mappings) && c.FileSizeLimit() == o.FileSizeLimit()
 }

@@ -2,15 +2,14 @@ package index
 
 import (
 	"cmp"
-	"fmt"
 	"maps"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/ctxmap/ctxmap/internal/config"
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/query"
 )
@@ -82,20 +81,8 @@ func CutText(text string) (_ string, cut bool) {
 	return text[:end], true
 }
 
-// maxQuoted is the most of a value an error quotes: a name of a megabyte is not said back whole.
-const maxQuoted = 200
-
-// Quote is s quoted for an error, at most its first maxQuoted bytes, with its length when cut.
-func Quote(s string) string {
-	if len(s) <= maxQuoted {
-		return strconv.Quote(s)
-	}
-	end := maxQuoted
-	for end > 0 && !utf8.RuneStart(s[end]) {
-		end--
-	}
-	return strconv.Quote(s[:end]) + fmt.Sprintf("... (%d bytes)", len(s))
-}
+// Quote is s quoted for an error, at most its first 200 bytes, with its length when cut.
+func Quote(s string) string { return config.Quote(s) }
 
 // checkText says what is wrong with a request's text, nil when nothing is: it is empty, or it is not
 // text (a NUL byte, or mostly bytes that are not UTF-8: a binary file given by mistake). The error
@@ -179,7 +166,7 @@ func checkSettled(budget int, format, tokenizer, ranker string, budgetSet bool) 
 	if err := pack.CheckTokenizer(tokenizer); err != nil {
 		return invalidf("%v", err)
 	}
-	if err := checkRanker(ranker); err != nil {
+	if err := config.CheckRanker(ranker); err != nil {
 		return invalidf("%v", err)
 	}
 	return nil
@@ -234,12 +221,4 @@ func CheckLimit(name string, n int) error {
 		return invalidf("%s must be between 1 and %d", name, MaxListed)
 	}
 	return nil
-}
-
-func checkRanker(name string) error {
-	switch name {
-	case "", RankerLearned, RankerFusion:
-		return nil
-	}
-	return fmt.Errorf("ranker %s is not one of learned, fusion", Quote(name))
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ctxmap/ctxmap/internal/config"
 	"github.com/ctxmap/ctxmap/internal/parse"
 )
 
@@ -84,7 +85,7 @@ func FindRoot(dir string) (string, error) {
 		return "", fmt.Errorf("workspace %s is not a folder", dir)
 	}
 	for d := abs; ; d = filepath.Dir(d) {
-		for _, marker := range []string{configFile, ".git"} {
+		for _, marker := range []string{config.File, ".git"} {
 			if _, err := os.Lstat(filepath.Join(d, marker)); err == nil {
 				return d, nil
 			}

@@ -1,4 +1,4 @@
-package index
+package config
 
 // What a checkout may ask for itself, and what only its user may: a workspace's .ctxmap.yaml sets
 // ranking and packing, while anything that reaches outside the workspace (a network endpoint, an
@@ -42,11 +42,11 @@ func UserConfigDir() (string, error) {
 	return filepath.Join(home, ".config", "ctxmap"), nil
 }
 
-// userConfigFile and trustFile are the names of the user's configuration and of the list of trusted
+// UserFile and trustFile are the names of the user's configuration and of the list of trusted
 // folders, in UserConfigDir.
 const (
-	userConfigFile = "config.yaml"
-	trustFile      = "trusted-folders"
+	UserFile  = "config.yaml"
+	trustFile = "trusted-folders"
 )
 
 // readConfigFile decodes the YAML configuration at path into c over what c holds; a missing file
@@ -74,7 +74,7 @@ func loadUserConfig() (Config, error) {
 	if err != nil {
 		return c, nil // no home: no user configuration
 	}
-	path := filepath.Join(dir, userConfigFile)
+	path := filepath.Join(dir, UserFile)
 	if _, err := readConfigFile(path, &c); err != nil {
 		return c, err
 	}
@@ -187,7 +187,7 @@ func untrusted(ws *Config, user Config) []string {
 		ignored = append(ignored, fmt.Sprintf("maxFileSize %d (above %d)", ws.MaxFileSize, limit))
 		ws.MaxFileSize = 0
 	}
-	if limit := max(user.historyLimit(), defaultHistory); ws.History > limit {
+	if limit := max(user.HistoryLimit(), defaultHistory); ws.History > limit {
 		ignored = append(ignored, fmt.Sprintf("history %d (above %d)", ws.History, limit))
 		ws.History = 0
 	}
