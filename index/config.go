@@ -13,14 +13,10 @@ type Config = config.Config
 // endpoint (see embed.Config).
 type Embedding = config.Embedding
 
-// LoadConfig is the configuration of the workspace at root: the user's own (UserConfigDir's
+// LoadConfig is the configuration of the workspace at root: the user's own (config.UserConfigDir's
 // config.yaml), then the workspace's .ctxmap.yaml over it; what reaches outside the workspace applies
 // only when the user trusts the folder (Trust), and what was left out is in Ignored (see config.Load).
 func LoadConfig(root string) (Config, error) { return config.Load(root) }
-
-// UserConfigDir is the folder of the user's own ctxmap configuration: $XDG_CONFIG_HOME/ctxmap, else
-// ~/.config/ctxmap.
-func UserConfigDir() (string, error) { return config.UserConfigDir() }
 
 // Trusted says whether the user trusts the folder root: its .ctxmap.yaml may then reach outside it.
 func Trusted(root string) bool { return config.Trusted(root) }
@@ -28,9 +24,6 @@ func Trusted(root string) bool { return config.Trusted(root) }
 // Trust adds folder to the user's trusted folders, or takes it off with revoke; it returns the
 // folder as listed.
 func Trust(folder string, revoke bool) (string, error) { return config.Trust(folder, revoke) }
-
-// DefaultMaxFileSize is the size past which a file is skipped, unless the configuration says otherwise.
-const DefaultMaxFileSize = config.DefaultMaxFileSize
 
 // LoadMappings reads the mapping files of the folders under root (the configuration's Mappings; none:
 // the default folders), with the problems found reading them.

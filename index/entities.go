@@ -9,45 +9,17 @@ import (
 )
 
 // EntitySummary is an entity as the lists of entities show it.
-type EntitySummary struct {
-	Name          string   `json:"name"`
-	Importance    float64  `json:"importance"`
-	Centrality    string   `json:"centrality"`
-	Files         []string `json:"files"`
-	Modules       []string `json:"modules"`
-	Related       []string `json:"related"` // names, closest first
-	Terms         []string `json:"terms"`
-	BusinessTerms []string `json:"businessTerms"`
-}
+type EntitySummary = entity.Summary
 
 // TopEntities are the workspace's entities by importance, at most top (0: DefaultTop).
 func (s *Snapshot) TopEntities(top int) []EntitySummary {
 	if top <= 0 {
 		top = DefaultTop
 	}
-	out := []EntitySummary{}
 	if s.Entities == nil {
-		return out
+		return []EntitySummary{}
 	}
-	for i, e := range s.Entities.Entities {
-		if i == top {
-			break
-		}
-		sum := EntitySummary{Name: e.Name, Importance: e.Importance, Centrality: e.Centrality, Files: e.Files,
-			Modules: e.Modules, Terms: e.Terms, BusinessTerms: e.BusinessTerms, Related: []string{}}
-		for _, r := range e.Related {
-			sum.Related = append(sum.Related, r.Name)
-		}
-		out = append(out, sum)
-	}
-	return out
-}
-
-// Shortened cuts each of the summary's lists to at most n.
-func (e EntitySummary) Shortened(n int) EntitySummary {
-	e.Files, e.Modules, e.Related = firstOf(e.Files, n), firstOf(e.Modules, n), firstOf(e.Related, n)
-	e.Terms, e.BusinessTerms = firstOf(e.Terms, n), firstOf(e.BusinessTerms, n)
-	return e
+	return s.Entities.Top(top)
 }
 
 // Picture is the entity map laid out for drawing, with its SVG and HTML renderings.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxmap/ctxmap/internal/history"
 	"github.com/ctxmap/ctxmap/internal/store"
+	"github.com/ctxmap/ctxmap/internal/walk"
 )
 
 // Export brings the index of opts.Root up to date, vectors included, and writes it to dst. The work
@@ -62,7 +63,7 @@ func Import(ctx context.Context, opts Options, src string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if inside(root, cache) {
+	if walk.Inside(root, cache) {
 		return "", fmt.Errorf("cache folder %s is inside the workspace %s", cache, root)
 	}
 	logf := opts.Logf

@@ -16,12 +16,13 @@ import (
 	"github.com/ctxmap/ctxmap/internal/lexicon"
 	"github.com/ctxmap/ctxmap/internal/pack"
 	"github.com/ctxmap/ctxmap/internal/store"
+	"github.com/ctxmap/ctxmap/internal/walk"
 )
 
 // Open prepares the index of a root: configuration, cache, stores. It reads what a previous run left in
 // the cache but does not look at the files; call Build for that.
 func Open(ctx context.Context, opts Options) (*Index, error) {
-	root, err := workspaceRoot(opts.Root)
+	root, err := walk.Root(opts.Root)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +51,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		if ix.cache, err = cacheFolder(opts, root); err != nil {
 			return nil, err
 		}
-		if inside(root, ix.cache) {
+		if walk.Inside(root, ix.cache) {
 			return nil, fmt.Errorf("cache folder %s is inside the workspace %s", ix.cache, root)
 		}
 		// the cache holds the workspace's code: for its owner only; one that cannot be made or kept

@@ -18,7 +18,7 @@ func (ix *Index) ReadFile(rel string) ([]byte, error) {
 		return b, nil
 	}
 	abs := filepath.Join(ix.root, filepath.FromSlash(rel))
-	if !inside(ix.root, abs) {
+	if !walk.Inside(ix.root, abs) {
 		return nil, fmt.Errorf("%s is outside the workspace", rel)
 	}
 	// regular files only: one replaced by a FIFO or a link to a device since it was listed is not read

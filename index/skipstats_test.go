@@ -24,7 +24,7 @@ func TestNoChangeRunReportsTheSameSkips(t *testing.T) {
 		}
 	}
 	// every skipped file is named with its reason; one of no language is binary by its bytes
-	want := []SkippedFile{{"gen/model.pb.go", "generated"}, {"img/logo.png", "unsupported"}, {"img/noise.dat", "binary"}, {"web/app.min.js", "minified"}}
+	want := []SkippedFile{{Path: "gen/model.pb.go", Reason: "generated"}, {Path: "img/logo.png", Reason: "unsupported"}, {Path: "img/noise.dat", Reason: "binary"}, {Path: "web/app.min.js", Reason: "minified"}}
 	if !reflect.DeepEqual(runs[0].SkippedFiles, want) {
 		t.Fatalf("the first run's skips: %v %v", runs[0].Skipped, runs[0].SkippedFiles)
 	}

@@ -8,33 +8,15 @@ import (
 	"github.com/sahilm/fuzzy"
 
 	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/records"
 )
 
 // Symbol is a definition found by name.
-type Symbol struct {
-	Name      string `json:"name"`
-	Qualified string `json:"qualified"` // Parent.Name, or Name
-	Parent    string `json:"-"`         // in Qualified already
-	Kind      string `json:"kind"`
-	Path      string `json:"path"`
-	StartLine int    `json:"startLine"`
-	EndLine   int    `json:"endLine"`
-	Signature string `json:"signature,omitempty"`
-	Doc       string `json:"doc,omitempty"`
-	Match     string `json:"match"` // exact, case-insensitive or fuzzy
-}
+type Symbol = records.Symbol
 
 // SymbolKinds are the kinds of definitions FindSymbols keeps when asked: the parser's, where "type"
-// is any type (a class, struct, interface, trait, enum or type declaration) and "function" any
-// function (a method and a constructor too).
-var SymbolKinds = []string{"function", "method", "constructor", "type", "class", "struct", "interface", "trait",
-	"enum", "module", "namespace", "constant", "variable", "field", "macro", "section"}
-
-// kindsOf are the kinds a user's word covers beside its own.
-var kindsOf = map[string][]string{
-	"type":     {"type", "class", "struct", "interface", "trait", "enum"},
-	"function": {"function", "method", "constructor"},
-}
+// is any type and "function" any function (see records.SymbolKinds).
+var SymbolKinds = records.SymbolKinds
 
 // CheckKind says what is wrong with a kind a user asks for: one not in SymbolKinds (case aside). The
 // error wraps ErrInvalid and lists them.
@@ -43,15 +25,6 @@ func CheckKind(kind string) error {
 		return nil
 	}
 	return invalidf("unknown kind %q (known: %s)", kind, strings.Join(SymbolKinds, ", "))
-}
-
-// kindMatches says whether a definition of kind def is of the kind asked ("": any).
-func kindMatches(def, asked string) bool {
-	asked = strings.ToLower(asked)
-	if asked == "" || strings.EqualFold(def, asked) {
-		return true
-	}
-	return slices.Contains(kindsOf[asked], def)
 }
 
 // FindSymbols finds the definitions of a name: those named exactly so first, then those whose name
@@ -85,7 +58,7 @@ func (s *Snapshot) FindSymbols(name, kind string, limit int) []Symbol {
 			var defs []Symbol
 			for _, ref := range s.Symbols[n] {
 				d, ok := s.definition(ref)
-				if !ok || !kindMatches(d.Kind, kind) || parent != "" && !strings.EqualFold(d.Parent, parent) {
+				if !ok || !records.KindMatches(d.Kind, kind) || parent != "" && !strings.EqualFold(d.Parent, parent) {
 					continue
 				}
 				defs = append(defs, Symbol{Name: d.Name, Qualified: d.Qualified(), Parent: d.Parent, Kind: d.Kind, Path: ref.Path,
