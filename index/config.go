@@ -18,11 +18,11 @@ type Embedding = config.Embedding
 // only when the user trusts the folder (Trust), and what was left out is in Ignored (see config.Load).
 func LoadConfig(root string) (Config, error) { return config.Load(root) }
 
-// Trusted says whether the user trusts the folder root: its .ctxmap.yaml may then reach outside it.
+// Trusted says whether the user trusts the workspace at root: its .ctxmap.yaml may then reach outside it.
 func Trusted(root string) bool { return config.Trusted(root) }
 
-// Trust adds folder to the user's trusted folders, or takes it off with revoke; it returns the
-// folder as listed.
+// Trust records that the user trusts the folder (or, with revoke, no longer does), by its real path,
+// and returns that path.
 func Trust(folder string, revoke bool) (string, error) { return config.Trust(folder, revoke) }
 
 // LoadMappings reads the mapping files of the folders under root (the configuration's Mappings; none:
