@@ -69,7 +69,7 @@ func (d *document) fencedBlocks() {
 			for k := range body {
 				body[k].diff = true
 			}
-		case environmentShape(body):
+		case environmentShape(body) || installShape(body):
 			for k := range body {
 				body[k].skip = true
 			}
@@ -90,7 +90,7 @@ func (d *document) environmentParagraphs() {
 		for end < len(d.lines) && !d.lines[end].code && !d.lines[end].skip && strings.TrimSpace(d.lines[end].raw) != "" {
 			end++
 		}
-		if par := d.lines[i:end]; environmentShape(par) {
+		if par := d.lines[i:end]; environmentShape(par) || installShape(par) {
 			for k := range par {
 				par[k].skip = true
 			}
@@ -208,6 +208,27 @@ func environmentShape(lines []line) bool {
 		}
 	}
 	return env >= 2 && other == 0
+}
+
+// reInstall is a command that installs a package or a tool: how the reporter got it, which says
+// nothing of where the fix goes ("brew install ripgrep", "$ pip install -U requests==2.31").
+var reInstall = regexp.MustCompile(`^(?:[$#>]\s*)?(?:sudo\s+)?(?:brew|pip3?|pipx|python3? -m pip|uv pip|poetry|npm|npx|yarn|pnpm|bun|cargo|go|gem|apt(?:-get)?|dnf|yum|pacman|apk|zypper|snap|choco|scoop|winget|port|conda|mamba|nix-env)\s+(?:install|add|get|-S)\b`)
+
+// installShape tells a block whose every line installs something (or says nothing): the answer to a
+// template's "how did you install it".
+func installShape(lines []line) bool {
+	n := 0
+	for _, l := range lines {
+		t := strings.TrimSpace(l.raw)
+		switch {
+		case t == "":
+		case reInstall.MatchString(t):
+			n++
+		default:
+			return false
+		}
+	}
+	return n > 0
 }
 
 // diffShape tells a unified diff: a hunk header, or file headers.

@@ -48,6 +48,33 @@ func TestTemplateAnswersAndEnvironmentAreSetAside(t *testing.T) {
 	}
 }
 
+// How the reporter installed the tool, in a block or a line of its own, is set aside; a command that
+// runs the tool is the reporter's evidence and stays.
+func TestInstallCommandsAreSetAside(t *testing.T) {
+	text := "Search skips hidden folders\n\n### How did you install it?\n\n```\n$ brew install ripgrep\n```\n\n" +
+		"sudo apt-get install ripgrep\n\n### Steps\n\n```\nrg --hidden needle\n```\n"
+	a := Analyze(text, lexicon.Builtin())
+	if a.SetAside.EnvironmentBlocks != 2 {
+		t.Errorf("set aside %+v, want 2 environment blocks", a.SetAside)
+	}
+	terms := termMap(a.Terms)
+	for _, w := range []string{"brew", "apt"} {
+		if _, ok := terms[w]; ok {
+			t.Errorf("term %q from an install command", w)
+		}
+	}
+	for _, w := range []string{"hidden", "search"} {
+		if _, ok := terms[w]; !ok {
+			t.Errorf("term %q of the reporter's words missing", w)
+		}
+	}
+	for s, want := range map[string]bool{"go install ./...": true, "pip install -e .": true, "rg --hidden needle": false, "cargo build": false} {
+		if got := installShape([]line{{raw: s}}); got != want {
+			t.Errorf("installShape(%q) = %v", s, got)
+		}
+	}
+}
+
 // A sentence under a heading is the reporter's answer, not a template's value.
 func TestALongAnswerIsKept(t *testing.T) {
 	a := Analyze("### Describe the bug\n\nThe exporter crashes on archives with a checksum\n\n### Steps\n\nRun export twice\n", nil)
