@@ -172,3 +172,24 @@ func TestANamespaceIsNotAFilesPick(t *testing.T) {
 		t.Errorf("the file's first region is %q (%s, p=%.2f), want a member with the file's best guess's room", got[0].Symbol, got[0].Kind, got[0].Probability)
 	}
 }
+
+// A function whose range holds the members of another scope (a declaration read across a class's
+// body) is passed over like a namespace; one that holds only its own closures is a function.
+func TestAFunctionHoldingOthersMembersIsWide(t *testing.T) {
+	defs := []parse.Definition{
+		{Name: "basic_json", Kind: "class", StartLine: 10, EndLine: 900},
+		{Name: "at", Parent: "const_reference", Kind: "method", StartLine: 10, EndLine: 950},
+		{Name: "size", Parent: "basic_json", Kind: "method", StartLine: 20, EndLine: 30},
+		{Name: "clear", Parent: "basic_json", Kind: "method", StartLine: 40, EndLine: 60},
+		{Name: "erase", Parent: "basic_json", Kind: "method", StartLine: 70, EndLine: 90},
+		{Name: "render", Kind: "function", StartLine: 1000, EndLine: 1200},
+		{Name: "row", Kind: "function", StartLine: 1010, EndLine: 1020},
+		{Name: "cell", Kind: "function", StartLine: 1030, EndLine: 1040},
+		{Name: "head", Kind: "function", StartLine: 1050, EndLine: 1060},
+	}
+	for i, want := range map[int]bool{1: true, 0: false, 5: false, 2: false} {
+		if got := wideScope(defs, i); got != want {
+			t.Errorf("wideScope(%s) = %v, want %v", defs[i].Name, got, want)
+		}
+	}
+}

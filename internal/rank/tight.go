@@ -244,8 +244,10 @@ func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]pr
 			break
 		}
 		d := defs[s.Index]
-		if j == wide && wideScope(defs, s.Index) {
-			wide++
+		if wideScope(defs, s.Index) {
+			if j == wide {
+				wide++
+			}
 			continue // shown, it would be the list of what it holds: its members are the picks
 		}
 		holds := r.holdsPin(f.Path, d)
@@ -459,20 +461,36 @@ func (p plan) covered(shown []valued, prob float64) bool {
 // cap is the tokens an item of probability q may take.
 func (p plan) cap(q float64) int { return max(minCap, int(q*p.perProb)) }
 
-// wideScope says whether the definition at i is a namespace or module too long to be shown as a card
-// that holds others of its file's definitions.
+// wideScope says whether the definition at i is too long to be shown and holds what should be shown
+// instead: a namespace or module that holds others of its file's definitions, or a function whose
+// range holds the members of other scopes (a declaration read past its end, across a class's body),
+// whose members or neighbours are the picks.
 func wideScope(defs []parse.Definition, i int) bool {
 	d := defs[i]
-	if d.Kind != "namespace" && d.Kind != "module" || d.EndLine-d.StartLine+1 <= parentCard {
+	if d.EndLine-d.StartLine+1 <= parentCard {
 		return false
 	}
+	function := d.Kind == "function" || d.Kind == "method" || d.Kind == "constructor"
+	if d.Kind != "namespace" && d.Kind != "module" && !function {
+		return false
+	}
+	others := 0
 	for j, o := range defs {
 		if j != i && d.StartLine <= o.StartLine && o.EndLine <= d.EndLine && o.EndLine-o.StartLine < d.EndLine-d.StartLine {
-			return true
+			if !function {
+				return true
+			}
+			if o.Parent != "" && o.Parent != d.Name {
+				others++ // a member of another scope; a closure (no parent) is the function's own
+			}
 		}
 	}
-	return false
+	return others >= foreignDefs
 }
+
+// foreignDefs is how many definitions of others a function's range must hold to be read as wider than
+// the function: a closure or two is a function's own.
+const foreignDefs = 3
 
 // parentOf is the index of the type that holds d in the same file, or -1.
 func parentOf(defs []parse.Definition, d parse.Definition) int {
