@@ -186,8 +186,12 @@ func TestAFunctionHoldingOthersMembersIsWide(t *testing.T) {
 		{Name: "row", Kind: "function", StartLine: 1010, EndLine: 1020},
 		{Name: "cell", Kind: "function", StartLine: 1030, EndLine: 1040},
 		{Name: "head", Kind: "function", StartLine: 1050, EndLine: 1060},
+		{Name: "basic_json", Parent: "basic_json", Kind: "constructor", StartLine: 100, EndLine: 500},
+		{Name: "dump", Parent: "basic_json", Kind: "method", StartLine: 110, EndLine: 120},
+		{Name: "type", Parent: "basic_json", Kind: "method", StartLine: 130, EndLine: 140},
+		{Name: "swap", Parent: "basic_json", Kind: "method", StartLine: 150, EndLine: 160},
 	}
-	for i, want := range map[int]bool{1: true, 0: false, 5: false, 2: false} {
+	for i, want := range map[int]bool{1: true, 0: false, 5: false, 2: false, 9: true} {
 		if got := wideScope(defs, i); got != want {
 			t.Errorf("wideScope(%s) = %v, want %v", defs[i].Name, got, want)
 		}

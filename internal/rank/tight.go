@@ -463,8 +463,8 @@ func (p plan) cap(q float64) int { return max(minCap, int(q*p.perProb)) }
 
 // wideScope says whether the definition at i is too long to be shown and holds what should be shown
 // instead: a namespace or module that holds others of its file's definitions, or a function whose
-// range holds the members of other scopes (a declaration read past its end, across a class's body),
-// whose members or neighbours are the picks.
+// range holds its siblings or the members of other scopes (a declaration read past its end, across a
+// class's body), whose members or neighbours are the picks.
 func wideScope(defs []parse.Definition, i int) bool {
 	d := defs[i]
 	if d.EndLine-d.StartLine+1 <= parentCard {
@@ -480,8 +480,8 @@ func wideScope(defs []parse.Definition, i int) bool {
 			if !function {
 				return true
 			}
-			if o.Parent != "" && o.Parent != d.Name {
-				others++ // a member of another scope; a closure (no parent) is the function's own
+			if o.Parent != "" && (o.Parent != d.Name || o.Parent == d.Parent) {
+				others++ // a member of another scope or a sibling; a closure (no parent) is the function's own
 			}
 		}
 	}
