@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -63,6 +64,7 @@ type Symbols struct {
 // others once the build is in, with progress meanwhile when asked).
 func NewServer(sess *session.Session, version string) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "ctxmap", Version: version}, &sdk.ServerOptions{Instructions: instructions})
+	s.AddReceivingMiddleware(shortErrors)
 	sdk.AddTool(s, &sdk.Tool{
 		Name: "get_context",
 		Description: "Returns a token-budgeted context pack for a piece of text about this codebase (an issue, a bug " +
@@ -259,4 +261,28 @@ func schemaOf[In any](choices map[string][]string) *jsonschema.Schema {
 		}
 	}
 	return s
+}
+
+// maxErrorText is the most of a refused call's text sent back: what it says and the start of what it
+// was given, not a megabyte it was given whole.
+const maxErrorText = 600
+
+// shortErrors cuts the text of a tool's error to maxErrorText bytes: the SDK's own check of a tool's
+// arguments against its schema repeats a refused value whole.
+func shortErrors(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*sdk.CallToolResult); ok && r.IsError {
+			for _, c := range r.Content {
+				if t, ok := c.(*sdk.TextContent); ok && len(t.Text) > maxErrorText {
+					cut := maxErrorText
+					for cut > 0 && !utf8.RuneStart(t.Text[cut]) {
+						cut--
+					}
+					t.Text = fmt.Sprintf("%s... (%d bytes)", t.Text[:cut], len(t.Text))
+				}
+			}
+		}
+		return res, err
+	}
 }
