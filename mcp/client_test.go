@@ -207,25 +207,16 @@ func TestProgressWhileTheFirstBuildRuns(t *testing.T) {
 func TestBudgetBounds(t *testing.T) {
 	t.Parallel()
 	cs, _ := connect(t)
-	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
+	var schema struct {
+		Properties map[string]struct{ Minimum, Maximum *float64 }
+	}
+	b, _ := json.Marshal(listedTool(t, cs, "get_context").InputSchema)
+	if err := json.Unmarshal(b, &schema); err != nil {
 		t.Fatal(err)
 	}
-	for _, tool := range res.Tools {
-		if tool.Name != "get_context" {
-			continue
-		}
-		var schema struct {
-			Properties map[string]struct{ Minimum, Maximum *float64 }
-		}
-		b, _ := json.Marshal(tool.InputSchema)
-		if err := json.Unmarshal(b, &schema); err != nil {
-			t.Fatal(err)
-		}
-		budget := schema.Properties["budget"]
-		if budget.Minimum == nil || *budget.Minimum != index.MinBudget || budget.Maximum == nil || *budget.Maximum != index.MaxBudget {
-			t.Errorf("budget's schema: %s", b)
-		}
+	budget := schema.Properties["budget"]
+	if budget.Minimum == nil || *budget.Minimum != index.MinBudget || budget.Maximum == nil || *budget.Maximum != index.MaxBudget {
+		t.Errorf("budget's schema: %s", b)
 	}
 	for _, budget := range []float64{1e9, math.MaxInt32, index.MaxBudget + 1} {
 		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "get_context", Arguments: map[string]any{"text": "release", "budget": budget}})
@@ -275,22 +266,14 @@ func TestInstructions(t *testing.T) {
 func TestExperimentsOutOfTheSchema(t *testing.T) {
 	t.Parallel()
 	cs, _ := connect(t)
-	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tool := range res.Tools {
-		b, _ := json.Marshal(tool.InputSchema)
-		if tool.Name != "get_context" {
-			continue
+	tool := listedTool(t, cs, "get_context")
+	b, _ := json.Marshal(tool.InputSchema)
+	for _, name := range experiments {
+		if strings.Contains(string(b), `"`+name+`"`) {
+			t.Errorf("get_context's schema lists %s: %s", name, b)
 		}
-		for _, name := range experiments {
-			if strings.Contains(string(b), `"`+name+`"`) {
-				t.Errorf("get_context's schema lists %s: %s", name, b)
-			}
-			if !strings.Contains(tool.Description, name) {
-				t.Errorf("get_context's description does not name %s: %s", name, tool.Description)
-			}
+		if !strings.Contains(tool.Description, name) {
+			t.Errorf("get_context's description does not name %s: %s", name, tool.Description)
 		}
 	}
 	res2, text := call(t, cs, "get_context", map[string]any{"text": "release without a tag", "ranker": "fusion", "tokenizer": "cl100k_base",
@@ -367,4 +350,20 @@ func TestFirstContextIsPartialWhileTheBuildRuns(t *testing.T) {
 	if _, text := call(t, cs, "get_context", map[string]any{"text": "Publishing a release without a tag fails", "budget": 600}); strings.Contains(text, "partial: from ") {
 		t.Errorf("a pack after the build is partial: %s", text)
 	}
+}
+
+// listedTool is the tool of that name as the server lists it; the test fails when it is not listed.
+func listedTool(t *testing.T, cs *sdk.ClientSession, name string) *sdk.Tool {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		if tool.Name == name {
+			return tool
+		}
+	}
+	t.Fatalf("%s is not listed", name)
+	return nil
 }
