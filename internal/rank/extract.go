@@ -177,17 +177,20 @@ func pairedRel(files []RankedFile, top float64) []paired {
 	if top <= 0 {
 		return out
 	}
+	stems, dirs := make([]string, len(files)), make([]string, len(files))
 	for i, f := range files {
-		stem, dir := fileStem(f.Path), path.Dir(f.Path)
+		stems[i], dirs[i] = fileStem(f.Path), path.Dir(f.Path)
+	}
+	for i := range files {
 		for j, g := range files {
 			if i == j {
 				continue
 			}
 			rel := g.Score / top
-			if fileStem(g.Path) == stem {
+			if stems[j] == stems[i] {
 				out[i].sibling = max(out[i].sibling, rel)
 			}
-			if path.Dir(g.Path) == dir {
+			if dirs[j] == dirs[i] {
 				out[i].folder = max(out[i].folder, rel)
 			}
 		}
