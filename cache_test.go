@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -246,7 +248,7 @@ func serveStatus(t *testing.T, bin, root, cache string) (map[string]any, string)
 	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
-	var stderr lockedText // read while the server writes it
+	var stderr filetest.Log // read while the server writes it
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -347,24 +349,6 @@ func rankedFiles(pack string) string {
 	return strings.Join(files, " ")
 }
 
-// lockedText collects a process's output while others read it.
-type lockedText struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedText) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedText) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // `ctxmap index` whose cache could not be written (here a file-size limit: the disk full for it) says
 // so and exits 1; the answer commands go on from memory.
 func TestIndexFailsWhenTheCacheIsNotSaved(t *testing.T) {
@@ -386,5 +370,263 @@ func TestIndexFailsWhenTheCacheIsNotSaved(t *testing.T) {
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), "not kept") {
 		t.Errorf("index with a cache it cannot write: %v\n%s", err, out)
+	}
+}
+
+// The real binary killed (SIGKILL) at random points while it indexes and writes its cache, then run
+// again: the cache is detected incomplete and repaired or rebuilt, never trusted half-written, and the
+// result equals a build on a clean cache.
+func TestKilledWhileIndexing(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	tmp := t.TempDir()
+	// embeddings fill in the background and a pack uses what is there: without them the rest compares exactly
+	root := writeWorkspace(t, 1500, false)
+	index := func(cache string) (map[string]any, error) {
+		out, err := command(bin, cache, "index", "-C", root, "--json").Output()
+		if err != nil {
+			return nil, err
+		}
+		var st map[string]any
+		if err := json.Unmarshal(out, &st); err != nil {
+			return nil, fmt.Errorf("%v: %s", err, out)
+		}
+		return st, nil
+	}
+	want, err := index(filepath.Join(tmp, "clean"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(filetest.Seed(t)))
+	cache := filepath.Join(tmp, "killed")
+	for round := 0; round < 5; round++ {
+		cmd := command(bin, cache, "index", "-C", root)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.Intn(1500)) * time.Millisecond)
+		cmd.Process.Kill()
+		cmd.Wait()
+		got, err := index(cache)
+		if err != nil {
+			t.Fatalf("round %d: the run after the kill failed: %v", round, err)
+		}
+		for _, k := range []string{"files", "definitions", "references", "chunks", "entities"} {
+			if got[k] != want[k] {
+				t.Errorf("round %d: %s = %v after a kill, %v on a clean cache", round, k, got[k], want[k])
+			}
+		}
+		// the stores answer as a clean build does: the same pack for the same question (until the edits
+		// begin: BM25's statistics then count deleted chunks per segment, which differ between histories)
+		if a, b := pack(t, bin, root, cache), pack(t, bin, root, filepath.Join(tmp, "clean")); round < 2 && a != b {
+			t.Errorf("round %d: the pack after a kill differs from a clean build's:\n%s\n---\n%s", round, a, b)
+		}
+		if round%2 == 0 {
+			os.RemoveAll(cache) // the next kill lands on a cold build; otherwise on a warm one after edits
+		} else {
+			for i := 0; i < 200; i++ {
+				p := filepath.Join(root, fmt.Sprintf("pkg%02d", i%20), fmt.Sprintf("file%04d.go", i))
+				os.WriteFile(p, []byte(fmt.Sprintf("package pkg%02d\n\n// Refund%d returns an order.\nfunc Refund%d() {}\n", i%20, round*1000+i, round*1000+i)), 0o644)
+			}
+			if want, err = index(filepath.Join(tmp, "clean")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func pack(t *testing.T, bin, root, cache string) string {
+	t.Helper()
+	out, err := command(bin, cache, "context", "-C", root, "--budget", "600", "the refund of a parcel paid by card shows a wrong tax on the receipt").Output()
+	if err != nil {
+		t.Fatalf("context: %v", err)
+	}
+	return string(out)
+}
+
+// Two processes on one workspace (two editor windows): the second finds the cache taken, says so and
+// works in memory; neither blocks, both answer, and the cache is sound for the next start.
+func TestTwoProcessesOnOneCache(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	root, cache := t.TempDir(), t.TempDir()
+	for p, body := range map[string]string{
+		"rule/rule.go":   "package rule\n\n// Activate turns a rule on.\nfunc Activate(key string) error { return errors.New(\"cannot activate a rule without a key\") }\n",
+		"profile/p.go":   "package profile\n\n// Profile groups rules.\ntype Profile struct{ Rules []string }\n",
+		"docs/README.md": "# Rules\n\nRules are grouped in profiles.\n",
+	} {
+		os.MkdirAll(filepath.Join(root, filepath.Dir(p)), 0o755)
+		if err := os.WriteFile(filepath.Join(root, p), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// the first holds the cache: a language server waiting on its stdin
+	server := command(bin, cache, "serve", "--stdio", "-C", root)
+	stdin, err := server.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); server.Wait() }()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`
+	fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	body = `{"jsonrpc":"2.0","method":"initialized","params":{}}`
+	fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	filetest.Eventually(t, 30*time.Second, "the server to index and hold its cache", func() bool {
+		ms, _ := filepath.Glob(filepath.Join(cache, "ctxmap", "*", "index.state"))
+		return len(ms) > 0
+	})
+	// explore opens the index itself (a context query would be answered by the server)
+	second := command(bin, cache, "explore", "-C", root, "rule")
+	var stderr strings.Builder
+	second.Stderr = &stderr
+	done := make(chan struct{})
+	var out []byte
+	go func() { out, err = second.Output(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		second.Process.Kill()
+		t.Fatal("the second process blocked on the cache")
+	}
+	if err != nil || !strings.Contains(string(out), "rule/rule.go") {
+		t.Fatalf("the second process: %v\n%s", err, out)
+	}
+	if !strings.Contains(stderr.String(), "in use by another ctxmap process") {
+		t.Errorf("the second process did not say the cache was taken: %s", stderr.String())
+	}
+	// a context query is the server's to answer: the command does not open the cache
+	asked := command(bin, cache, "context", "-C", root, "--budget", "400", "cannot activate a rule without a key")
+	asked.Env = daemonEnv(cache, time.Minute) // a command that may hand off (--no-daemon never asks)
+	stderr.Reset()
+	asked.Stderr = &stderr
+	if out, err := asked.Output(); err != nil || !strings.Contains(string(out), "rule/rule.go") || stderr.Len() > 0 {
+		t.Errorf("a context query while the server runs: %v\n%s\nstderr: %s", err, out, stderr.String())
+	}
+	stdin.Close()
+	server.Wait()
+	if out, err := command(bin, cache, "index", "-C", root, "--json").Output(); err != nil || !strings.Contains(string(out), `"files": 3`) || strings.Contains(string(out), `"cache": ""`) {
+		t.Errorf("after the server left: %v\n%s", err, out)
+	}
+}
+
+// ctxmapRun runs the ctxmap binary with cache as XDG_CACHE_HOME and returns its stdout and stderr.
+func ctxmapRun(t testing.TB, bin, cache string, args ...string) (string, string) {
+	t.Helper()
+	stdout, stderr, err := runFor(command(bin, cache, args...), 2*time.Minute)
+	if err != nil {
+		t.Fatalf("ctxmap %s: %v\n%s", strings.Join(args, " "), err, stderr)
+	}
+	return stdout, stderr
+}
+
+// Every file of a cache, flipped or cut at half of it: the next `ctxmap context` answers with a fresh
+// build's pack (the run that finds damage names the file and rebuilds before it answers; a run that
+// finds none was given damage that changes nothing), and `ctxmap index --verify` names the file every
+// time. BenchmarkEveryCacheFileDamagedAtEveryOffset damages each at a quarter and at 97% too.
+func TestEveryCacheFileDamagedAtSeveralOffsets(t *testing.T) {
+	t.Parallel()
+	damageEveryCacheFile(t, []float64{0.5})
+}
+
+// BenchmarkEveryCacheFileDamagedAtEveryOffset is the test above at a quarter, half and 97% of every
+// file: a minute and more, so a benchmark (go test -run - -bench EveryOffset -benchtime 1x .).
+func BenchmarkEveryCacheFileDamagedAtEveryOffset(b *testing.B) {
+	for b.Loop() {
+		damageEveryCacheFile(b, []float64{0.25, 0.5, 0.97})
+	}
+}
+
+// damageEveryCacheFile damages every file of a cache at each fraction of it, flipped and cut, and
+// checks what the next commands make of it.
+func damageEveryCacheFile(t testing.TB, fracs []float64) {
+	bin := buildBinary(t)
+	root := writeWorkspace(t, 60, true)
+	clean := t.TempDir()
+	ctxmapRun(t, bin, clean, "index", "-q", "-C", root)
+	query := []string{"context", "-q", "-C", root, "--budget", "600", "the refund of a parcel paid by card shows a wrong tax on the receipt"}
+	want, _ := ctxmapRun(t, bin, clean, query...)
+	names := filetest.List(t, clean, func(fi fs.FileInfo) bool { return fi.Mode().IsRegular() && fi.Size() > 0 })
+	for _, want := range []string{"index.state", "vectors.bin", "vectors.gen", ".zap", "root.bolt", "index_meta.json", "ctxmap.sum"} {
+		if !strings.Contains(strings.Join(names, " "), want) {
+			t.Fatalf("the cache holds no %s: %v", want, names)
+		}
+	}
+	copyDamaged := func(name, how string, frac float64) string {
+		cache := t.TempDir()
+		if err := os.CopyFS(cache, os.DirFS(clean)); err != nil {
+			t.Fatal(err)
+		}
+		filetest.Damage(t, filepath.Join(cache, name), how, frac)
+		return cache
+	}
+	for _, name := range names {
+		base := filepath.Base(name)
+		for _, how := range []string{"flip", "cut"} {
+			for _, frac := range fracs {
+				what := fmt.Sprintf("%s %s at %.0f%%", name, how, 100*frac)
+				got, said := ctxmapRun(t, bin, copyDamaged(name, how, frac), query...)
+				warned := strings.Contains(said, base)
+				if got != want {
+					t.Errorf("%s: the pack differs from a fresh build's (warned: %v %q):\n%s\n---\n%s", what, warned, said, got, want)
+				} else if !warned {
+					t.Logf("%s: not said, and harmless: the pack is a fresh build's", what)
+				}
+				if strings.Contains(said, "panic") && !strings.Contains(said, "is damaged") {
+					t.Errorf("%s: %s", what, said)
+				}
+				_, said = ctxmapRun(t, bin, copyDamaged(name, how, frac), "index", "-q", "--verify", "-C", root)
+				if !strings.Contains(said, base) {
+					t.Errorf("%s: ctxmap index --verify does not name the file: %q", what, said)
+				}
+			}
+		}
+	}
+}
+
+// Twenty commands at once on a new cache, with the background process: none is told to stop it
+// because another was busy, none gets an answer from an index cut short, and every one prints the
+// same pack as a command in its own process.
+func TestManyCommandsAtOnceOnANewCache(t *testing.T) {
+	t.Parallel()
+	bin := backgroundBinary(t)
+	root := shopRepository(t)
+	for i := range 300 { // a build that takes a while, so that the commands meet it
+		src := fmt.Sprintf("package filler\n\n// Fill%d pads the ledger.\nfunc Fill%d(n int) int { return n + %d }\n", i, i, i)
+		p := filepath.Join(root, "filler", fmt.Sprintf("f%03d.go", i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	question := []string{"context", "-C", root, "--budget", "600", "checkout fails when the cart is empty"}
+	want, _ := runWith(t, bin, daemonEnv(t.TempDir(), time.Minute), append(question, "--no-daemon")...)
+
+	env := daemonEnv(t.TempDir(), time.Minute)
+	const n = 20
+	var wg sync.WaitGroup
+	outs, errs := make([]string, n), make([]string, n)
+	failed := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i], errs[i], failed[i] = run(bin, env, question...)
+		}()
+	}
+	wg.Wait()
+	for i := range n {
+		if failed[i] != nil {
+			t.Errorf("command %d: %v\n%s", i, failed[i], errs[i])
+			continue
+		}
+		if outs[i] != want && !strings.Contains(outs[i], "- partial: from ") {
+			t.Errorf("command %d printed another pack than its own process would:\n%s\n---\n%s", i, outs[i], want)
+		}
+	}
+	if pids := backgroundProcesses(t, bin); len(pids) != 1 {
+		t.Errorf("background processes %v after the commands; want one", pids)
 	}
 }

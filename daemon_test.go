@@ -183,7 +183,7 @@ func TestBackgroundProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := &lockedText{}
+	stderr := &filetest.Log{}
 	server.Stderr = stderr
 	if err := server.Start(); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxmap/ctxmap/internal/filetest"
+	"github.com/ctxmap/ctxmap/internal/store"
+	"github.com/ctxmap/ctxmap/internal/store/storetest"
 )
 
 // The cache across starts: what a warm start reads and derives again, a build stopped midway, a
@@ -299,5 +303,235 @@ func TestCacheThatCannotBeMadeIndexesInMemory(t *testing.T) {
 	}
 	if res, err := ask(context.Background(), ix, Request{Text: "RuleIndex search"}); err != nil || len(res.Files) == 0 {
 		t.Errorf("no answer from memory: %v", err)
+	}
+}
+
+// copyCache copies the cache folder clean to a new folder.
+func copyCache(t *testing.T, clean string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "cache")
+	if err := os.CopyFS(dst, os.DirFS(clean)); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+var damages = []struct {
+	how  string
+	frac float64
+}{{"flip", 0.25}, {"flip", 0.5}, {"flip", 0.97}, {"cut", 0.25}, {"cut", 0.5}, {"cut", 0.97}}
+
+// The run that finds the vector file damaged never answers with half a store: a one-shot query (after
+// WaitVectors) answers once the vectors are made again, as a fresh build would; a server answers
+// without vectors until then, and says so.
+func TestDamagedVectorsNeverMakeHalfAPack(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, withGizmo())
+	req := Request{Text: "the gizmo stops turning when a rule is activated", Format: "json"}
+	packOf := func(ix *Index, req Request) string {
+		t.Helper()
+		res, err := ask(context.Background(), ix, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Pack.Text
+	}
+	clean := t.TempDir()
+	ix, _ := openWith(t, root, clean, Embedding{})
+	want := packOf(ix, req)
+	without := req
+	without.Without = []string{"vectors"}
+	wantWithout := packOf(ix, without)
+	if want == wantWithout {
+		t.Fatal("the vectors change nothing in this pack: the test proves nothing")
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range damages {
+		name := fmt.Sprintf("%s %.0f%%", d.how, 100*d.frac)
+		// a one-shot process: the damage is found by the query's scan of the file
+		cache := copyCache(t, clean)
+		filetest.Damage(t, filepath.Join(cache, "vectors", "vectors.bin"), d.how, d.frac)
+		ix, _ := openWith(t, root, cache, Embedding{})
+		got := packOf(ix, req)
+		warned := strings.Join(ix.Warnings(), "\n")
+		ix.Close()
+		if got != want {
+			t.Errorf("%s, one-shot: the first pack differs from a fresh build's:\n%s\n---\n%s", name, got, want)
+		}
+		if !strings.Contains(warned, "vectors.bin") {
+			t.Errorf("%s, one-shot: no warning naming vectors.bin: %q", name, warned)
+		}
+		// a server: the store is loaded at the start, and the packs go without vectors until they are
+		// made again
+		cache = copyCache(t, clean)
+		filetest.Damage(t, filepath.Join(cache, "vectors", "vectors.bin"), d.how, d.frac)
+		ix = mustOpen(t, Options{Root: root, CacheDir: cache})
+		ix.LoadVectors()
+		warned = strings.Join(ix.Warnings(), "\n")
+		if !strings.Contains(warned, "vectors.bin") || !strings.Contains(warned, "without vectors") {
+			t.Errorf("%s, server: the warning does not name vectors.bin and say packs go without vectors: %q", name, warned)
+		}
+		if got := packOf(ix, req); got != wantWithout && got != want {
+			t.Errorf("%s, server: a pack made while the vectors are made again is neither without them nor with all:\n%s", name, got)
+		}
+		ix.WaitVectors()
+		if got := packOf(ix, req); got != want {
+			t.Errorf("%s, server: once the vectors are made again, the pack differs from a fresh build's:\n%s\n---\n%s", name, got, want)
+		}
+		ix.Close()
+	}
+}
+
+// A record the pack needs, damaged: the request that reads it says so and leaves the file out; a build
+// then reads the file again, and the same request answers as a fresh build (what the CLI does).
+func TestDamagedRecordIsReadAgainByTheNextBuild(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	writeFiles(t, root, sample)
+	cfg := withoutVectors
+	req := Request{Text: "RuleIndex.Search drops long words"}
+	build := func() *Index {
+		t.Helper()
+		ix := mustOpen(t, Options{Root: root, CacheDir: cache, Config: &cfg})
+		mustBuild(t, ix)
+		return ix
+	}
+	packOf := func(ix *Index) string {
+		t.Helper()
+		resolved, err := req.Resolve(ix.Config())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := ix.Context(context.Background(), resolved)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Pack.Text
+	}
+	ix := build()
+	want := packOf(ix)
+	ix.Close()
+	storetest.DamageRecord(t, cache, root, "rule/index.go")
+	ix = build()
+	defer ix.Close()
+	before := ix.DamagedRecords()
+	got := packOf(ix)
+	if ix.DamagedRecords() == before || !strings.Contains(strings.Join(ix.Warnings(), "\n"), "rule/index.go is damaged") {
+		t.Fatalf("the damaged record of rule/index.go was not said: %q", ix.Warnings())
+	}
+	if got == want {
+		t.Log("the pack without rule/index.go is the same: the request proves little")
+	}
+	mustBuild(t, ix)
+	if got := packOf(ix); got != want {
+		t.Errorf("after the build, the pack differs from a fresh build's:\n%s\n---\n%s", got, want)
+	}
+}
+
+// loadedRecords counts the records of s read into memory.
+func loadedRecords(s *Snapshot) int {
+	n := 0
+	for _, e := range s.files.Entries() {
+		if e.Loaded() {
+			n++
+		}
+	}
+	return n
+}
+
+// An index opened from its cache reads no record to open and to check an unchanged tree, a few to
+// answer a query, and answers as the index that saved it; a damaged record costs its file until the
+// next build reads the file again, and is said.
+func TestReopenedIndexReadsRecordsOnDemand(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{}
+	for k, v := range sample {
+		files[k] = v
+	}
+	writeFiles(t, root, copies(files, 300, "billing/invoice%03d.go", "package billing\n\n// Invoice%[1]d totals the lines of order %[1]d.\nfunc Invoice%[1]d(lines []int) int { return len(lines) * %[1]d }\n"))
+	// older than the walk's racy window, so that the next start rechecks the folders instead of walking
+	past := time.Now().Add(-time.Hour)
+	filepath.Walk(root, func(p string, _ os.FileInfo, _ error) error { return os.Chtimes(p, past, past) })
+	cache := t.TempDir()
+	req := Request{Text: "search the rule variants and export the quality profile"}
+	ix := open(t, root, cache)
+	ix.WaitVectors() // the pack to compare with has every vector, as the reopened index's file does
+	want, err := ask(context.Background(), ix, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantState := snapshotState(t, ix, "vectors") // many files tie for the vectors: chromem breaks ties at its cut its own way
+	ix.Close()
+
+	var warnings []string
+	reopen := func() *Index {
+		t.Helper()
+		warnings = nil
+		ix, err := Open(context.Background(), Options{Root: root, CacheDir: cache, Config: &Config{}, Logf: func(f string, a ...any) {
+			warnings = append(warnings, fmt.Sprintf(f, a...))
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+	ix = reopen()
+	st := mustBuild(t, ix)
+	total := ix.Snapshot().files.Len()
+	if n := loadedRecords(ix.Snapshot()); st.Parsed != 0 || n != 0 || st.Files != len(files) {
+		t.Errorf("open and build of an unchanged tree: %d parsed, %d of %d records read, %d files", st.Parsed, n, total, st.Files)
+	}
+	if ix.listing == nil {
+		t.Error("the state kept no listing of the walk")
+	}
+	got, err := ask(context.Background(), ix, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := loadedRecords(ix.Snapshot()); n == 0 || n >= total {
+		t.Errorf("a query read %d of %d records, want some and not all", n, total)
+	}
+	if got.Pack.Text != want.Pack.Text || !strings.Contains(got.Pack.Text, "rule/") {
+		t.Errorf("the reopened index packs otherwise:\n%s\n---\n%s", got.Pack.Text, want.Pack.Text)
+	}
+	if s := snapshotState(t, ix, "vectors"); s != wantState {
+		t.Errorf("the reopened index differs from the one that saved it:\n%s", firstDiff(s, wantState))
+	}
+	off, n := ix.Snapshot().files.Entries()["rule/rule.go"].Span()
+	at := off + n/2
+	ix.Close()
+
+	// one byte of one record
+	f, err := os.OpenFile(store.StatePath(cache), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 1)
+	f.ReadAt(b, at)
+	b[0] ^= 0xff
+	f.WriteAt(b, at)
+	f.Close()
+	ix = reopen()
+	defer ix.Close()
+	mustBuild(t, ix)
+	if len(warnings) > 0 {
+		t.Errorf("damage found before the record was read: %q", warnings)
+	}
+	if r := ix.Snapshot().Record("rule/rule.go"); r == nil || len(r.File.Definitions) != 0 {
+		t.Errorf("the damaged record reads as %+v, want the file without content", r)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "rule/rule.go") || !strings.Contains(warnings[0], "damaged") {
+		t.Errorf("warnings = %q, want one naming the damaged record", warnings)
+	}
+	st, err = ix.Build(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := ix.Snapshot().Record("rule/rule.go"); st.Parsed != 1 || r == nil || len(r.File.Definitions) == 0 {
+		t.Errorf("the next build parsed %d files and holds %+v for the damaged one", st.Parsed, r)
+	}
+	if s := snapshotState(t, ix, "vectors"); s != wantState {
+		t.Errorf("after the damaged record is read again the index differs:\n%s", firstDiff(s, wantState))
 	}
 }

@@ -19,10 +19,7 @@ func TestACompanionOfAShownFileComesIn(t *testing.T) {
 		"billing/render.go":  "package billing\n\n// Render writes a document for printing.\nfunc Render(d Doc) string {\n\treturn d.Head + d.Body\n}\n",
 		"billing/line.go":    "package billing\n\n// Line is one entry of a document.\ntype Line struct {\n\tAmount   int\n\tDiscount int\n}\n",
 	}
-	for i := range 12 {
-		files[fmt.Sprintf("shop/part%d.go", i)] = fmt.Sprintf("package shop\n\n// Part%d is a shop part.\nfunc Part%d() int { return %d }\n", i, i, i)
-	}
-	writeFiles(t, root, files)
+	writeFiles(t, root, copies(files, 12, "shop/part%d.go", "package shop\n\n// Part%[1]d is a shop part.\nfunc Part%[1]d() int { return %[1]d }\n"))
 	filetest.Git(t, root, "add", "-A")
 	filetest.Git(t, root, "commit", "-q", "-m", "start")
 	for i := range 4 { // the total and its rendering change together, again and again

@@ -22,14 +22,7 @@ func TestALongBodyIsCutAroundWhatTheTextNames(t *testing.T) {
 		fmt.Fprintf(&b, "\tstep%d := prepareClone(opts, %d) // the clone's own work, part %d\n", i, i, i)
 	}
 	b.WriteString("\treturn nil\n}\n\ntype CloneOptions struct{ Repo string }\n")
-	root := t.TempDir()
-	files := map[string]string{"pkg/cmd/repo/clone/clone.go": b.String()}
-	for i := range 20 {
-		files[fmt.Sprintf("pkg/cmd/other%d/other.go", i)] = fmt.Sprintf("package other%d\n\n// Run runs command %d.\nfunc Run%d() error { return nil }\n", i, i, i)
-	}
-	writeFiles(t, root, files)
-	ix := open(t, root, "")
-	defer ix.Close()
+	ix := built(t, withOthers(map[string]string{"pkg/cmd/repo/clone/clone.go": b.String()}, 20, "go"))
 	res, err := ask(context.Background(), ix, Request{Text: "gh repo clone should skip adding the upstream remote (`AddRemote`) when --no-upstream is given", Budget: 1500})
 	if err != nil {
 		t.Fatal(err)

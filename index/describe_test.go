@@ -1,7 +1,6 @@
 package index
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -11,18 +10,12 @@ import (
 // Hover shows the word's own definition first, and an entity only where it is specific: NAME, held by
 // most files of a workspace, is not shown for HeadRefName; GIST, a concept of the project, is.
 func TestHoverShowsTheDefinitionFirstAndOnlySpecificEntities(t *testing.T) {
-	root := t.TempDir()
 	files := map[string]string{
 		"pr/ref.go":     "package pr\n\n// HeadRefName is the branch a pull request comes from.\nfunc HeadRefName(name string) string { return name }\n",
 		"gist/gist.go":  "package gist\n\n// Gist is a shared snippet.\ntype Gist struct{ Name string }\n\n// PublishGist shares a gist.\nfunc PublishGist(g Gist) error { return nil }\n",
 		"gist/clone.go": "package gist\n\n// CloneGist copies a gist.\nfunc CloneGist(g Gist) Gist { return g }\n",
 	}
-	for i := range 60 {
-		files[fmt.Sprintf("cmd/c%d/c.go", i)] = fmt.Sprintf("package c%d\n\n// SetName names command %d.\nfunc SetName%d(name string) string { return name }\n", i, i, i)
-	}
-	writeFiles(t, root, files)
-	ix := open(t, root, "")
-	defer ix.Close()
+	ix := built(t, copies(files, 60, "cmd/c%d/c.go", "package c%[1]d\n\n// SetName names command %[1]d.\nfunc SetName%[1]d(name string) string { return name }\n"))
 	s := ix.Snapshot()
 	md := s.Describe("HeadRefName")
 	if !strings.HasPrefix(md, "**`HeadRefName`** function") || strings.Contains(md, "**NAME**") {

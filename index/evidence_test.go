@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -138,9 +137,7 @@ func TestTheCheckoutPanicGivesItsFramesInOrder(t *testing.T) {
 		"pkg/cmd/pr/shared/finder.go":     "package shared\n\n// Find finds a pull request by number or branch.\nfunc Find(number int) error { return nil }\n",
 		"pkg/cmd/root/root.go":            "package root\n\n// NewCmdRoot makes the root command.\nfunc NewCmdRoot() error { return nil }\n",
 	}
-	for i := range 30 { // a project, not three files
-		files[fmt.Sprintf("pkg/cmd/other%d/other.go", i)] = fmt.Sprintf("package other%d\n\n// Run runs command %d.\nfunc Run%d() error { return nil }\n", i, i, i)
-	}
+	withOthers(files, 30, "go") // a project, not three files
 	writeFiles(t, root, files)
 	ix := open(t, root, "")
 	defer ix.Close()
@@ -235,18 +232,13 @@ func TestTheNextLikelyFilesAreOutlined(t *testing.T) {
 // A trace whose innermost project frame is in a shared client that the ranking places below the
 // command that called it (the text talks of the command): the client's function still comes first.
 func TestTheInnermostFrameInASharedHelperComesFirst(t *testing.T) {
-	root := t.TempDir()
 	files := map[string]string{
 		"pkg/cmd/release/create/create.go": "package create\n\n// createRun creates a release and uploads its assets.\nfunc createRun(opts *CreateOptions) error {\n\trelease, err := api.CreateRelease(opts.Repo, opts.TagName)\n\tif err != nil {\n\t\treturn err\n\t}\n\treturn uploadAssets(release, opts.Assets)\n}\n\n// uploadAssets uploads a release's assets.\nfunc uploadAssets(r *Release, assets []string) error { return nil }\n",
 		"pkg/api/client.go":                "package api\n\n// REST sends a request to the API.\nfunc REST(method, path string, body any) error {\n\treq := newRequest(method, path)\n\treturn do(req.Header.Get(\"Accept\"), body)\n}\n\nfunc newRequest(method, path string) *Request { return nil }\n",
 		"pkg/api/releases.go":              "package api\n\n// CreateRelease creates a release for a tag.\nfunc CreateRelease(repo, tag string) (*Release, error) {\n\treturn nil, REST(\"POST\", \"releases\", tag)\n}\n",
 	}
-	for i := range 30 {
-		files[fmt.Sprintf("pkg/cmd/other%d/other.go", i)] = fmt.Sprintf("package other%d\n\n// Run runs command %d and calls the API.\nfunc Run%d() error { return api.REST(\"GET\", \"x\", nil) }\n", i, i, i)
-	}
-	writeFiles(t, root, files)
-	ix := open(t, root, "")
-	defer ix.Close()
+	ix := built(t, copies(files, 30, "pkg/cmd/other%d/other.go",
+		"package other%[1]d\n\n// Run runs command %[1]d and calls the API.\nfunc Run%[1]d() error { return api.REST(\"GET\", \"x\", nil) }\n"))
 	text := "gh release create panics in `createRun` when the tag name has a slash: the release is created but " +
 		"the assets are not uploaded; release create should upload the assets of a release whose tag has a slash\n\n" +
 		"panic: runtime error: invalid memory address or nil pointer dereference\n\ngoroutine 1 [running]:\n" +
@@ -273,14 +265,10 @@ func TestTheInnermostFrameInASharedHelperComesFirst(t *testing.T) {
 // withOthers adds n small files of other commands to a workspace, so that a case is a project, not
 // three files; lang is "go" or "py".
 func withOthers(files map[string]string, n int, lang string) map[string]string {
-	for i := range n {
-		if lang == "py" {
-			files[fmt.Sprintf("app/other%d/run.py", i)] = fmt.Sprintf("def run%d(args):\n    \"\"\"Run command %d.\"\"\"\n    return args\n", i, i)
-			continue
-		}
-		files[fmt.Sprintf("pkg/cmd/other%d/other.go", i)] = fmt.Sprintf("package other%d\n\n// Run runs command %d.\nfunc Run%d() error { return nil }\n", i, i, i)
+	if lang == "py" {
+		return copies(files, n, "app/other%d/run.py", "def run%[1]d(args):\n    \"\"\"Run command %[1]d.\"\"\"\n    return args\n")
 	}
-	return files
+	return copies(files, n, "pkg/cmd/other%d/other.go", "package other%[1]d\n\n// Run runs command %[1]d.\nfunc Run%[1]d() error { return nil }\n")
 }
 
 // pinnedBy checks that the pack holds item, its first reason starting with why.

@@ -3,7 +3,6 @@ package index
 // Exchanging an index: an export written for a commit, an import of one.
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -79,15 +78,11 @@ func cleanCommit(ctx context.Context, root string) (string, error) {
 	if commit == "" {
 		return "", fmt.Errorf("export: %s is not a git checkout: an export is keyed by its commit", root)
 	}
-	cmd, err := history.Git(ctx, root, "status", "--porcelain", "--untracked-files=no")
+	out, err := history.Output(ctx, root, "status", "--porcelain", "--untracked-files=no")
 	if err != nil {
 		return "", fmt.Errorf("export: %w", err)
 	}
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("export: git status: %w", err)
-	}
-	if len(bytes.TrimSpace(out)) > 0 {
+	if strings.TrimSpace(out) != "" {
 		return "", fmt.Errorf("export: %s has changes not in commit %s; export a clean checkout", root, commit[:min(12, len(commit))])
 	}
 	return commit, nil

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -21,6 +22,15 @@ func writeFiles(t testing.TB, root string, files map[string]string) {
 		}
 	}
 	filetest.Write(t, root, written)
+}
+
+// copies adds n files to files, their paths and contents formats of their number (%[1]d), and
+// returns files: the rest of a project, around the files a test is about.
+func copies(files map[string]string, n int, path, content string) map[string]string {
+	for i := range n {
+		files[fmt.Sprintf(path, i)] = fmt.Sprintf(content, i)
+	}
+	return files
 }
 
 // ask resolves req against the index's configuration, as a one-shot front end does, and answers it.

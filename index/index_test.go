@@ -251,7 +251,6 @@ func TestFramePathsKeepTheirFolders(t *testing.T) {
 // A question in a mapping file ranks its source first, says so in the why, and the file's own
 // mapping YAML stays out of the way; a broken mapping file breaks nothing.
 func TestMappingRanksItsSource(t *testing.T) {
-	root := t.TempDir()
 	files := map[string]string{
 		"billing/ledger.go":  "package billing\n\n// Post writes an entry.\nfunc Post(amount int) int { return amount }\n",
 		"billing/invoice.go": "package billing\n\n// Render formats the invoice.\nfunc Render(id string) string { return id }\n",
@@ -262,9 +261,7 @@ func TestMappingRanksItsSource(t *testing.T) {
 	for p, b := range sample {
 		files[p] = b
 	}
-	writeFiles(t, root, files)
-	ix := open(t, root, "")
-	defer ix.Close()
+	ix := built(t, files)
 	res, err := ask(context.Background(), ix, Request{Text: "How can I record a refund for a customer?"})
 	if err != nil {
 		t.Fatal(err)
@@ -279,7 +276,6 @@ func TestMappingRanksItsSource(t *testing.T) {
 
 // Secrets files are skipped with their reason and never reach a pack, even when asked for by name.
 func TestSecretsNeverInAPack(t *testing.T) {
-	root := t.TempDir()
 	files := map[string]string{
 		".env":            "PAYMENT_TOKEN=sk-planted-0451\n",
 		"deploy/tls.key":  "sk-planted-0451\n",
@@ -287,9 +283,7 @@ func TestSecretsNeverInAPack(t *testing.T) {
 		".env.example":    "PAYMENT_TOKEN=\n",
 		"docs/payment.md": "# Payment\n\nSet PAYMENT_TOKEN in .env.\n",
 	}
-	writeFiles(t, root, files)
-	ix := open(t, root, "")
-	defer ix.Close()
+	ix := built(t, files)
 	for _, q := range []string{"PAYMENT_TOKEN in .env is wrong", "what is in deploy/tls.key", "payment token"} {
 		res, err := ask(context.Background(), ix, Request{Text: q, Format: "json"})
 		if err != nil {

@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -94,10 +93,8 @@ func TestPartialContextWithNothingToMatch(t *testing.T) {
 func TestPartialFollowUp(t *testing.T) {
 	root := t.TempDir()
 	files := map[string]string{"mail/bounce.go": "package mail\n\n// Bounce handles a bounced mail.\nfunc Bounce() {}\n"}
-	for i := range 30 {
-		files[fmt.Sprintf("ledger/entry%02d.go", i)] = fmt.Sprintf("package ledger\n\n// Entry%02d posts a ledger entry.\nfunc Entry%02d() {}\n", i, i)
-		files[fmt.Sprintf("mail/send%02d.go", i)] = fmt.Sprintf("package mail\n\n// Send%02d delivers a mail.\nfunc Send%02d() error { return errors.New(\"mailbox is full\") }\n", i, i)
-	}
+	copies(files, 30, "ledger/entry%02d.go", "package ledger\n\n// Entry%02[1]d posts a ledger entry.\nfunc Entry%02[1]d() {}\n")
+	copies(files, 30, "mail/send%02d.go", "package mail\n\n// Send%02[1]d delivers a mail.\nfunc Send%02[1]d() error { return errors.New(\"mailbox is full\") }\n")
 	filetest.Write(t, root, files)
 	ctx := context.Background()
 	q := NewPartial(Options{Root: root, Config: &Config{}})

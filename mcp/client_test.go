@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,30 +23,12 @@ import (
 // cancelled call, progress while the first build runs, the schema's bounds, the text of an answer,
 // the instructions, an unknown entity.
 
-// wire is a log safe to write from several goroutines.
-type wire struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (w *wire) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *wire) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
-}
-
 // piped is a server over real pipes and the SDK's client talking to it.
 type piped struct {
 	cs       *sdk.ClientSession
 	sess     *session.Session
-	wire     *wire // the messages the client read, one "read: " line each
-	log      *wire // the server's log
+	wire     *filetest.Log // the messages the client read, one "read: " line each
+	log      *filetest.Log // the server's log
 	progress chan *sdk.ProgressNotificationParams
 }
 
@@ -56,7 +37,7 @@ type piped struct {
 // being indexed.
 func pipeServer(t *testing.T, root string) *piped {
 	t.Helper()
-	p := &piped{wire: &wire{}, log: &wire{}, progress: make(chan *sdk.ProgressNotificationParams, 100)}
+	p := &piped{wire: &filetest.Log{}, log: &filetest.Log{}, progress: make(chan *sdk.ProgressNotificationParams, 100)}
 	logf := func(format string, args ...any) { fmt.Fprintf(p.log, format+"\n", args...) }
 	ctx, cancel := context.WithCancel(context.Background())
 	sess, err := session.Open(ctx, session.Options{Root: root, InMemory: true, Logf: logf})

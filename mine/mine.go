@@ -95,7 +95,7 @@ func mineRepo(ctx context.Context, o *Options, repo string) (int, error) {
 	if _, err := os.Stat(mirror); err != nil {
 		return 0, fmt.Errorf("no mirror at %s", mirror)
 	}
-	list, err := gitOut(ctx, mirror, "rev-list", "--first-parent", "--max-count=4000", "HEAD")
+	list, err := history.Output(ctx, mirror, "rev-list", "--first-parent", "--max-count=4000", "HEAD")
 	if err != nil {
 		return 0, err
 	}
@@ -125,7 +125,7 @@ func mineRepo(ctx context.Context, o *Options, repo string) (int, error) {
 			continue
 		}
 		snap := commits[at]
-		if _, err := gitOut(ctx, wt, "checkout", "-q", "-f", "--detach", snap); err != nil {
+		if _, err := history.Output(ctx, wt, "checkout", "-q", "-f", "--detach", snap); err != nil {
 			return n, err
 		}
 		if ix == nil {
@@ -206,7 +206,7 @@ func prepareTree(ctx context.Context, wt, mirror string) error {
 	if err := os.MkdirAll(wt, 0o755); err != nil {
 		return err
 	}
-	if _, err := gitOut(ctx, wt, "init", "-q"); err != nil {
+	if _, err := history.Output(ctx, wt, "init", "-q"); err != nil {
 		return err
 	}
 	abs, err := filepath.Abs(filepath.Join(mirror, "objects"))
@@ -227,7 +227,7 @@ var (
 
 // minePair reads one commit: its message (or why it is no query) and what it changed.
 func minePair(ctx context.Context, ix *index.Index, wt, c string) (*Pair, bool, error) {
-	meta, err := gitOut(ctx, wt, "log", "-1", "--format=%an%x1f%ae%x1f%P%x1f%s%x1f%b", c)
+	meta, err := history.Output(ctx, wt, "log", "-1", "--format=%an%x1f%ae%x1f%P%x1f%s%x1f%b", c)
 	if err != nil {
 		return nil, false, err
 	}
@@ -251,7 +251,7 @@ func minePair(ctx context.Context, ix *index.Index, wt, c string) (*Pair, bool, 
 	if len(strings.Fields(text)) < 3 || len(text) > 8000 {
 		return nil, false, nil
 	}
-	names, err := gitOut(ctx, wt, "diff-tree", "-r", "--no-commit-id", "--name-only", "--no-renames", parents[0], c)
+	names, err := history.Output(ctx, wt, "diff-tree", "-r", "--no-commit-id", "--name-only", "--no-renames", parents[0], c)
 	if err != nil {
 		return nil, false, err
 	}
@@ -296,7 +296,7 @@ func changedDefs(ctx context.Context, wt, parent, c string, files []string) ([]s
 	defer p.Close()
 	var out []string
 	for _, file := range files {
-		diff, err := gitOut(ctx, wt, "diff", "-U0", "--no-color", "--no-ext-diff", "--no-textconv", parent, c, "--", file)
+		diff, err := history.Output(ctx, wt, "diff", "-U0", "--no-color", "--no-ext-diff", "--no-textconv", parent, c, "--", file)
 		if err != nil {
 			return nil, err
 		}
@@ -320,7 +320,7 @@ func changedDefs(ctx context.Context, wt, parent, c string, files []string) ([]s
 				lines = append(lines, l)
 			}
 		}
-		src, err := gitOut(ctx, wt, "show", parent+":"+file)
+		src, err := history.Output(ctx, wt, "show", parent+":"+file)
 		if err != nil {
 			continue
 		}
@@ -368,20 +368,6 @@ func repoLanguage(ix *index.Index) string {
 		}
 	}
 	return best
-}
-
-func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd, err := history.Git(ctx, dir, args...)
-	if err != nil {
-		return "", err
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
-	}
-	return string(out), nil
 }
 
 // RoundFeatures keeps four decimals of every feature of cands: the pairs are large.

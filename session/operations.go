@@ -94,6 +94,25 @@ func onSession[A, R any](do func(ctx context.Context, s *Session, a A) (R, error
 	}
 }
 
+// fromIndex is a handler that reads the whole index for its answer.
+func fromIndex[A, R any](f func(ix *index.Index, a A) (R, error)) func(context.Context, Source, A) (R, error) {
+	return func(ctx context.Context, src Source, a A) (r R, err error) {
+		err = src.Read(ctx, func(ix *index.Index) (err error) {
+			r, err = f(ix, a)
+			return err
+		})
+		return r, err
+	}
+}
+
+// named refuses an empty name, saying what to give instead.
+func named(name, give string) error {
+	if strings.TrimSpace(name) == "" {
+		return errors.New("name is empty: give " + give)
+	}
+	return nil
+}
+
 // Check refuses an argument the operation cannot answer, as index.ErrInvalid.
 func (o *Operation[A, R]) Check(a A) error {
 	if o.check == nil {
@@ -232,64 +251,50 @@ var (
 		Doc:   "the workspace's top entities by importance",
 		Ready: WholeIndex,
 		check: func(a EntitiesArgs) error { return index.CheckLimit("top", a.Top) },
-		do: func(ctx context.Context, src Source, a EntitiesArgs) (es []index.EntitySummary, err error) {
-			err = src.Read(ctx, func(ix *index.Index) error {
-				es = ix.Snapshot().TopEntities(a.Top)
-				return nil
-			})
-			return es, err
-		},
+		do: fromIndex(func(ix *index.Index, a EntitiesArgs) ([]index.EntitySummary, error) {
+			return ix.Snapshot().TopEntities(a.Top), nil
+		}),
 	})
 	OpExplore = declare(&Operation[ExploreArgs, *index.Exploration]{
 		Name:  "explore",
 		Doc:   "the chunks of code about one entity, with the entities of their files",
 		Ready: WholeIndex,
 		check: func(a ExploreArgs) error {
-			if strings.TrimSpace(a.Name) == "" {
-				return errors.New(`name is empty: give the entity's name, e.g. {"name": "RULE"}`)
+			if err := named(a.Name, `the entity's name, e.g. {"name": "RULE"}`); err != nil {
+				return err
 			}
 			return index.CheckLimit("limit", a.Limit)
 		},
-		do: func(ctx context.Context, src Source, a ExploreArgs) (ex *index.Exploration, err error) {
-			err = src.Read(ctx, func(ix *index.Index) (err error) {
-				ex, err = ix.Explore(a.Name, a.Limit)
-				return err
-			})
-			return ex, err
-		},
+		do: fromIndex(func(ix *index.Index, a ExploreArgs) (*index.Exploration, error) {
+			return ix.Explore(a.Name, a.Limit)
+		}),
 	})
 	OpSymbols = declare(&Operation[SymbolArgs, []index.Symbol]{
 		Name:  "symbols",
 		Doc:   fmt.Sprintf("the definitions of a symbol by name, at most %d: exact first, then case-insensitive, then fuzzy", MaxDefinitions),
 		Ready: WholeIndex,
 		check: func(a SymbolArgs) error {
-			if strings.TrimSpace(a.Name) == "" {
-				return errors.New("name is empty: give a symbol name such as RuleIndex or search")
+			if err := named(a.Name, "a symbol name such as RuleIndex or search"); err != nil {
+				return err
 			}
 			return index.CheckKind(a.Kind)
 		},
-		do: func(ctx context.Context, src Source, a SymbolArgs) (defs []index.Symbol, err error) {
-			err = src.Read(ctx, func(ix *index.Index) error {
-				defs = ix.Snapshot().FindSymbols(a.Name, a.Kind, MaxDefinitions)
-				return nil
-			})
-			return defs, err
-		},
+		do: fromIndex(func(ix *index.Index, a SymbolArgs) ([]index.Symbol, error) {
+			return ix.Snapshot().FindSymbols(a.Name, a.Kind, MaxDefinitions), nil
+		}),
 	})
 	OpOutline = declare(&Operation[index.OutlineRequest, *index.Outline]{
 		Name:  "outline",
 		Doc:   "the ranked outline of the workspace, centred on a text when one is given (ctxmap map)",
 		Ready: WholeIndex,
-		do: func(ctx context.Context, src Source, req index.OutlineRequest) (o *index.Outline, err error) {
+		do: func(ctx context.Context, src Source, req index.OutlineRequest) (*index.Outline, error) {
 			// a map centred on a text: its pack answered as every pack is
 			if err := req.Centre(ctx, src); err != nil {
 				return nil, finalError{err}
 			}
-			err = src.Read(ctx, func(ix *index.Index) (err error) {
-				o, err = ix.Outline(ctx, req)
-				return err
-			})
-			return o, err
+			return fromIndex(func(ix *index.Index, req index.OutlineRequest) (*index.Outline, error) {
+				return ix.Outline(ctx, req)
+			})(ctx, src, req)
 		},
 	})
 	OpPicture = declare(&Operation[PictureArgs, *index.Picture]{
@@ -297,13 +302,9 @@ var (
 		Doc:   "the entity map laid out: the top entities, or the neighbourhood of one (ctxmap map --format svg)",
 		Ready: WholeIndex,
 		check: func(a PictureArgs) error { return index.CheckLimit("top", a.Top) },
-		do: func(ctx context.Context, src Source, a PictureArgs) (p *index.Picture, err error) {
-			err = src.Read(ctx, func(ix *index.Index) (err error) {
-				p, err = ix.EntityPicture(a.Top, a.Name)
-				return err
-			})
-			return p, err
-		},
+		do: fromIndex(func(ix *index.Index, a PictureArgs) (*index.Picture, error) {
+			return ix.EntityPicture(a.Top, a.Name)
+		}),
 	})
 	OpRefresh = declare(&Operation[None, index.Stats]{
 		Name:  "refresh",

@@ -3,12 +3,10 @@ package session
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -152,26 +150,17 @@ func TestDamagedRecordIsReadAgain(t *testing.T) {
 	want := res.Pack.Text
 	s.Close()
 	storetest.DamageRecord(t, cache, root, "shop/cart.go")
-	var mu sync.Mutex
-	var said strings.Builder
-	s = open(t, Options{Root: root, CacheDir: cache, Config: cfg, Logf: func(f string, a ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(&said, f+"\n", a...)
-	}})
+	var said filetest.Log
+	s = open(t, Options{Root: root, CacheDir: cache, Config: cfg, Logf: said.Logf})
 	res, err = s.Context(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
 	log := said.String()
-	mu.Unlock()
 	if !strings.Contains(log, "shop/cart.go is damaged") {
 		t.Fatalf("the damaged record was not said: %q", log)
 	}
 	if res.Pack.Text != want {
-		mu.Lock()
-		defer mu.Unlock()
 		t.Errorf("after the rescan, the pack differs from a fresh build's:\n%s\n---\n%s\nthe session said %s", res.Pack.Text, want, said.String())
 	}
 }

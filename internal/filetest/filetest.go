@@ -45,6 +45,31 @@ func Eventually(t testing.TB, within time.Duration, what string, cond func() boo
 	}
 }
 
+// Log is text written by one goroutine (a process's output, a server's log) while others read it.
+type Log struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+// Write adds p to the text.
+func (l *Log) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// Logf writes a line, as the Logf of a server's options would.
+func (l *Log) Logf(format string, args ...any) {
+	fmt.Fprintf(l, format+"\n", args...)
+}
+
+// String is the text written so far.
+func (l *Log) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // Seed is the seed of a test's random choices: CTXMAP_SEED when set (to replay a failure), else the
 // clock's; it is logged, so that a failure says how to replay it.
 func Seed(t testing.TB) int64 {

@@ -66,6 +66,29 @@ func Git(ctx context.Context, dir string, args ...string) (*exec.Cmd, error) {
 	return command(ctx, dir, config, args), nil
 }
 
+// Output runs one git command in dir, as Git makes it, and returns its output; an error says the
+// command and the first line of what git said.
+func Output(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd, err := Git(ctx, dir, args...)
+	if err != nil {
+		return "", err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("git %s: %w", args[0], ctx.Err())
+		}
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			return "", fmt.Errorf("git %s: %w", args[0], err)
+		}
+		return "", fmt.Errorf("git %s: %w: %s", args[0], err, firstLine(msg))
+	}
+	return string(out), nil
+}
+
 func command(ctx context.Context, dir string, config [][2]string, args []string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"--no-pager", "--no-optional-locks", "-C", dir}, args...)...)
 	env := make([]string, 0, len(os.Environ())+len(safeEnv)+2*len(config)+1)

@@ -81,14 +81,14 @@ func Read(ctx context.Context, root string, max int) (*Log, error) {
 	ctx, cancel := context.WithTimeout(ctx, readTimeout)
 	defer cancel()
 
-	prefix, err := git(ctx, root, "rev-parse", "--show-prefix")
+	prefix, err := Output(ctx, root, "rev-parse", "--show-prefix")
 	if err != nil {
 		if reason, ok := unavailable(err); ok {
 			return &Log{Reason: reason}, nil
 		}
 		return nil, fmt.Errorf("read history of %s: %w", root, err)
 	}
-	head, err := git(ctx, root, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+	head, err := Output(ctx, root, "rev-parse", "--verify", "-q", "HEAD^{commit}")
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && ctx.Err() == nil {
@@ -205,7 +205,7 @@ func sameOrNew(old, h *Log) *Log {
 
 // Head is the commit HEAD of root, "" when root is not a git checkout or git is missing.
 func Head(ctx context.Context, root string) string {
-	out, err := git(ctx, root, "rev-parse", "HEAD")
+	out, err := Output(ctx, root, "rev-parse", "HEAD")
 	if err != nil {
 		return ""
 	}
@@ -215,28 +215,6 @@ func Head(ctx context.Context, root string) string {
 // Each commit starts with a record separator; fields are split by unit separators; the body ends with
 // a unit separator followed by the NUL that -z puts after the header, then come the NUL-ended names.
 const logFormat = "%x1e%H%x1f%ct%x1f%s%x1f%b%x1f"
-
-// git runs one git command in root, as Git makes it, and returns its output.
-func git(ctx context.Context, root string, args ...string) (string, error) {
-	cmd, err := Git(ctx, root, args...)
-	if err != nil {
-		return "", err
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		if ctx.Err() != nil {
-			return "", fmt.Errorf("git %s: %w", args[0], ctx.Err())
-		}
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			return "", fmt.Errorf("git %s: %w", args[0], err)
-		}
-		return "", fmt.Errorf("git %s: %w: %s", args[0], err, firstLine(msg))
-	}
-	return string(out), nil
-}
 
 // unavailable tells apart "there is no usable repository here" (a state, reported in the stats) from a
 // failure worth an error.

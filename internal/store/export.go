@@ -251,18 +251,14 @@ func freshFiles(ctx context.Context, root, commit string) (map[string][2]int64, 
 	gitOut := func(args ...string) ([]string, error) {
 		// no fsmonitor (git looks at every file itself), no optional locks (the user's git commands go
 		// on), nothing the checkout names started
-		cmd, err := history.Git(ctx, root, args...)
+		out, err := history.Output(ctx, root, args...)
 		if err != nil {
 			return nil, err
-		}
-		out, err := cmd.Output()
-		if err != nil {
-			return nil, fmt.Errorf("git %s: %w", args[0], err)
 		}
 		if len(out) > 0 && out[len(out)-1] != 0 {
 			return nil, fmt.Errorf("git %s: output cut short", args[0])
 		}
-		return strings.Split(string(out), "\x00"), nil
+		return strings.Split(out, "\x00"), nil
 	}
 	// "H path": tracked and checked in the work tree; other tags are files git does not check, or
 	// conflicts
