@@ -40,7 +40,7 @@ func inEveryStyle(t *testing.T, ix *Index, prefix, text string, budget int, chec
 func TestATraceAlonePutsTheInnermostFrameFirst(t *testing.T) {
 	ix, marks := shop(t)
 	for _, c := range goldenCases(t) {
-		if c.why != "stack frame" {
+		if c.first == nil || c.first.why != "stack frame" {
 			continue
 		}
 		// the trace alone: no title to help
@@ -50,8 +50,8 @@ func TestATraceAlonePutsTheInnermostFrameFirst(t *testing.T) {
 				t.Fatal("an empty pack")
 			}
 			first := res.Pack.Items[0]
-			if got := first.Path + "::" + first.Symbol; got != c.item {
-				t.Fatalf("first item %s, want %s; items: %v", got, c.item, itemNames(res.Pack))
+			if got := first.Path + "::" + first.Symbol; got != c.first.ref {
+				t.Fatalf("first item %s, want %s; items: %v", got, c.first.ref, itemNames(res.Pack))
 			}
 			if !strings.HasPrefix(first.Why[0], "stack frame 0 (") {
 				t.Errorf("first item's reasons %q do not start with its frame", first.Why)

@@ -54,22 +54,29 @@ func fill(t *testing.T, text string, marks map[string]int) string {
 }
 
 // goldenDir holds the pack cases, a txtar file each: the text asked of the shop workspace (a text
-// section), what the pack must show (a want section: intent, top, item, why, without) and the whole
-// pack (pack.md), which -update rewrites.
+// section) and what the pack must show (a want section); a case whose layout is the point keeps its
+// whole pack too (pack.md), which -update rewrites. A ranking change that keeps what each case states
+// rewrites none but those.
 var goldenDir = filepath.Join("..", "testdata", "golden")
 
 type goldenCase struct {
 	name    string
-	path    string   // its txtar file
-	text    string   // {{marker}} stands for the line of a marker of shop.txtar
-	intent  string   // the intent the analysis must find
-	top     string   // the file ranked first
-	item    string   // path::symbol of a definition or snippet the pack must hold
-	why     string   // words that item's reasons must include
+	path    string     // its txtar file
+	text    string     // {{marker}} stands for the line of a marker of shop.txtar
+	intent  string     // the intent the analysis must find
+	top     string     // the file ranked first
+	first   *wantItem  // what the pack's first item must hold
+	items   []wantItem // what the pack must hold, anywhere
+	order   [][2]string
 	without []string // signals switched off
 }
 
-// goldenCases reads the pack cases of goldenDir, by name.
+// wantItem is a definition (path::symbol) a pack must hold, and words its reasons must include.
+type wantItem struct{ ref, why string }
+
+// goldenCases reads the pack cases of goldenDir, by name. A want section's lines: intent, top,
+// first (the first item holds it), item (a repeatable line: the pack holds it), why (words of the
+// reasons of the first or item line above it), order (A < B: A's item comes before B's), without.
 func goldenCases(t *testing.T) []goldenCase {
 	t.Helper()
 	paths, err := filepath.Glob(filepath.Join(goldenDir, "*.txtar"))
@@ -88,6 +95,7 @@ func goldenCases(t *testing.T) []goldenCase {
 			case "text":
 				c.text = strings.TrimSuffix(string(f.Data), "\n")
 			case "want":
+				var last *wantItem // the item a why line speaks of
 				for _, line := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
 					key, value, _ := strings.Cut(line, ": ")
 					switch key {
@@ -95,34 +103,55 @@ func goldenCases(t *testing.T) []goldenCase {
 						c.intent = value
 					case "top":
 						c.top = value
+					case "first":
+						c.first = &wantItem{ref: value}
+						last = c.first
 					case "item":
-						c.item = value
+						c.items = append(c.items, wantItem{ref: value})
+						last = &c.items[len(c.items)-1]
 					case "why":
-						c.why = value
+						if last == nil {
+							t.Fatalf("%s: %q speaks of no first or item line above it", p, line)
+						}
+						last.why = value
+					case "order":
+						before, after, ok := strings.Cut(value, " < ")
+						if !ok {
+							t.Fatalf("%s: %q is not order: A < B", p, line)
+						}
+						c.order = append(c.order, [2]string{before, after})
 					case "without":
 						c.without = strings.Split(value, ",")
 					default:
-						t.Fatalf("%s: want %q: not intent, top, item, why or without", p, line)
+						t.Fatalf("%s: want %q: not intent, top, first, item, why, order or without", p, line)
 					}
 				}
 			}
 		}
-		if c.text == "" || c.top == "" || c.item == "" {
-			t.Fatalf("%s: a case needs a text, and a top and an item in want", p)
+		if c.text == "" || c.top == "" || c.first == nil && len(c.items) == 0 {
+			t.Fatalf("%s: a case needs a text, and a top and a first or an item in want", p)
 		}
 		cases = append(cases, c)
 	}
 	return cases
 }
 
+// goldenBudget is the budget every case is asked with.
+const goldenBudget = 1500
+
 // TestGoldenPacks runs each intent, each stack-trace language, an error message and a lexicon
-// expansion against the shop workspace: the intent, the first file and a named definition with its
-// reasons are checked, and the whole pack is compared with its golden file.
+// expansion against the shop workspace: the intent, the first file, the definitions the pack must
+// hold with their reasons and order, and the budget (the text counted again) are checked; a case that
+// keeps its whole pack is compared with it.
 func TestGoldenPacks(t *testing.T) {
 	ix, marks := shop(t)
+	tok, err := pack.NewTokenizer("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range goldenCases(t) {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := ask(context.Background(), ix, Request{Text: fill(t, c.text, marks), Budget: 1500, Without: c.without})
+			res, err := ask(context.Background(), ix, Request{Text: fill(t, c.text, marks), Budget: goldenBudget, Without: c.without})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -132,12 +161,29 @@ func TestGoldenPacks(t *testing.T) {
 			if len(res.Files) == 0 || res.Files[0].Path != c.top {
 				t.Errorf("first file = %v, want %s", firstPaths(res.Files, 3), c.top)
 			}
-			it := findItem(ix, res.Pack, c.item)
-			switch {
-			case it == nil:
-				t.Errorf("the pack lacks %s; items: %v", c.item, itemNames(res.Pack))
-			case !strings.Contains(strings.Join(it.Why, "; "), c.why):
-				t.Errorf("%s: why = %q, want it to mention %q", c.item, it.Why, c.why)
+			if n := tok.Count(res.Pack.Text); n > goldenBudget || n != res.Pack.Tokens {
+				t.Errorf("the text counts %d tokens, the pack says %d, the budget is %d", n, res.Pack.Tokens, goldenBudget)
+			}
+			want := c.items
+			if c.first != nil {
+				want = append([]wantItem{*c.first}, want...)
+				if at := itemAt(ix, res.Pack, c.first.ref); at != 0 {
+					t.Errorf("the first item does not hold %s (it is at %d); items: %v", c.first.ref, at, itemNames(res.Pack))
+				}
+			}
+			for _, w := range want {
+				at := itemAt(ix, res.Pack, w.ref)
+				switch {
+				case at < 0:
+					t.Errorf("the pack lacks %s; items: %v", w.ref, itemNames(res.Pack))
+				case !strings.Contains(strings.Join(res.Pack.Items[at].Why, "; "), w.why):
+					t.Errorf("%s: why = %q, want it to mention %q", w.ref, res.Pack.Items[at].Why, w.why)
+				}
+			}
+			for _, o := range c.order {
+				if a, b := itemAt(ix, res.Pack, o[0]), itemAt(ix, res.Pack, o[1]); a < 0 || b < 0 || a >= b {
+					t.Errorf("%s (item %d) should come before %s (item %d); items: %v", o[0], a, o[1], b, itemNames(res.Pack))
+				}
 			}
 			checkGolden(t, c, res.Pack)
 		})
@@ -208,8 +254,8 @@ func TestGoldenBudgets(t *testing.T) {
 					if !slices.ContainsFunc(p.Items, func(it pack.Item) bool { return it.Path == c.top && it.Kind != "import" }) {
 						t.Errorf("%s: nothing of %s", label, c.top)
 					}
-					if budget >= 1000 && findItem(ix, p, c.item) == nil {
-						t.Errorf("%s: lacks %s", label, c.item)
+					if budget >= 1000 && findItem(ix, p, c.lead()) == nil {
+						t.Errorf("%s: lacks %s", label, c.lead())
 					}
 				}
 			}
@@ -229,7 +275,8 @@ func goldenCaseNamed(t *testing.T, name string) goldenCase {
 	return goldenCase{}
 }
 
-// checkGolden compares a case's pack with the pack.md of its file, or rewrites that with -update.
+// checkGolden compares a case's pack with the pack.md of its file, if it keeps one, or rewrites that
+// with -update.
 func checkGolden(t *testing.T, c goldenCase, p *pack.Pack) {
 	t.Helper()
 	a, err := txtar.ParseFile(c.path)
@@ -238,7 +285,7 @@ func checkGolden(t *testing.T, c goldenCase, p *pack.Pack) {
 	}
 	i := slices.IndexFunc(a.Files, func(f txtar.File) bool { return f.Name == "pack.md" })
 	if i < 0 {
-		a.Files, i = append(a.Files, txtar.File{Name: "pack.md"}), len(a.Files)
+		return // its layout is not the point
 	}
 	if string(a.Files[i].Data) == p.Text {
 		return
@@ -253,9 +300,26 @@ func checkGolden(t *testing.T, c goldenCase, p *pack.Pack) {
 	}
 }
 
+// lead is the definition a case names first: its first line, else its first item line.
+func (c goldenCase) lead() string {
+	if c.first != nil {
+		return c.first.ref
+	}
+	return c.items[0].ref
+}
+
 // findItem finds the item holding a definition: the definition itself, or an enclosing one shown whole
 // (a class with its methods).
 func findItem(ix *Index, p *pack.Pack, pathSymbol string) *pack.Item {
+	if i := itemAt(ix, p, pathSymbol); i >= 0 {
+		return &p.Items[i]
+	}
+	return nil
+}
+
+// itemAt is the place of the first item holding a definition (path::symbol, or a path alone: any item
+// of the file but its imports), or -1.
+func itemAt(ix *Index, p *pack.Pack, pathSymbol string) int {
 	path, sym, _ := strings.Cut(pathSymbol, "::")
 	start, end := -1, -1
 	if rec := ix.Snapshot().Record(path); rec != nil && rec.File != nil {
@@ -266,11 +330,11 @@ func findItem(ix *Index, p *pack.Pack, pathSymbol string) *pack.Item {
 		}
 	}
 	for i, it := range p.Items {
-		if it.Path == path && (it.Symbol == sym || it.Kind != "import" && it.StartLine <= start && end <= it.EndLine) {
-			return &p.Items[i]
+		if it.Path == path && it.Kind != "import" && (sym == "" || it.Symbol == sym || it.StartLine <= start && end <= it.EndLine) {
+			return i
 		}
 	}
-	return nil
+	return -1
 }
 
 func itemNames(p *pack.Pack) []string {
