@@ -29,6 +29,7 @@ func lensArg(t *testing.T, l protocol.CodeLens) rangeArg {
 }
 
 func TestCodeLensOnTodoAndFixme(t *testing.T) {
+	t.Parallel()
 	c := readyNotes(t)
 	text := c.read("gist/gist.go")
 	ls := c.lenses("gist/gist.go")
@@ -62,6 +63,7 @@ func TestCodeLensOnTodoAndFixme(t *testing.T) {
 }
 
 func TestCodeLensOnIssueHeadings(t *testing.T) {
+	t.Parallel()
 	root := workspaceCopy(t, "notes")
 	writeFile(t, root, "issues/login.md", "# Login fails\n\nThe gist page asks to log in twice.\n")
 	c := start(t, root, Options{}, nil, nil)
@@ -89,6 +91,7 @@ func TestCodeLensOnIssueHeadings(t *testing.T) {
 }
 
 func TestIssueLike(t *testing.T) {
+	t.Parallel()
 	for rel, want := range map[string]bool{
 		"ISSUE.md": true, "docs/issue-12.md": true, "BUGS.md": true, "TODO.txt": true, "a/login.issue.md": true,
 		"issues/login.md": true, "x/Issues/y/z.md": true, "README.md": false, "debug.md": false, "docs/tissue.md": false,

@@ -32,6 +32,7 @@ type testPack struct {
 }
 
 func TestContextCommand(t *testing.T) {
+	t.Parallel()
 	c := readyNotes(t)
 
 	var p testPack
@@ -73,6 +74,7 @@ func TestContextCommand(t *testing.T) {
 }
 
 func TestCommandArgumentsValidated(t *testing.T) {
+	t.Parallel()
 	root := workspaceCopy(t, "notes")
 	// a folder outside, reached by a symlink in the workspace and by ".." in a URI
 	outside := t.TempDir()
@@ -147,6 +149,7 @@ func TestCommandArgumentsValidated(t *testing.T) {
 }
 
 func TestExploreEntitiesStatusReindex(t *testing.T) {
+	t.Parallel()
 	root := workspaceCopy(t, "notes")
 	c := start(t, root, Options{}, nil, nil)
 	c.waitReady()
@@ -197,6 +200,7 @@ func TestExploreEntitiesStatusReindex(t *testing.T) {
 }
 
 func TestReindexFindsWhatNothingReported(t *testing.T) {
+	t.Parallel()
 	root := workspaceCopy(t, "notes")
 	c := start(t, root, Options{NoFileWatch: true}, nil, nil)
 	before := c.waitReady()

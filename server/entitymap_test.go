@@ -8,6 +8,7 @@ import (
 )
 
 func TestEntityMapCommand(t *testing.T) {
+	t.Parallel()
 	root := workspaceCopy(t, "notes")
 	c := start(t, root, Options{}, nil, nil)
 	c.waitReady()

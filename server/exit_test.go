@@ -21,7 +21,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// process is `ctxmap serve --stdio` speaking LSP on its stdin and stdout.
+// process is `ctxmap serve --stdio` speaking LSP on its stdin and stdout (env: more of its
+// environment, KEY=value).
 type process struct {
 	cmd    *exec.Cmd
 	stderr bytes.Buffer
@@ -33,9 +34,10 @@ type pipes struct {
 	io.WriteCloser
 }
 
-func startProcess(t testing.TB, root string) *process {
+func startProcess(t testing.TB, root string, env ...string) *process {
 	t.Helper()
 	p := &process{cmd: filetest.Command(t, "serve", "--stdio", "-C", root)}
+	p.cmd.Env = append(p.cmd.Env, env...)
 	p.cmd.Stderr = &p.stderr
 	stdin, err := p.cmd.StdinPipe()
 	if err != nil {
@@ -87,6 +89,7 @@ func (p *process) initialize(t testing.TB) {
 }
 
 func TestExitAfterShutdownIsZero(t *testing.T) {
+	t.Parallel()
 	root := workspaceCopy(t, "notes")
 	p := startProcess(t, root)
 	p.initialize(t)
@@ -106,6 +109,7 @@ func TestExitAfterShutdownIsZero(t *testing.T) {
 }
 
 func TestExitWithoutShutdownIsOne(t *testing.T) {
+	t.Parallel()
 	p := startProcess(t, workspaceCopy(t, "notes"))
 	p.initialize(t)
 	p.notify("exit", nil)
@@ -118,6 +122,7 @@ func TestExitWithoutShutdownIsOne(t *testing.T) {
 }
 
 func TestClientGoneIsOne(t *testing.T) {
+	t.Parallel()
 	p := startProcess(t, workspaceCopy(t, "notes"))
 	p.initialize(t)
 	p.conn.Close() // closes the server's stdin

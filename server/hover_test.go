@@ -13,6 +13,7 @@ import (
 var entityLink = regexp.MustCompile(`\[([\w./-]+):(\d+)\]\(file://(/[^)#]+)#L(\d+)\)`)
 
 func TestHoverOnWordInComment(t *testing.T) {
+	t.Parallel()
 	c := readyNotes(t)
 	text := c.read("gist/gist.go")
 	// "gist" inside the TODO comment, cursor on its second letter
@@ -49,6 +50,7 @@ func lineOf(text, needle string) string {
 }
 
 func TestHoverInMarkdownAndText(t *testing.T) {
+	t.Parallel()
 	c := readyNotes(t)
 	readme := c.read("README.md")
 	h := c.hover("README.md", positionOf(t, readme, "rule index", 0, 2))
@@ -66,6 +68,7 @@ func TestHoverInMarkdownAndText(t *testing.T) {
 }
 
 func TestHoverOnIdentifierShowsDefinitions(t *testing.T) {
+	t.Parallel()
 	c := readyNotes(t)
 	text := c.read("gist/publish.go")
 	h := c.hover("gist/publish.go", positionOf(t, text, "ErrSecretGist", 1, 3))
@@ -81,6 +84,7 @@ func TestHoverOnIdentifierShowsDefinitions(t *testing.T) {
 }
 
 func TestHoverNothing(t *testing.T) {
+	t.Parallel()
 	c := readyNotes(t)
 	text := c.read("gist/gist.go")
 	for _, pos := range []protocol.Position{
@@ -99,6 +103,7 @@ func TestHoverNothing(t *testing.T) {
 }
 
 func TestHoverAfterEmojiCountsUTF16(t *testing.T) {
+	t.Parallel()
 	c := readyNotes(t)
 	// each emoji is two UTF-16 units and four bytes: a server counting bytes or runes lands elsewhere
 	text := "package gist\n\n// 🎉🎉 rule gist\n"

@@ -19,6 +19,7 @@ import (
 )
 
 func TestInitializeCapabilitiesAndStatus(t *testing.T) {
+	t.Parallel()
 	root := workspaceCopy(t, "notes")
 	serverEnd, clientEnd := net.Pipe()
 	go Serve(context.Background(), serverEnd, Options{InMemory: true, Logf: t.Logf, Version: "test"})
@@ -84,6 +85,7 @@ func TestInitializeCapabilitiesAndStatus(t *testing.T) {
 }
 
 func TestUnknownMethods(t *testing.T) {
+	t.Parallel()
 	c := start(t, workspaceCopy(t, "notes"), Options{}, nil, nil)
 	err := c.call("textDocument/formatting", map[string]any{}, nil)
 	if wireCode(t, err) != jsonrpc2.MethodNotFound || !strings.Contains(err.Error(), "textDocument/formatting") {
@@ -95,6 +97,7 @@ func TestUnknownMethods(t *testing.T) {
 }
 
 func TestPanicBecomesErrorResponse(t *testing.T) {
+	// not parallel: it adds a method to the table every server reads
 	methods["ctxmap/test/panic"] = func(*Server, context.Context, json.RawMessage) (any, error) {
 		words := strings.Fields("")
 		return words[0], nil // a real runtime panic: index out of range
@@ -109,6 +112,7 @@ func TestPanicBecomesErrorResponse(t *testing.T) {
 }
 
 func TestCancelRequest(t *testing.T) {
+	// not parallel: it adds a method to the table every server reads
 	// a request that runs until it is cancelled, releasing the queue first like the slow commands do
 	methods["ctxmap/test/wait"] = func(_ *Server, ctx context.Context, _ json.RawMessage) (any, error) {
 		release(ctx)
@@ -132,6 +136,7 @@ func TestCancelRequest(t *testing.T) {
 }
 
 func TestProgressAndWatchRegistration(t *testing.T) {
+	t.Parallel()
 	caps := map[string]any{
 		"window":    map[string]any{"workDoneProgress": true},
 		"workspace": map[string]any{"didChangeWatchedFiles": map[string]any{"dynamicRegistration": true}},
@@ -179,6 +184,7 @@ func TestProgressAndWatchRegistration(t *testing.T) {
 }
 
 func TestNoProgressWithoutCapability(t *testing.T) {
+	t.Parallel()
 	c := readyNotes(t)
 	c.waitMessage("window/logMessage", "ctxmap indexed")
 	if n := len(c.messages("window/workDoneProgress/create")) + len(c.messages("$/progress")) + len(c.messages("client/registerCapability")); n != 0 {
@@ -187,6 +193,7 @@ func TestNoProgressWithoutCapability(t *testing.T) {
 }
 
 func TestDidChangeConfiguration(t *testing.T) {
+	t.Parallel()
 	root := workspaceCopy(t, "notes")
 	c := start(t, root, Options{}, nil, map[string]any{"budget": 600})
 	c.waitReady()
@@ -227,6 +234,7 @@ func TestDidChangeConfiguration(t *testing.T) {
 // TestEmbeddingSettings: the embedding block of the editor's options names the model, and a change of
 // it opens the index again with the new model, which embeds the workspace.
 func TestEmbeddingSettings(t *testing.T) {
+	t.Parallel()
 	srv := embedtest.NewServer(t, 64, nil)
 	embedding := func(model string) map[string]any {
 		return map[string]any{"provider": "openai", "url": srv.BaseURL(), "model": model}
@@ -252,6 +260,7 @@ func TestEmbeddingSettings(t *testing.T) {
 }
 
 func TestBadInitializationOptions(t *testing.T) {
+	t.Parallel()
 	root := workspaceCopy(t, "notes")
 	serverEnd, clientEnd := net.Pipe()
 	go Serve(context.Background(), serverEnd, Options{InMemory: true, Logf: t.Logf})

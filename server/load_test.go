@@ -14,6 +14,7 @@ import (
 // request is answered, none fails, and the goroutines come back to where they were. The default is a
 // small run; CTXMAP_LOAD=full runs 1,000 context requests and 10,000 hovers.
 func TestLoad(t *testing.T) {
+	// not parallel: it counts the goroutines of the whole test process
 	contexts, hovers := 40, 400
 	if os.Getenv("CTXMAP_LOAD") == "full" {
 		contexts, hovers = 1000, 10000

@@ -27,6 +27,7 @@ func skipOffLinux(t testing.TB, what string) {
 // an edit), holds no TCP or UDP socket (the unix one it answers the command line on in its cache folder
 // is not network), and never reaches the proxy every HTTP client would use.
 func TestNoNetwork(t *testing.T) {
+	t.Parallel()
 	skipOffLinux(t, "the process's sockets")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -45,13 +46,13 @@ func TestNoNetwork(t *testing.T) {
 		}
 	}()
 	proxy := "http://" + ln.Addr().String()
+	env := []string{"NO_PROXY="}
 	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"} {
-		t.Setenv(k, proxy)
+		env = append(env, k+"="+proxy)
 	}
-	t.Setenv("NO_PROXY", "")
 
 	root := workspaceCopy(t, "notes")
-	p := startProcess(t, root)
+	p := startProcess(t, root, env...)
 	var mu sync.Mutex
 	var sockets []string
 	stop := make(chan struct{})

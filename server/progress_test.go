@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/internal/embed/embedtest"
 )
 
 // With an embedding endpoint slower than the parse, the chunks still to embed after the build get a
 // $/progress stage of their own, counted in chunks, that ends once every vector is in.
 func TestEmbeddingProgressStage(t *testing.T) {
+	t.Parallel()
 	srv := embedtest.NewServer(t, 16, nil)
 	srv.SetDelay(func(int) time.Duration { return 400 * time.Millisecond })
 	root := workspaceCopy(t, "notes")
@@ -23,14 +23,11 @@ func TestEmbeddingProgressStage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	srv.WriteConfig(t, root, "slow", 16)
-	// an endpoint in a checkout's file applies once the user trusts the folder
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	if _, err := index.Trust(root, false); err != nil {
-		t.Fatal(err)
-	}
+	// the editor's own setting, which needs no trust
+	endpoint := map[string]any{"provider": "openai", "url": srv.BaseURL(), "model": "slow", "dimensions": 16}
 	// a cache on disk: an index kept in memory has no vectors
-	c := start(t, root, Options{CacheDir: t.TempDir()}, map[string]any{"window": map[string]any{"workDoneProgress": true}}, nil)
+	c := start(t, root, Options{CacheDir: t.TempDir()}, map[string]any{"window": map[string]any{"workDoneProgress": true}},
+		map[string]any{"embedding": endpoint})
 	c.waitMessage("$/progress", `"begin"`, `"embedding"`)
 	c.waitMessage("$/progress", `"report"`, ` chunks"`)
 	c.waitMessage("$/progress", `"end"`, `vectors ready`)

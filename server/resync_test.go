@@ -38,6 +38,7 @@ const statusBody = `{"jsonrpc":"2.0","id":"bad-77","method":"workspace/executeCo
 // too many bytes, a negative, non-numeric, zero or huge length, a body without a header, a request
 // with an empty method (answered MethodNotFound).
 func TestBadFramesThenARequest(t *testing.T) {
+	t.Parallel()
 	p := startProcess(t, workspaceCopy(t, "notes"))
 	p.initialize(t)
 	n := len(statusBody)
@@ -67,6 +68,7 @@ func TestBadFramesThenARequest(t *testing.T) {
 // Random framed and unframed garbage, each followed by a valid request, which the real server
 // answers. CTXMAP_SEED replays a run; CTXMAP_RELIABILITY=full sends 1,000 rounds.
 func TestGarbageThenRequests(t *testing.T) {
+	t.Parallel()
 	p := startProcess(t, workspaceCopy(t, "notes"))
 	p.initialize(t)
 	seed := filetest.Seed(t)

@@ -18,6 +18,7 @@ import (
 // stay flat once it has warmed up. The default is a short run (eight samples, a second apart);
 // CTXMAP_SOAK=1h runs an hour.
 func TestSoak(t *testing.T) {
+	t.Parallel()
 	skipOffLinux(t, "the resident size")
 	length := 8 * time.Second
 	if v := os.Getenv("CTXMAP_SOAK"); v != "" {

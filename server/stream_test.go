@@ -10,6 +10,7 @@ import (
 )
 
 func TestMalformedMessagesGetErrorsAndServingGoesOn(t *testing.T) {
+	t.Parallel()
 	c := readyNotes(t)
 	for _, tc := range []struct {
 		name, frame string
@@ -35,6 +36,7 @@ func TestMalformedMessagesGetErrorsAndServingGoesOn(t *testing.T) {
 }
 
 func TestReadFrame(t *testing.T) {
+	t.Parallel()
 	in := bufio.NewReader(strings.NewReader("\r\nContent-Length: 2\r\nContent-Type: x\r\n\r\n{}" +
 		"stray line\r\nContent-Length: 2\r\n\r\n[]" +
 		"Content-Length: abc\r\n\r\n" +

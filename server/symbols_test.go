@@ -14,6 +14,7 @@ import (
 )
 
 func TestWorkspaceSymbolFuzzy(t *testing.T) {
+	t.Parallel()
 	c := readyNotes(t)
 	syms := c.symbols("gststr")
 	if len(syms) == 0 || syms[0].Name != "GistStore" {
@@ -42,6 +43,7 @@ func TestWorkspaceSymbolFuzzy(t *testing.T) {
 }
 
 func TestWorkspaceSymbolIsCapped(t *testing.T) {
+	t.Parallel()
 	root := workspaceCopy(t, "notes")
 	var b strings.Builder
 	b.WriteString("package gist\n\n")
@@ -57,6 +59,7 @@ func TestWorkspaceSymbolIsCapped(t *testing.T) {
 }
 
 func TestFileCreatedAndDeletedOnDisk(t *testing.T) {
+	t.Parallel()
 	root := workspaceCopy(t, "notes")
 	c := start(t, root, Options{}, nil, nil)
 	c.waitReady()
@@ -78,6 +81,7 @@ func TestFileCreatedAndDeletedOnDisk(t *testing.T) {
 // Without the disk watcher, the client's file events alone keep the index current; the same event
 // twice changes nothing.
 func TestClientFileEvents(t *testing.T) {
+	t.Parallel()
 	root := workspaceCopy(t, "notes")
 	c := start(t, root, Options{NoFileWatch: true}, nil, nil)
 	c.waitReady()
@@ -109,6 +113,7 @@ func TestClientFileEvents(t *testing.T) {
 }
 
 func TestDocumentSymbolsNested(t *testing.T) {
+	t.Parallel()
 	c := readyNotes(t)
 	var syms []protocol.DocumentSymbol
 	c.mustCall("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": c.uri("gist/gist.go")}}, &syms)

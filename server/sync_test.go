@@ -22,6 +22,7 @@ func rangeOf(start, end protocol.Position) map[string]any {
 }
 
 func TestUnsavedEditsSeenBeforeSaving(t *testing.T) {
+	t.Parallel()
 	c := readyNotes(t)
 	disk := c.read("gist/store.go")
 	c.open("gist/store.go", disk)
@@ -71,6 +72,7 @@ func TestUnsavedEditsSeenBeforeSaving(t *testing.T) {
 }
 
 func TestIncrementalEditsInUTF16(t *testing.T) {
+	t.Parallel()
 	c := readyNotes(t)
 	text := "package gist\n\n// 🎉 x\nfunc Placeholder() {}\n"
 	c.open("gist/emoji.go", text)
@@ -122,6 +124,7 @@ func (c *client) bufferText(rel string, lines int) string {
 // A buffer with a 100 MB line (a minified bundle, a log pasted into a file) is refused by the index as
 // too large, not parsed, and the session goes on; once it is small again, it is indexed.
 func TestHugeLineInABuffer(t *testing.T) {
+	t.Parallel()
 	c := readyNotes(t)
 	huge := "package gist\n\nvar Blob = \"" + strings.Repeat("x", 16<<20) + "\"\n" // 16 times what a file may hold
 	c.open("gist/store.go", huge)

@@ -16,6 +16,7 @@ import (
 // repository are one root), each request is answered by the root that holds its document, and
 // workspace/didChangeWorkspaceFolders adds and removes roots.
 func TestWorkspaceFoldersOneIndexPerRoot(t *testing.T) {
+	t.Parallel()
 	notes := workspaceCopy(t, "notes")
 	billing := filepath.Join(t.TempDir(), "billing")
 	writeFile(t, billing, "invoice/invoice.go", "package invoice\n\n// ChargeInvoice charges the customer for an invoice.\nfunc ChargeInvoice(id string) error { return nil }\n")
