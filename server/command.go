@@ -269,27 +269,28 @@ func (s *Server) entitiesCommand(ctx context.Context, a session.EntitiesArgs) (a
 	return out, nil
 }
 
-// statusCommand answers with the index's counts, progress, vectors and warnings.
-func (s *Server) statusCommand(context.Context, json.RawMessage) (any, error) {
-	return s.session().Status(), nil
+// statusCommand answers the session's state operation: the index's counts, progress, vectors and
+// warnings.
+func (s *Server) statusCommand(ctx context.Context, _ json.RawMessage) (any, error) {
+	return session.OpState.Answer(ctx, s.session(), session.None{})
 }
 
-// reindexCommand walks the whole workspace again and answers with the counts once done.
+// reindexCommand answers the reindex operation of every root, one after the other, with the first's
+// state.
 func (s *Server) reindexCommand(ctx context.Context, _ json.RawMessage) (any, error) {
-	sessions := s.sessions()
-	seqs := make([]uint64, len(sessions))
-	for i, sess := range sessions {
-		seqs[i] = sess.Rescan()
-	}
+	// a walk of every file takes a while: let hover and edits through meanwhile
 	release(ctx)
-	for i, sess := range sessions {
-		if !sess.WaitApplied(ctx, seqs[i]) {
+	var first session.Status
+	for i, sess := range s.sessions() {
+		st, err := session.OpReindex.Answer(ctx, sess, session.None{})
+		switch {
+		case ctx.Err() != nil:
 			return nil, protocol.ErrRequestCancelled
+		case err != nil:
+			return nil, jsonrpc2.NewError(jsonrpc2.InternalError, cmdReindex+": "+err.Error())
+		case i == 0:
+			first = st
 		}
 	}
-	st := sessions[0].Status()
-	if st.Error != "" {
-		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, "ctxmap.reindex: "+st.Error)
-	}
-	return st, nil
+	return first, nil
 }

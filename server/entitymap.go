@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/ctxmap/ctxmap/index"
+	"github.com/ctxmap/ctxmap/session"
 )
 
 const cmdEntityMap = "ctxmap.entityMap"
@@ -20,31 +21,29 @@ type entityMapArgs struct {
 // entityMapCommand answers {html, svg}: the entity map drawn as `ctxmap map` draws it, for an editor to
 // show in a web view.
 func (s *Server) entityMapCommand(ctx context.Context, a entityMapArgs) (any, error) {
-	if err := index.CheckLimit("top", a.Top); err != nil {
+	args := session.PictureArgs{Top: a.Top, Name: a.Entity}
+	if err := session.OpPicture.Check(args); err != nil {
 		return nil, invalidParams("%s: %v", cmdEntityMap, err)
 	}
-	var page, svg bytes.Buffer
-	entities := 0
-	err := s.session().Read(ctx, func(ix *index.Index) error {
-		m, err := ix.EntityPicture(a.Top, a.Entity)
-		if err != nil {
-			return err
-		}
-		m.Title = "Entities of " + filepath.Base(s.session().Root())
-		if a.Entity != "" {
-			m.Title += " around " + m.Focus
-		}
-		entities = len(m.Nodes)
-		if err := m.WriteHTML(&page); err != nil {
-			return err
-		}
-		return m.WriteSVG(&svg)
-	})
+	// it waits for the first build: let hover and edits through meanwhile
+	release(ctx)
+	m, err := session.OpPicture.Answer(ctx, s.session(), args)
 	if errors.Is(err, index.ErrInvalid) {
 		return nil, invalidParams("%s: %v", cmdEntityMap, err)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"html": page.String(), "svg": svg.String(), "entities": entities}, nil
+	m.Title = "Entities of " + filepath.Base(s.session().Root())
+	if a.Entity != "" {
+		m.Title += " around " + m.Focus
+	}
+	var page, svg bytes.Buffer
+	if err := m.WriteHTML(&page); err != nil {
+		return nil, err
+	}
+	if err := m.WriteSVG(&svg); err != nil {
+		return nil, err
+	}
+	return map[string]any{"html": page.String(), "svg": svg.String(), "entities": len(m.Nodes)}, nil
 }

@@ -312,6 +312,27 @@ var (
 		Ready: WholeIndex,
 		do:    onSession(func(ctx context.Context, s *Session, _ None) (index.Stats, error) { return s.refresh(ctx) }),
 	})
+	OpReindex = declare(&Operation[None, Status]{
+		Name:  "reindex",
+		Doc:   "the whole workspace walked again, and the session's state once that is in (the language server's ctxmap.reindex)",
+		Ready: WholeIndex,
+		do: onSession(func(ctx context.Context, s *Session, _ None) (Status, error) {
+			if err := s.rescanned(ctx); err != nil {
+				return Status{}, err
+			}
+			st := s.Status()
+			if st.Error != "" {
+				return st, errors.New(st.Error)
+			}
+			return st, nil
+		}),
+	})
+	OpState = declare(&Operation[None, Status]{
+		Name:  "state",
+		Doc:   "the session's index: ready or how far built, its counts, vectors and warnings (the language server's ctxmap.status)",
+		Ready: AtOnce,
+		do:    onSession(func(_ context.Context, s *Session, _ None) (Status, error) { return s.Status(), nil }),
+	})
 	OpStatus = declare(&Operation[None, Process]{
 		Name:  "status",
 		Doc:   "the process, as ctxmap daemon --status lists it",

@@ -95,7 +95,8 @@ func TestReadmeStatesEachReadiness(t *testing.T) {
 }
 
 // Before the first build is in, each operation answers as its readiness says, whoever asks: a pack at
-// once, marked partial; the others wait for the build (and answer once it is in); the status at once.
+// once, marked partial; the others wait for the build (and answer once it is in); the status and the
+// state at once.
 func TestReadinessIsTheTables(t *testing.T) {
 	root := cartWorkspace(t)
 	writeFile(t, root, "shop/cart_item.go", "package shop\n\n// CartItem is a line of the cart.\ntype CartItem struct{ Price int }\n")
@@ -120,8 +121,14 @@ func TestReadinessIsTheTables(t *testing.T) {
 	if _, err := OpSymbols.Answer(short(), s, SymbolArgs{Name: "AddToCart"}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("symbols before the first build: %v, want it to wait for the build", err)
 	}
+	if _, err := OpReindex.Answer(short(), s, None{}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("reindex before the first build: %v, want it to wait for the build", err)
+	}
 	if st, err := OpStatus.Answer(short(), s, None{}); err != nil || st.Ready {
 		t.Errorf("status before the first build: %+v %v, want it at once, not ready", st, err)
+	}
+	if st, err := OpState.Answer(short(), s, None{}); err != nil || st.Ready {
+		t.Errorf("state before the first build: %+v %v, want it at once, not ready", st, err)
 	}
 	s.Start()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -129,6 +136,9 @@ func TestReadinessIsTheTables(t *testing.T) {
 	defs, err := OpSymbols.Answer(ctx, s, SymbolArgs{Name: "AddToCart"})
 	if err != nil || len(defs) == 0 {
 		t.Errorf("symbols once the build runs: %v %v, want AddToCart", defs, err)
+	}
+	if st, err := OpReindex.Answer(ctx, s, None{}); err != nil || !st.Ready || st.Files == 0 {
+		t.Errorf("reindex once the build runs: %+v %v, want the state of a built index", st, err)
 	}
 	if p, err := OpContext.Answer(ctx, s, index.Request{Text: "`AddToCart` puts nothing in the cart"}); err != nil || p.Partial != nil {
 		t.Errorf("context after the first build: %v, partial %+v; want a whole pack", err, p)

@@ -101,13 +101,21 @@ func (s *Session) ReadFile(rel string) ([]byte, error) {
 	return ix.ReadFile(rel)
 }
 
+// rescanned walks the whole workspace again and waits until what it found is applied.
+func (s *Session) rescanned(ctx context.Context) error {
+	if !s.WaitApplied(ctx, s.Rescan()) {
+		return ctx.Err()
+	}
+	return nil
+}
+
 // refresh brings the index up to date with the disk, as ctxmap index does in its own process, and
 // returns its stats.
 func (s *Session) refresh(ctx context.Context) (index.Stats, error) {
 	start := time.Now()
 	var st index.Stats
-	if !s.WaitApplied(ctx, s.Rescan()) {
-		return st, ctx.Err()
+	if err := s.rescanned(ctx); err != nil {
+		return st, err
 	}
 	err := s.Read(ctx, func(ix *index.Index) error {
 		ix.WaitVectors()
