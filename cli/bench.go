@@ -20,8 +20,13 @@ fix changed, the pack's file recall within the budget, hit@k, symbol recall and 
 baselines. Speed mode (--speed -C DIR): cold and warm index times against ctags, one-file updates,
 queries and peak memory; the command handed off to the background process; the partial pack on a tree
 never indexed against the full index's (with --dataset, on its issues and their gold files, under
---issues-prefix in the tree); the first ctxmap context on an empty cache. docs/benchmarks.md tells how to fetch the instances and remake the figures.`)
+--issues-prefix in the tree); the first ctxmap context on an empty cache. Readiness mode (--readiness -C DIR):
+a session on an empty cache, as an agent's or editor's first minutes meet it, asked each operation as its
+first build starts: when each answered and what it gave, and the packs asked meanwhile against the packs of
+the same texts once it is in (with --dataset, their gold files). docs/benchmarks.md tells how to fetch the
+instances and remake the figures.`)
 	cmd.Example = `  ctxmap bench --speed -C ~/src/cli
+  ctxmap bench --readiness -C ~/src/cli
   ctxmap bench --dataset instances.jsonl --worktrees trees/ --json`
 	f := cmd.Flags()
 	dataset := f.String("dataset", "", "instances, one JSON object a line (quality mode; in speed mode, the issues of the partial packs)")
@@ -44,9 +49,10 @@ never indexed against the full index's (with --dataset, on its issues and their 
 	cache := f.String("cache", "", "folder for the per-repository caches (default: a temporary folder)")
 	perTree := f.Bool("cache-per-tree", false, "keep a cache per work tree, so that a second run over --cache indexes nothing again")
 	speed := f.Bool("speed", false, "measure indexing, update and query speed on the tree given by -C")
-	dir := f.StringP("dir", "C", ".", "the tree for --speed")
+	readiness := f.Bool("readiness", false, "ask each operation of a session on the tree given by -C as its first build starts")
+	dir := f.StringP("dir", "C", ".", "the tree for --speed or --readiness")
 	edits := f.Int("edits", 100, "one-file edits to time (speed mode)")
-	queries := f.Int("queries", 30, "context queries to time (speed mode)")
+	queries := f.Int("queries", 30, "context queries to time (speed mode; readiness mode: the texts, 10 unless given)")
 	runs := f.Int("runs", 3, "cold, ctags and warm runs, each (speed mode)")
 	prefix := f.String("issues-prefix", "", "speed mode with --dataset: the folder of the tree the dataset's repository sits in (sphinx/)")
 	jsonAsked := formatFlag(cmd, "one document")
@@ -63,6 +69,24 @@ never indexed against the full index's (with --dataset, on its issues and their 
 		ctx, cancel := interruptible()
 		defer cancel()
 
+		if *readiness {
+			texts := 0 // the mode's own default
+			if cmd.Flags().Changed("queries") {
+				if *queries < 1 {
+					return usagef("--queries must be at least 1")
+				}
+				texts = *queries
+			}
+			rep, err := bench.Readiness(ctx, bench.ReadinessOptions{Dir: *dir, Budget: *budget, Texts: texts,
+				Issues: *dataset, IssuesPrefix: *prefix, Logf: logf})
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(e.stdout, rep)
+			}
+			return rep.WriteTable(e.stdout)
+		}
 		if *speed {
 			if *edits < 1 || *queries < 1 || *runs < 1 {
 				return usagef("--edits, --queries and --runs must be at least 1")
