@@ -75,10 +75,6 @@ func Readiness(ctx context.Context, opts ReadinessOptions) (*ReadinessReport, er
 	if opts.Texts == 0 {
 		opts.Texts = 10
 	}
-	logf := opts.Logf
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
 	root, err := filepath.Abs(opts.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("tree %s: %w", opts.Dir, err)
@@ -156,7 +152,9 @@ func Readiness(ctx context.Context, opts ReadinessOptions) (*ReadinessReport, er
 	for i := range rep.Operations {
 		rep.Operations[i].BeforeBuild = rep.Operations[i].Seconds < rep.Build
 	}
-	logf("readiness: first build in %.1fs; the first pack after %.2fs", rep.Build, first.Seconds)
+	if opts.Logf != nil {
+		opts.Logf("readiness: first build in %.1fs; the first pack after %.2fs", rep.Build, first.Seconds)
+	}
 
 	e := &rep.Early
 	e.Texts, e.Latency = len(early), latencyOf(took)

@@ -41,9 +41,7 @@ instances and remake the figures.`)
 	ablation := f.Bool("ablation", false, "also run ctxmap with each signal off in turn")
 	baseline := f.Bool("baseline", true, "also run the whole-file BM25 baseline")
 	fusion := f.Bool("fusion", true, "also run the fused ranking with budget-filling packs ("+bench.SystemFusion+")")
-	ranker := f.String("ranker", "", "ctxmap's ranker: learned (default) or fusion")
-	fill := f.Bool("fill", false, "ctxmap's packs fill the budget")
-	tight := f.Bool("tight", false, "ctxmap's packs stop with the evidence (the short pack)")
+	packs := addPackFlags(cmd) // ctxmap's packs
 	model := f.String("model", "", "a model file for the learned ranker (default: the shipped one)")
 	reliability := f.String("reliability", "", "write the learned ranker's reliability plot to this SVG file")
 	cache := f.String("cache", "", "folder for the per-repository caches (default: a temporary folder)")
@@ -82,10 +80,7 @@ instances and remake the figures.`)
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return writeJSON(e.stdout, rep)
-			}
-			return rep.WriteTable(e.stdout)
+			return e.write(asJSON, rep, rep.WriteTable)
 		}
 		if *speed {
 			if *edits < 1 || *queries < 1 || *runs < 1 {
@@ -100,10 +95,7 @@ instances and remake the figures.`)
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return writeJSON(e.stdout, rep)
-			}
-			return rep.WriteTable(e.stdout)
+			return e.write(asJSON, rep, rep.WriteTable)
 		}
 
 		if *dataset == "" || *worktrees == "" {
@@ -112,14 +104,14 @@ instances and remake the figures.`)
 		if *limit < 0 || *perRepo < 0 {
 			return usagef("--limit and --per-repo must not be negative")
 		}
-		if *ranker != "" && *ranker != index.RankerLearned && *ranker != index.RankerFusion {
-			return usagef("--ranker %q is not one of learned, fusion", *ranker)
+		if *packs.ranker != "" && *packs.ranker != index.RankerLearned && *packs.ranker != index.RankerFusion {
+			return usagef("--ranker %q is not one of learned, fusion", *packs.ranker)
 		}
 		opts := bench.Options{
 			Dataset: *dataset, Changed: *changed, Worktrees: *worktrees, Budget: *budget, Baseline: *baseline, CacheDir: *cache, Logf: logf,
 			CachePerTree: *perTree,
 			Selection:    bench.Selection{Repos: *repos, PerRepo: *perRepo, Limit: *limit},
-			Fusion:       *fusion, Ranker: *ranker, Fill: *fill, Tight: *tight, Budgets: *budgets,
+			Fusion:       *fusion, Ranker: *packs.ranker, Fill: *packs.fill, Tight: *packs.tight, Budgets: *budgets,
 		}
 		if *features != "" {
 			fw, err := os.Create(*features)
@@ -169,11 +161,7 @@ instances and remake the figures.`)
 				return werr
 			}
 		}
-		if asJSON {
-			if werr := writeJSON(e.stdout, rep); werr != nil {
-				return werr
-			}
-		} else if werr := rep.WriteTable(e.stdout); werr != nil {
+		if werr := e.write(asJSON, rep, rep.WriteTable); werr != nil {
 			return werr
 		}
 		return err

@@ -238,6 +238,22 @@ func dirFlag(cmd *cobra.Command) *string {
 	return cmd.Flags().StringP("dir", "C", ".", "a folder of the workspace: its nearest enclosing folder with .ctxmap.yaml or .git is the root")
 }
 
+// packFlags are how a pack is ranked and filled (--ranker, --fill, --tight), the same for ctxmap
+// context and for the packs ctxmap bench measures.
+type packFlags struct {
+	ranker      *string
+	fill, tight *bool
+}
+
+func addPackFlags(cmd *cobra.Command) packFlags {
+	f := cmd.Flags()
+	return packFlags{
+		ranker: f.String("ranker", "", "learned (default) or fusion"),
+		fill:   f.Bool("fill", false, "fill the budget in the fused ranking's order"),
+		tight:  f.Bool("tight", false, "a short pack: stop with the evidence (at most five files) instead of spending the budget on likely code"),
+	}
+}
+
 func (e *env) logf(prefix string) func(string, ...any) {
 	return func(format string, args ...any) { fmt.Fprintf(e.stderr, prefix+format+"\n", args...) }
 }

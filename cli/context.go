@@ -33,9 +33,7 @@ itself.`)
 	asJSON := f.Bool("json", false, "print the pack as JSON (as --format json)")
 	intent := f.String("intent", "", "override the detected intent: bug_fix, implementation, refactor, test_writing, definition_lookup, usage_exploration")
 	tokenizer := f.String("tokenizer", "", "o200k_base or cl100k_base")
-	ranker := f.String("ranker", "", "learned (default) or fusion")
-	fill := f.Bool("fill", false, "fill the budget in the fused ranking's order")
-	tight := f.Bool("tight", false, "a short pack: stop with the evidence (at most five files) instead of spending the budget on likely code")
+	packs := addPackFlags(cmd)
 	out := f.StringP("output", "o", "", "write the pack to `FILE` instead of stdout (-: stdout)")
 	copyIt := f.Bool("copy", false, "copy the pack to the system clipboard instead of printing it")
 	noDaemon := noDaemonFlag(cmd)
@@ -61,7 +59,7 @@ itself.`)
 			return err
 		}
 		req := index.Request{Text: text, Budget: *budget, Format: form, Intent: *intent, Tokenizer: *tokenizer,
-			Ranker: *ranker, Fill: *fill, Tight: *tight, Without: *without}
+			Ranker: *packs.ranker, Fill: *packs.fill, Tight: *packs.tight, Without: *without}
 		if err := o.check(); err != nil {
 			return err
 		}

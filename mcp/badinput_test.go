@@ -162,26 +162,16 @@ func TestGarbageStreamThenRequest(t *testing.T) {
 	seed := filetest.Seed(t)
 	rng := rand.New(rand.NewSource(seed))
 	pieces := []string{"{", "}", "[", "]", `"jsonrpc"`, `"2.0"`, `"id"`, `"method"`, `"params"`, ":", ",", "1", "null",
-		`"tools/call"`, `"ping"`, "\\", `"`, "\x00", "\xff", " ", "\t", "\r", "Content-Length: 10\r\n\r\n"}
+		`"tools/call"`, `"ping"`, "\\", `"`, "\x00", "\xff", " ", "\t", "\r", "Content-Length: 10\r\n\r\n", "\n", "\n"}
 	rounds := 30
 	if os.Getenv("CTXMAP_RELIABILITY") == "full" {
 		rounds = 1000
 	}
 	for round := 0; round < rounds; round++ {
-		var b strings.Builder
-		for n := rng.Intn(40); n > 0; n-- {
-			if rng.Intn(8) == 0 {
-				b.WriteByte(byte(rng.Intn(256)))
-			} else {
-				b.WriteString(pieces[rng.Intn(len(pieces))])
-			}
-			if rng.Intn(6) == 0 {
-				b.WriteByte('\n')
-			}
-		}
+		g := filetest.Garbage(rng, pieces, 40, 8)
 		id := 2000 + round
-		p.send(b.String() + "\n" + findGist(id))
+		p.send(g + "\n" + findGist(id))
 		got := p.until(float64(id))
-		checkFound(t, fmt.Sprintf("garbage %q (seed %d)", b.String(), seed), got[len(got)-1])
+		checkFound(t, fmt.Sprintf("garbage %q (seed %d)", g, seed), got[len(got)-1])
 	}
 }

@@ -150,19 +150,23 @@ func (s *Server) contextCommand(ctx context.Context, a contextArgs) (any, error)
 		}
 		sess = pl.sess
 	}
-	if err := session.OpContext.Check(a.Request); err != nil {
-		return nil, invalidParams("%s: %v", cmdContext, err)
+	return answer(ctx, cmdContext, session.OpContext, sess, a.Request)
+}
+
+// answer answers a command with an operation of sess: a bad argument is the request's fault, and so is
+// an invalid answer (the workspace's configuration, which the request left a field to, or an unknown
+// entity); a pack or a wait for the first build takes a while, so hover and edits go through meanwhile.
+func answer[A, R any](ctx context.Context, command string, op *session.Operation[A, R], sess *session.Session, a A) (R, error) {
+	var none R
+	if err := op.Check(a); err != nil {
+		return none, invalidParams("%s: %v", command, err)
 	}
-	// a pack takes a while: let hover and edits through meanwhile
 	release(ctx)
-	p, err := session.OpContext.Answer(ctx, sess, a.Request)
-	if errors.Is(err, index.ErrInvalid) { // the workspace's configuration, which the request left a field to
-		return nil, invalidParams("%s: %v", cmdContext, err)
+	r, err := op.Answer(ctx, sess, a)
+	if errors.Is(err, index.ErrInvalid) {
+		return none, invalidParams("%s: %v", command, err)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
+	return r, err
 }
 
 // selection is the text of a range of doc.
@@ -229,16 +233,7 @@ func blockAt(ctx context.Context, pl place, doc []byte, pos protocol.Position) (
 
 // exploreCommand answers the session's explore operation (its argument {name, limit}).
 func (s *Server) exploreCommand(ctx context.Context, a session.ExploreArgs) (any, error) {
-	if err := session.OpExplore.Check(a); err != nil {
-		return nil, invalidParams("%s: %v", cmdExplore, err)
-	}
-	// it waits for the first build: let hover and edits through meanwhile
-	release(ctx)
-	ex, err := session.OpExplore.Answer(ctx, s.session(), a)
-	if errors.Is(err, index.ErrInvalid) {
-		return nil, invalidParams("%s: %v", cmdExplore, err)
-	}
-	return ex, err
+	return answer(ctx, cmdExplore, session.OpExplore, s.session(), a)
 }
 
 // entitySummary is an entity as ctxmap.entities lists it: its lists cut short, with the count of
@@ -254,11 +249,7 @@ const summaryListed = 10
 // entitiesCommand answers the session's entities operation (its argument {top}), each entity's lists
 // cut short.
 func (s *Server) entitiesCommand(ctx context.Context, a session.EntitiesArgs) (any, error) {
-	if err := session.OpEntities.Check(a); err != nil {
-		return nil, invalidParams("%s: %v", cmdEntities, err)
-	}
-	release(ctx)
-	es, err := session.OpEntities.Answer(ctx, s.session(), a)
+	es, err := answer(ctx, cmdEntities, session.OpEntities, s.session(), a)
 	if err != nil {
 		return nil, err
 	}

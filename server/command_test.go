@@ -6,10 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxmap/ctxmap/session"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
-
-	"github.com/ctxmap/ctxmap/session"
 )
 
 type testPack struct {
@@ -214,5 +213,27 @@ func TestReindexFindsWhatNothingReported(t *testing.T) {
 	}
 	if after.Files != before.Files+1 || !hasSymbol(c.symbols("ExtraRule"), "ExtraRule") {
 		t.Errorf("after reindex: %+v, ExtraRule found %v", after, hasSymbol(c.symbols("ExtraRule"), "ExtraRule"))
+	}
+}
+
+func TestEntityMapCommand(t *testing.T) {
+	t.Parallel()
+	c := readyNotes(t)
+
+	var got struct {
+		HTML     string `json:"html"`
+		SVG      string `json:"svg"`
+		Entities int    `json:"entities"`
+	}
+	if err := c.command(cmdEntityMap, map[string]any{"entity": "gist", "top": 3}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Entities != 3 || !strings.HasPrefix(got.SVG, "<svg") || !strings.Contains(got.SVG, ">GIST<") ||
+		!strings.Contains(got.HTML, "<!DOCTYPE html>") || !strings.Contains(got.HTML, `"focus":"GIST"`) {
+		t.Errorf("entity map around gist: %d entities, svg %.80q, html %.80q", got.Entities, got.SVG, got.HTML)
+	}
+	err := c.command(cmdEntityMap, map[string]any{"entity": "spaceship"}, &got)
+	if e, ok := err.(*jsonrpc2.Error); !ok || e.Code != jsonrpc2.InvalidParams || !strings.Contains(e.Message, "unknown entity") {
+		t.Errorf("unknown entity: %v, want InvalidParams naming it", err)
 	}
 }

@@ -3,10 +3,8 @@ package server
 import (
 	"bytes"
 	"context"
-	"errors"
 	"path/filepath"
 
-	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/session"
 )
 
@@ -21,16 +19,7 @@ type entityMapArgs struct {
 // entityMapCommand answers {html, svg}: the entity map drawn as `ctxmap map` draws it, for an editor to
 // show in a web view.
 func (s *Server) entityMapCommand(ctx context.Context, a entityMapArgs) (any, error) {
-	args := session.PictureArgs{Top: a.Top, Name: a.Entity}
-	if err := session.OpPicture.Check(args); err != nil {
-		return nil, invalidParams("%s: %v", cmdEntityMap, err)
-	}
-	// it waits for the first build: let hover and edits through meanwhile
-	release(ctx)
-	m, err := session.OpPicture.Answer(ctx, s.session(), args)
-	if errors.Is(err, index.ErrInvalid) {
-		return nil, invalidParams("%s: %v", cmdEntityMap, err)
-	}
+	m, err := answer(ctx, cmdEntityMap, session.OpPicture, s.session(), session.PictureArgs{Top: a.Top, Name: a.Entity})
 	if err != nil {
 		return nil, err
 	}

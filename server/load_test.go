@@ -19,9 +19,7 @@ func TestLoad(t *testing.T) {
 	if os.Getenv("CTXMAP_LOAD") == "full" {
 		contexts, hovers = 1000, 10000
 	}
-	root := workspaceCopy(t, "notes")
-	c := start(t, root, Options{}, nil, nil)
-	c.waitReady()
+	c := readyNotes(t)
 	baseline := runtime.NumGoroutine()
 	text := c.read("gist/gist.go")
 	c.open("gist/gist.go", text)

@@ -94,21 +94,14 @@ var garbagePieces = []string{"{", "}", "[", "]", `"`, `\`, ":", ",", "1", "true"
 func garbage(rng *rand.Rand) string {
 	var b strings.Builder
 	for k := rng.Intn(4); k >= 0; k-- {
-		var body strings.Builder
-		for n := rng.Intn(30); n > 0; n-- {
-			if rng.Intn(10) == 0 {
-				body.WriteByte(byte(rng.Intn(256)))
-			} else {
-				body.WriteString(garbagePieces[rng.Intn(len(garbagePieces))])
-			}
-		}
+		body := filetest.Garbage(rng, garbagePieces, 30, 10)
 		switch rng.Intn(4) {
 		case 0: // unframed
-			b.WriteString(body.String())
+			b.WriteString(body)
 		case 1: // the right length
-			b.WriteString(rawFrame(body.String()))
+			b.WriteString(rawFrame(body))
 		default: // a wrong one
-			fmt.Fprintf(&b, "Content-Length: %d\r\n\r\n%s", body.Len()+rng.Intn(200)-100, body.String())
+			fmt.Fprintf(&b, "Content-Length: %d\r\n\r\n%s", len(body)+rng.Intn(200)-100, body)
 		}
 	}
 	return b.String()

@@ -8,8 +8,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ctxmap/ctxmap/internal/filetest"
 	"go.lsp.dev/protocol"
+
+	"github.com/ctxmap/ctxmap/internal/filetest"
 )
 
 // A multi-root workspace gets one index per repository its folders are in (two folders of one

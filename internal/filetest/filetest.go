@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,6 +69,20 @@ func (l *Log) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// Garbage is up to n of pieces and random bytes (one in byteOneIn), picked by rng: what no client
+// sends, for the tests of a reader that must survive it.
+func Garbage(rng *rand.Rand, pieces []string, n, byteOneIn int) string {
+	var b strings.Builder
+	for k := rng.Intn(n + 1); k > 0; k-- {
+		if rng.Intn(byteOneIn) == 0 {
+			b.WriteByte(byte(rng.Intn(256)))
+		} else {
+			b.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+	}
+	return b.String()
 }
 
 // Seed is the seed of a test's random choices: CTXMAP_SEED when set (to replay a failure), else the
