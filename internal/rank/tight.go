@@ -129,17 +129,23 @@ type tightFile struct {
 // together with the likeliest ones in the workspace's history have their probability raised by it
 // (noisy-or with that file's probability times the pair's confidence, discounted when few commits
 // say so), whether a signal found them or not, before the files are chosen: a file shown is never
-// less likely than one outlined.
+// less likely than one outlined. A generated amalgamation comes after the sources it copies.
 func (r *ranker) tightFiles(files []RankedFile, m *Model) (show, rest []tightFile) {
 	var all []tightFile
 	for k, f := range files {
 		if rec := r.s.Record(f.Path); rec != nil && rec.File != nil {
-			all = append(all, tightFile{f: f, k: k})
+			t := tightFile{f: f, k: k}
+			if k < amalgamRanks && r.amalgamated(f.Path) {
+				t.f.Prob *= amalgamDiscount
+				t.with = "generated from other files of the workspace, which a fix edits"
+			}
+			all = append(all, t)
 		}
 	}
 	if len(all) == 0 {
 		return nil, nil
 	}
+	slices.SortStableFunc(all, func(a, b tightFile) int { return cmp.Compare(b.f.Prob, a.f.Prob) })
 	fileMin := r.plan.fileMin
 	if fileMin < 0 {
 		fileMin = m.FileThreshold

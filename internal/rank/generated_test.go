@@ -1,0 +1,77 @@
+package rank
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ctxmap/ctxmap/internal/query"
+)
+
+// sourceHeaders are six C++ headers of ten functions each, and single.hpp their concatenation, as a
+// single-header library ships it.
+func sourceHeaders() map[string]string {
+	files := map[string]string{}
+	var single strings.Builder
+	for h := 0; h < 6; h++ {
+		var b strings.Builder
+		fmt.Fprintf(&b, "#pragma once\nnamespace lib {\n")
+		for f := 0; f < 10; f++ {
+			fmt.Fprintf(&b, "inline int convert_part%d_step%d(int value) {\n    int scaled = value * %d;\n    return scaled + %d;\n}\n\n", h, f, f+2, h)
+		}
+		fmt.Fprintf(&b, "}\n")
+		files[fmt.Sprintf("include/lib/part%d.hpp", h)] = b.String()
+		single.WriteString(b.String())
+	}
+	files["single_include/lib.hpp"] = single.String()
+	return files
+}
+
+func TestAmalgamationIsToldFromItsSources(t *testing.T) {
+	files := sourceHeaders()
+	// a header and its source share their names one to one: not a copy of several files
+	var decl, impl strings.Builder
+	for f := 0; f < 45; f++ {
+		fmt.Fprintf(&decl, "int parse_field_%d(const char* text);\n", f)
+		fmt.Fprintf(&impl, "int parse_field_%d(const char* text) {\n    return text[%d];\n}\n", f, f)
+	}
+	files["src/fields.h"], files["src/fields.cpp"] = decl.String(), impl.String()
+	r := &ranker{s: testView(t, files), a: query.Analyze("x", nil), without: map[string]bool{}}
+	for p, want := range map[string]bool{
+		"single_include/lib.hpp": true,
+		"include/lib/part0.hpp":  false,
+		"src/fields.h":           false,
+		"src/fields.cpp":         false,
+	} {
+		if got := r.amalgamated(p); got != want {
+			t.Errorf("amalgamated(%s) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// A pack about code that a single-header copy repeats shows the source the fix edits first, even when
+// the reporter names the copy they include.
+func TestPackShowsTheSourceBeforeItsCopy(t *testing.T) {
+	v := testView(t, sourceHeaders())
+	got, err := Rank(context.Background(), v, query.Analyze("Using single_include/lib.hpp, convert_part3_step4 returns the wrong value for negative input", nil), Options{Ranker: Learned, Budget: 4000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := map[string]int{}
+	for i, c := range got.Candidates {
+		if c.Bucket == "outlines" {
+			continue
+		}
+		if _, ok := first[c.Path]; !ok {
+			first[c.Path] = i
+		}
+	}
+	src, ok := first["include/lib/part3.hpp"]
+	if !ok {
+		t.Fatalf("the source of convert_part3_step4 is not shown: %v", first)
+	}
+	if cp, ok := first["single_include/lib.hpp"]; ok && cp < src {
+		t.Errorf("the copy is shown (item %d) before its source (item %d)", cp, src)
+	}
+}
