@@ -133,7 +133,7 @@ func (o *Operation[A, R]) Answer(ctx context.Context, s *Session, a A) (R, error
 	}
 	if o.Ready == WholeIndex {
 		// a background process started for this question has no partial pack to make before it builds
-		s.partialOnce.Do(func() { close(s.firstPartial) })
+		s.first.asked()
 		if err := s.WaitReady(ctx); err != nil {
 			return none, err
 		}
@@ -347,8 +347,7 @@ var (
 			if s.opts.Stop == nil {
 				return Process{}, finalError{errors.New("not a background process: it stops with its editor or agent")}
 			}
-			s.stopping.Store(true)
-			s.opts.Stop()
+			s.leave()
 			return s.process(), nil
 		}),
 	})

@@ -54,9 +54,9 @@ func TestPartialAnswersShareTheirWork(t *testing.T) {
 	defer s.Close()
 	ctx := context.Background()
 	kept := func() *index.Partial {
-		s.yield.Lock()
-		defer s.yield.Unlock()
-		return s.partial
+		s.first.yield.Lock()
+		defer s.first.yield.Unlock()
+		return s.first.partial
 	}
 	ask := func(text string, files int) {
 		t.Helper()

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ctxmap/ctxmap/index"
@@ -24,6 +26,32 @@ func (e finalError) Unwrap() error { return e.error }
 // process (or starts another).
 var errStopping = errors.New("the process is stopping")
 
+// lifecycle is the session's life as a process serving requests: since when, the requests being
+// answered, and whether it is leaving.
+type lifecycle struct {
+	mu        sync.Mutex
+	since     time.Time // when the session started
+	inFlight  int       // socket requests being answered
+	lastAsked time.Time // when the last one ended, or the session started
+	// a stop was asked or the session is closing: no new request is taken, and an answer made
+	// meanwhile, from an index the stop may have cut short, is not given as whole
+	stopping atomic.Bool
+}
+
+// begin counts the quiet from now, when the session starts.
+func (l *lifecycle) begin() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lastAsked = time.Now()
+	l.since = l.lastAsked
+}
+
+// leave has a background process leave: no request is taken any more, and its Stop is called.
+func (s *Session) leave() {
+	s.life.stopping.Store(true)
+	s.opts.Stop()
+}
+
 // Process is a ctxmap process that serves a workspace on its socket, as ctxmap daemon --status lists it.
 type Process struct {
 	Root       string    `json:"root"`
@@ -40,19 +68,21 @@ type Process struct {
 
 // process is this session as ctxmap daemon --status lists it.
 func (s *Session) process() Process {
-	s.mu.Lock()
-	p := Process{Root: s.root, Pid: os.Getpid(), Since: s.since, Background: s.opts.Stop != nil, Ready: s.ready, Build: Build}
-	if s.lastErr != nil {
-		p.Error = s.lastErr.Error()
+	ready, _, _, lastErr := s.queue.state()
+	s.life.mu.Lock()
+	since := s.life.since
+	s.life.mu.Unlock()
+	p := Process{Root: s.root, Pid: os.Getpid(), Since: since, Background: s.opts.Stop != nil, Ready: ready, Build: Build}
+	if lastErr != nil {
+		p.Error = lastErr.Error()
 	}
-	s.mu.Unlock()
 	if !p.Ready {
-		p.Built = s.builtShare()
+		p.Built = s.first.share()
 	}
 	if p.Background && s.listener != nil {
 		p.Log = filepath.Join(filepath.Dir(s.listener.path), BackgroundLog)
 	}
-	ix, done := s.acquire()
+	ix, done := s.ix.acquire()
 	if ix != nil {
 		p.Files = len(ix.Snapshot().Paths)
 	}
@@ -90,20 +120,21 @@ func Running(ctx context.Context) ([]Process, error) {
 }
 
 // asking counts the requests being answered, and when the last one ended.
-func (s *Session) asking(delta int) {
-	s.mu.Lock()
-	s.inFlight += delta
-	s.lastAsked = time.Now()
-	s.mu.Unlock()
+func (l *lifecycle) asking(delta int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.inFlight += delta
+	l.lastAsked = time.Now()
 }
 
 // QuietFor is how long the socket has had no request: since the last one ended, or since the session
 // started; 0 while one is answered.
 func (s *Session) QuietFor() time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.inFlight > 0 {
+	l := &s.life
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.inFlight > 0 {
 		return 0
 	}
-	return time.Since(s.lastAsked)
+	return time.Since(l.lastAsked)
 }

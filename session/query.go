@@ -12,7 +12,7 @@ import (
 // an empty one when there is no index.
 func (s *Session) Snapshot(ctx context.Context) *index.Snapshot {
 	s.Settle(ctx)
-	ix, done := s.acquire()
+	ix, done := s.ix.acquire()
 	defer done()
 	if ix == nil {
 		return &index.Snapshot{Root: s.root}
@@ -23,7 +23,7 @@ func (s *Session) Snapshot(ctx context.Context) *index.Snapshot {
 // Read settles, then calls f with the index, which stays open until f returns.
 func (s *Session) Read(ctx context.Context, f func(ix *index.Index) error) error {
 	s.Settle(ctx)
-	ix, done := s.acquire()
+	ix, done := s.ix.acquire()
 	defer done()
 	if ix == nil {
 		return ErrNoIndex
@@ -63,7 +63,7 @@ func (p sessionPacks) Ready(ctx context.Context, req index.Resolved) (*index.Ind
 		}
 	}
 	s.Settle(ctx)
-	ix, release := s.acquire()
+	ix, release := s.ix.acquire()
 	if ix == nil {
 		release()
 		return nil, nil, ErrNoIndex
@@ -74,12 +74,7 @@ func (p sessionPacks) Ready(ctx context.Context, req index.Resolved) (*index.Ind
 	return ix, func() bool {
 		defer release()
 		s.report(ix.Warnings()) // what the request found (damage, a store left out) is said now
-		n := ix.DamagedRecords()
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		reread := n > s.rereadAt
-		s.rereadAt = max(s.rereadAt, n)
-		return reread
+		return s.ix.reread(ix.DamagedRecords())
 	}, nil
 }
 
@@ -93,7 +88,7 @@ func (p sessionPacks) ReadAgain(ctx context.Context) error {
 
 // ReadFile is a workspace file's content on disk, without waiting for the writer.
 func (s *Session) ReadFile(rel string) ([]byte, error) {
-	ix, done := s.acquire()
+	ix, done := s.ix.acquire()
 	defer done()
 	if ix == nil {
 		return nil, ErrNoIndex
@@ -123,10 +118,7 @@ func (s *Session) refresh(ctx context.Context) (index.Stats, error) {
 		st.Vectors = ix.VectorStatus()
 		// what this process parsed since the last refresh (or its start): its watcher may have read
 		// an edit before the rescan did
-		s.mu.Lock()
-		st.Parsed = ix.Parsed() - s.parsedAtRefresh
-		s.parsedAtRefresh = ix.Parsed()
-		s.mu.Unlock()
+		st.Parsed = s.ix.parsedSinceRefresh(ix.Parsed())
 		return nil
 	})
 	if err != nil {
@@ -142,7 +134,7 @@ func (s *Session) refresh(ctx context.Context) (index.Stats, error) {
 // empty is the answer for a workspace with nothing to read, as a command in its own process says it
 // (which folder, and why each file was skipped); nil when there is something.
 func (s *Session) empty() error {
-	ix, done := s.acquire()
+	ix, done := s.ix.acquire()
 	defer done()
 	if ix == nil {
 		return nil

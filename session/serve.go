@@ -74,11 +74,8 @@ func (s *Session) serveConn(c net.Conn) {
 
 // progressMessage says how the answer being made goes: the first build's share, or the answer itself.
 func (s *Session) progressMessage() string {
-	s.mu.Lock()
-	ready := s.ready
-	s.mu.Unlock()
-	if !ready {
-		return fmt.Sprintf("building the index: %.0f%%", 100*s.builtShare())
+	if ready, _, _, _ := s.queue.state(); !ready {
+		return fmt.Sprintf("building the index: %.0f%%", 100*s.first.share())
 	}
 	return "making the answer"
 }
@@ -115,12 +112,12 @@ func (s *Session) answerOp(method string, params json.RawMessage) (res any, rpcE
 	case s.opts.Stop != nil && p.Build != Build && !stop && !status:
 		data := json.RawMessage(fmt.Sprintf("%q", Build))
 		return nil, &jsonrpc2.Error{Code: codeOtherBuild, Message: "another build: " + Build, Data: &data}
-	case s.stopping.Load() && !stop && !status:
+	case s.life.stopping.Load() && !stop && !status:
 		return nil, jsonrpc2.NewError(codeStopping, errStopping.Error())
 	}
 	if !status { // a status is no request that keeps a background process from leaving
-		s.asking(+1)
-		defer s.asking(-1)
+		s.life.asking(+1)
+		defer s.life.asking(-1)
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -131,7 +128,7 @@ func (s *Session) answerOp(method string, params json.RawMessage) (res any, rpcE
 	res, err := op.serve(s.ctx, s, p.Arg)
 	var final finalError
 	switch {
-	case s.stopping.Load() && !stop && !status:
+	case s.life.stopping.Load() && !stop && !status:
 		// made while the process stops: maybe from an index cut short, so not given as whole
 		return nil, jsonrpc2.NewError(codeStopping, errStopping.Error())
 	case err == nil:

@@ -10,11 +10,9 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/ctxmap/ctxmap/index"
-	"github.com/ctxmap/ctxmap/internal/watch"
 )
 
 // Level says how a message to the user matters.
@@ -52,16 +50,29 @@ type Options struct {
 	Progress func(title, message string) Progress
 }
 
-// Session is one open workspace.
+// Session is one open workspace. Its parts go by job: the index readers take (writer.go), the
+// changes queued for the writer (this file), the first build's partial answers (partial.go), the
+// watcher (watch.go), the socket (socket.go) and the process it serves in (process.go).
 type Session struct {
 	opts  Options
 	root  string // the index's root, symlinks resolved
 	named string // the root as the front end named it
 
-	ixMu sync.RWMutex // held for writing only while the index is reopened
-	ix   *index.Index // nil only when no index could be opened again (see reopenIndex)
-	cfg  index.Config
+	ctx      context.Context // the session's: Close cancels it
+	cancel   context.CancelFunc
+	once     sync.Once
+	closeErr error
 
+	ix       heldIndex
+	queue    queue
+	first    firstBuild
+	watching watching
+	listener *listener // nil when the session does not listen
+	life     lifecycle
+}
+
+// queue is what waits for the writer, and how far the writer got.
+type queue struct {
 	mu       sync.Mutex
 	pending  map[string]*edit // workspace-relative path -> what to apply; nil: re-read from disk
 	buffers  map[string][]byte
@@ -70,42 +81,13 @@ type Session struct {
 	queued   uint64        // sequence number of the latest queued change
 	applied  uint64        // every change up to this one is in the snapshot
 	advanced chan struct{} // closed and replaced whenever applied moves
+	wake     chan struct{} // the writer's signal that something was queued
 	ready    bool          // the first build finished
 	indexing bool
 	lastErr  error
-	rereadAt int64 // the index's DamagedRecords when a rescan was last queued to read them again
-	// the index's Parsed at the last refresh (ctxmap index asked on the socket)
-	parsedAtRefresh int
-
-	since     time.Time // when the session started
-	inFlight  int       // socket requests being answered
-	lastAsked time.Time // when the last one ended, or the session started
-
-	yield   sync.RWMutex   // held by a partial answer; the build's workers wait on it (see Partial)
-	partial *index.Partial // the partial answers' state until the first build is done; under yield
-	cold    bool           // the cache held no index: the first build reads every file
-	// closed when the first partial answer is made (see loop)
-	firstPartial chan struct{}
-	partialOnce  sync.Once
-	built        atomic.Uint64 // the running build's share done, in thousandths
-
-	ctx      context.Context
-	cancel   context.CancelFunc
-	wake     chan struct{}
+	started  bool // the writer runs
+	closed   bool // the session closed: nobody waits for the writer any more
 	loopDone chan struct{}
-	started  bool
-	closed   bool
-	// a stop was asked or the session is closing: no new request is taken, and an answer made
-	// meanwhile, from an index the stop may have cut short, is not given as whole
-	stopping atomic.Bool
-	once     sync.Once
-	closeErr error
-
-	watchMu sync.Mutex
-	watcher *watch.Watcher
-	feeds   sync.WaitGroup
-
-	listener *listener
 }
 
 // edit is an editor buffer's new content, or its closing (back to the file on disk).
@@ -129,15 +111,16 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if opts.Listen && opts.Stop == nil && !opts.InMemory {
 		stopBackgroundFor(ctx, opts)
 	}
-	s := &Session{opts: opts, named: opts.Root, pending: map[string]*edit{}, buffers: map[string][]byte{},
-		advanced: make(chan struct{}), wake: make(chan struct{}, 1), loopDone: make(chan struct{}),
-		firstPartial: make(chan struct{})}
+	s := &Session{opts: opts, named: opts.Root,
+		queue: queue{pending: map[string]*edit{}, buffers: map[string][]byte{}, advanced: make(chan struct{}),
+			wake: make(chan struct{}, 1), loopDone: make(chan struct{})},
+		first: firstBuild{firstPartial: make(chan struct{})}}
 	ix, err := index.Open(ctx, index.Options{Root: opts.Root, Config: opts.Config, InMemory: opts.InMemory, CacheDir: opts.CacheDir, Logf: opts.Logf, Packs: true})
 	if err != nil {
 		return nil, err
 	}
-	s.ix, s.root, s.cfg = ix, ix.Root(), ix.Config()
-	s.cold = len(ix.Snapshot().Paths) == 0
+	s.ix.ix, s.root, s.ix.cfg = ix, ix.Root(), ix.Config()
+	s.first.cold = len(ix.Snapshot().Paths) == 0
 	// the session outlives the request that opened it
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	return s, nil
@@ -152,15 +135,10 @@ func (s *Session) Root() string { return s.root }
 
 // Start builds the index in the background and follows the disk.
 func (s *Session) Start() {
-	s.mu.Lock()
-	if s.started || s.closed {
-		s.mu.Unlock()
+	if !s.queue.start() {
 		return
 	}
-	s.started = true
-	s.lastAsked = time.Now()
-	s.since = s.lastAsked
-	s.mu.Unlock()
+	s.life.begin()
 	// the socket first: a watcher on a large tree takes seconds to set up, and the command that
 	// started a background process waits for the socket
 	if s.opts.Listen && !s.opts.InMemory {
@@ -169,81 +147,69 @@ func (s *Session) Start() {
 	// on a cold cache the watcher waits for the first build (then a rescan reads what changed
 	// meanwhile): setting up the watch of a large tree takes seconds that the partial answers asked
 	// during the build need
-	if s.opts.Watch && !s.cold {
+	if s.opts.Watch && !s.first.cold {
 		s.startWatcher()
 	}
 	go s.loop()
 	s.Rescan()
 }
 
-// acquire returns the index for a read; call done when finished with it. ix is nil when no index
-// could be opened again.
-func (s *Session) acquire() (ix *index.Index, done func()) {
-	s.ixMu.RLock()
-	return s.ix, s.ixMu.RUnlock
-}
-
 // Config is the configuration in force: the index's, and the request defaults.
-func (s *Session) Config() index.Config {
-	s.ixMu.RLock()
-	defer s.ixMu.RUnlock()
-	return s.cfg
-}
+func (s *Session) Config() index.Config { return s.ix.config() }
 
 // Changed queues paths that changed on disk.
 func (s *Session) Changed(paths []string) uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	q := &s.queue
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	for _, p := range paths {
-		if _, ok := s.pending[p]; !ok {
-			s.pending[p] = nil
+		if _, ok := q.pending[p]; !ok {
+			q.pending[p] = nil
 		}
 	}
-	return s.signalLocked()
+	return q.signalLocked()
 }
 
 // Edited queues an editor buffer's content: it overlays the file on disk until BufferClosed.
 func (s *Session) Edited(rel string, text []byte) uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.pending[rel] = &edit{text: text}
-	s.buffers[rel] = text
-	return s.signalLocked()
+	q := &s.queue
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.pending[rel] = &edit{text: text}
+	q.buffers[rel] = text
+	return q.signalLocked()
 }
 
 // BufferClosed queues a buffer's closing: the file on disk counts again.
 func (s *Session) BufferClosed(rel string) uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.pending[rel] = &edit{closed: true}
-	delete(s.buffers, rel)
-	return s.signalLocked()
+	q := &s.queue
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.pending[rel] = &edit{closed: true}
+	delete(q.buffers, rel)
+	return q.signalLocked()
 }
 
 // Rescan queues a walk of the whole workspace.
 func (s *Session) Rescan() uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.rescan = true
-	return s.signalLocked()
+	q := &s.queue
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.rescan = true
+	return q.signalLocked()
 }
 
 // Reconfigure applies a new configuration: request defaults at once; a change to what the index
 // holds reopens and rebuilds it (reindexing is then true).
 func (s *Session) Reconfigure(cfg index.Config) (reindexing bool) {
-	s.ixMu.Lock()
-	same := sameIndexConfig(cfg, s.cfg)
-	if same {
-		s.cfg = cfg
-	}
-	s.ixMu.Unlock()
-	if same {
+	if s.ix.setDefaults(cfg) {
 		return false
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.reopen = &cfg
-	s.signalLocked()
+	q := &s.queue
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.reopen = &cfg
+	q.signalLocked()
 	return true
 }
 
@@ -254,13 +220,90 @@ func sameIndexConfig(a, b index.Config) bool {
 	return reflect.DeepEqual(a, b)
 }
 
-func (s *Session) signalLocked() uint64 {
-	s.queued++
+func (q *queue) signalLocked() uint64 {
+	q.queued++
 	select {
-	case s.wake <- struct{}{}:
+	case q.wake <- struct{}{}:
 	default:
 	}
-	return s.queued
+	return q.queued
+}
+
+// take empties the queue for the writer; ok is false when nothing was queued.
+func (q *queue) take() (edits map[string]*edit, rescan bool, reopen *index.Config, seq uint64, ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.pending) == 0 && !q.rescan && q.reopen == nil {
+		return nil, false, nil, 0, false
+	}
+	edits, rescan, reopen, seq = q.pending, q.rescan, q.reopen, q.queued
+	q.pending, q.rescan, q.reopen = map[string]*edit{}, false, nil
+	q.indexing = rescan || reopen != nil
+	return edits, rescan, reopen, seq, true
+}
+
+// done records that the writer applied the changes up to seq (a full index when rescan, which err
+// ended), and wakes whoever waits for them.
+func (q *queue) done(seq uint64, rescan bool, err error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.applied = seq
+	q.indexing = false
+	if rescan {
+		q.ready = true
+		q.lastErr = err
+	}
+	q.advance()
+}
+
+// advance wakes the waiters; the caller holds mu.
+func (q *queue) advance() {
+	close(q.advanced)
+	q.advanced = make(chan struct{})
+}
+
+// buffersTo sets the editor's buffers over the files of ix, a newly opened index.
+func (q *queue) buffersTo(ix *index.Index) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for rel, text := range q.buffers {
+		ix.SetOverlay(rel, text)
+	}
+}
+
+// start marks the writer running; false when it already runs or the session closed.
+func (q *queue) start() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.started || q.closed {
+		return false
+	}
+	q.started = true
+	return true
+}
+
+// close releases whoever waits for the writer and says whether it was started.
+func (q *queue) close() (started bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	q.advance()
+	return q.started
+}
+
+// isReady says whether the first build is done.
+func (q *queue) isReady() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.ready || q.closed
+}
+
+// state is the writer's: the first build done, a full index being made, the changes not yet in, and
+// why the last full index failed.
+func (q *queue) state() (ready, indexing bool, pending int, lastErr error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.ready, q.indexing, int(q.queued - q.applied), q.lastErr
 }
 
 // settleWait bounds how long a read waits for the writer: past it, it answers from what is there.
@@ -269,9 +312,9 @@ const settleWait = 3 * time.Second
 // Settle waits until the first build finished and every change queued so far is applied, or until
 // settleWait passed.
 func (s *Session) Settle(ctx context.Context) {
-	s.mu.Lock()
-	seq := s.queued
-	s.mu.Unlock()
+	s.queue.mu.Lock()
+	seq := s.queue.queued
+	s.queue.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, settleWait)
 	defer cancel()
 	s.WaitApplied(ctx, seq)
@@ -288,11 +331,12 @@ func (s *Session) WaitReady(ctx context.Context) error {
 // WaitApplied waits until changes up to seq are applied and the first build finished; false when
 // ctx ended first.
 func (s *Session) WaitApplied(ctx context.Context, seq uint64) bool {
+	q := &s.queue
 	for {
-		s.mu.Lock()
-		done := s.applied >= seq && s.ready || s.closed
-		ch := s.advanced
-		s.mu.Unlock()
+		q.mu.Lock()
+		done := q.applied >= seq && q.ready || q.closed
+		ch := q.advanced
+		q.mu.Unlock()
 		if done {
 			return true
 		}
@@ -308,27 +352,16 @@ func (s *Session) WaitApplied(ctx context.Context, seq uint64) bool {
 // first result.
 func (s *Session) Close() error {
 	s.once.Do(func() {
-		s.stopping.Store(true)
-		s.mu.Lock()
-		s.closed = true
-		started := s.started
-		close(s.advanced)
-		s.advanced = make(chan struct{})
-		s.mu.Unlock()
+		s.life.stopping.Store(true)
+		started := s.queue.close()
 		s.cancel()
 		if started {
-			<-s.loopDone
+			<-s.queue.loopDone
 		}
 		s.stopListening()
 		s.stopWatcher()
-		s.yield.Lock()
-		s.freePartial()
-		s.yield.Unlock()
-		s.ixMu.Lock()
-		if s.ix != nil {
-			s.closeErr = s.ix.Close()
-		}
-		s.ixMu.Unlock()
+		s.first.drop(s.opts.Logf)
+		s.closeErr = s.ix.close()
 	})
 	return s.closeErr
 }

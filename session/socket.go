@@ -222,8 +222,7 @@ func (s *Session) keepSocket(l *listener) {
 		l.ln.Close()
 		l.mu.Unlock()
 		if s.opts.Stop != nil {
-			s.stopping.Store(true)
-			s.opts.Stop()
+			s.leave()
 		}
 		return
 	}

@@ -198,9 +198,9 @@ func TestSlowAnswerSaysHowItGoes(t *testing.T) {
 	root := cartWorkspace(t)
 	s := open(t, Options{Root: root, Listen: true})
 	// the index held as a reopening holds it: every read waits
-	s.ixMu.Lock()
+	s.ix.mu.Lock()
 	held := 2*progressEvery + progressEvery/2
-	time.AfterFunc(held, s.ixMu.Unlock)
+	time.AfterFunc(held, s.ix.mu.Unlock)
 	var mu sync.Mutex
 	var notes []string
 	ctx := WithProgress(context.Background(), func(n string) {
@@ -232,7 +232,7 @@ func TestStoppingProcessGivesNoAnswerAsWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	s.yield.Lock() // the build waits, as behind a long partial answer
+	s.first.yield.Lock() // the build waits, as behind a long partial answer
 	s.Start()
 	sock, err := SocketPath(root)
 	if err != nil {
@@ -244,9 +244,9 @@ func TestStoppingProcessGivesNoAnswerAsWhole(t *testing.T) {
 		got <- err
 	}()
 	filetest.Eventually(t, 10*time.Second, "the request to reach the process", func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return s.inFlight > 0
+		s.life.mu.Lock()
+		defer s.life.mu.Unlock()
+		return s.life.inFlight > 0
 	})
 	if _, err := OpStop.askAt(ctx, sock, None{}); err != nil {
 		t.Fatalf("stop: %v", err)
@@ -256,7 +256,7 @@ func TestStoppingProcessGivesNoAnswerAsWhole(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no answer 10 s after the stop")
 	}
-	s.yield.Unlock()
+	s.first.yield.Unlock()
 	if err == nil || !errors.Is(err, ErrNoSession) {
 		t.Errorf("a request answered while the process stops: %v, want ErrNoSession (answered elsewhere)", err)
 	}

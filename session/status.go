@@ -30,16 +30,15 @@ type Status struct {
 
 // Status reports the session without waiting for the writer.
 func (s *Session) Status() Status {
-	s.mu.Lock()
-	st := Status{Ready: s.ready, Indexing: s.indexing, Root: s.root, Pending: int(s.queued - s.applied)}
-	if !s.ready {
-		st.Built = s.builtShare()
+	ready, indexing, pending, lastErr := s.queue.state()
+	st := Status{Ready: ready, Indexing: indexing, Root: s.root, Pending: pending}
+	if !ready {
+		st.Built = s.first.share()
 	}
-	if s.lastErr != nil {
-		st.Error = s.lastErr.Error()
+	if lastErr != nil {
+		st.Error = lastErr.Error()
 	}
-	s.mu.Unlock()
-	ix, done := s.acquire()
+	ix, done := s.ix.acquire()
 	if ix == nil {
 		done()
 		st.Error, st.Vectors = ErrNoIndex.Error(), "off: no index"
@@ -68,7 +67,7 @@ func (s *Session) Status() Status {
 // RelPath turns an absolute path into a workspace-relative one; ok is false outside the workspace
 // (and for the root itself).
 func (s *Session) RelPath(abs string) (string, bool) {
-	ix, done := s.acquire()
+	ix, done := s.ix.acquire()
 	defer done()
 	if ix == nil {
 		return "", false

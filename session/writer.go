@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/ctxmap/ctxmap/index"
@@ -11,14 +12,79 @@ import (
 
 // The one writer: it applies what was queued, in order, and publishes the index readers take.
 
+// heldIndex is the index readers take, which only the writer replaces, and what was counted of it.
+type heldIndex struct {
+	mu  sync.RWMutex // held for writing only while the index is reopened
+	ix  *index.Index // nil only when no index could be opened again (see reopenIndex)
+	cfg index.Config
+
+	counts   sync.Mutex
+	rereadAt int64 // the index's DamagedRecords when a rescan was last queued to read them again
+	// the index's Parsed at the last refresh (ctxmap index asked on the socket)
+	parsedAtRefresh int
+}
+
+// acquire returns the index for a read; call done when finished with it. ix is nil when no index
+// could be opened again.
+func (h *heldIndex) acquire() (ix *index.Index, done func()) {
+	h.mu.RLock()
+	return h.ix, h.mu.RUnlock
+}
+
+func (h *heldIndex) config() index.Config {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.cfg
+}
+
+// setDefaults takes cfg when it builds the same index as the one in force (its request defaults
+// alone differ); false when the index must be reopened for it.
+func (h *heldIndex) setDefaults(cfg index.Config) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !sameIndexConfig(cfg, h.cfg) {
+		return false
+	}
+	h.cfg = cfg
+	return true
+}
+
+// reread says whether the index now counts more damaged records (n) than when a rescan was last
+// queued to read them again; the caller then queues one.
+func (h *heldIndex) reread(n int64) bool {
+	h.counts.Lock()
+	defer h.counts.Unlock()
+	more := n > h.rereadAt
+	h.rereadAt = max(h.rereadAt, n)
+	return more
+}
+
+// parsedSinceRefresh is what the index parsed since the last refresh, parsed being its count now.
+func (h *heldIndex) parsedSinceRefresh(parsed int) int {
+	h.counts.Lock()
+	defer h.counts.Unlock()
+	n := parsed - h.parsedAtRefresh
+	h.parsedAtRefresh = parsed
+	return n
+}
+
+func (h *heldIndex) close() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.ix == nil {
+		return nil
+	}
+	return h.ix.Close()
+}
+
 func (s *Session) loop() {
-	defer close(s.loopDone)
-	watchLater := s.cold && s.opts.Watch // see Start
+	defer close(s.queue.loopDone)
+	watchLater := s.first.cold && s.opts.Watch // see Start
 	// a background process on a cold cache was started by a question: the partial answer to it goes
 	// first
-	if s.cold && s.opts.Stop != nil {
+	if s.first.cold && s.opts.Stop != nil {
 		select {
-		case <-s.firstPartial:
+		case <-s.first.firstPartial:
 		case <-time.After(firstPartialWait):
 		case <-s.ctx.Done():
 			return
@@ -26,18 +92,15 @@ func (s *Session) loop() {
 	}
 	for {
 		select {
-		case <-s.wake:
+		case <-s.queue.wake:
 		case <-s.ctx.Done():
 			return
 		}
 		for s.ctx.Err() == nil && s.step() {
 		}
-		if watchLater && s.isReady() && s.ctx.Err() == nil {
+		if watchLater && s.queue.isReady() && s.ctx.Err() == nil {
 			watchLater = false
-			s.watchMu.Lock()
-			running := s.watcher != nil // a reopen meanwhile started one
-			s.watchMu.Unlock()
-			if !running {
+			if !s.watching.running() { // a reopen meanwhile started one
 				s.startWatcher()
 				s.Rescan()
 			}
@@ -51,21 +114,15 @@ const firstPartialWait = 5 * time.Second
 
 // step applies what is queued; false when nothing was.
 func (s *Session) step() bool {
-	s.mu.Lock()
-	if len(s.pending) == 0 && !s.rescan && s.reopen == nil {
-		s.mu.Unlock()
+	edits, rescan, reopen, seq, ok := s.queue.take()
+	if !ok {
 		return false
 	}
-	edits, rescan, reopen, seq := s.pending, s.rescan, s.reopen, s.queued
-	s.pending, s.rescan, s.reopen = map[string]*edit{}, false, nil
-	s.indexing = rescan || reopen != nil
-	s.mu.Unlock()
-
 	if reopen != nil {
 		s.reopenIndex(*reopen)
 		rescan = true
 	}
-	ix := s.ix // only this goroutine replaces it
+	ix := s.ix.ix // only this goroutine replaces it
 	var err error
 	switch {
 	case ix == nil:
@@ -83,20 +140,11 @@ func (s *Session) step() bool {
 	}
 	if rescan {
 		// the index is whole: what the partial answers kept goes, and none is made meanwhile
-		s.yield.Lock()
-		defer s.yield.Unlock()
-		defer s.freePartial()
+		s.first.yield.Lock()
+		defer s.first.yield.Unlock()
+		defer s.first.free(s.opts.Logf)
 	}
-	s.mu.Lock()
-	s.applied = seq
-	s.indexing = false
-	if rescan {
-		s.ready = true
-		s.lastErr = err
-	}
-	close(s.advanced)
-	s.advanced = make(chan struct{})
-	s.mu.Unlock()
+	s.queue.done(seq, rescan, err)
 	return true
 }
 
@@ -119,19 +167,16 @@ func (s *Session) overlay(ix *index.Index, edits map[string]*edit) []string {
 
 // build walks the whole workspace, with progress shown.
 func (s *Session) build(ix *index.Index) error {
-	report := s.buildReport
+	report := s.first.report
 	end := func(string) {}
 	if s.opts.Progress != nil {
 		p := s.opts.Progress("ctxmap", "indexing "+filepath.Base(s.root))
-		report = func(done, total int) { s.buildReport(done, total); p.Report(done, total) }
+		report = func(done, total int) { s.first.report(done, total); p.Report(done, total) }
 		end = p.End
 	}
-	s.built.Store(0)
-	s.yield.Lock()
-	ix.UsePartial(s.partial) // the tree as the first question's partial pack found it, the files the partial packs parsed
-	s.yield.Unlock()
+	s.first.handTo(ix)
 	st, err := ix.Build(s.ctx, report)
-	s.built.Store(1000)
+	s.first.built.Store(1000)
 	if err != nil {
 		end("indexing failed")
 		return err
@@ -165,16 +210,17 @@ func (s *Session) report(warnings []string) {
 // disk), the old one is served from memory, so that the session never holds a closed index.
 func (s *Session) reopenIndex(cfg index.Config) {
 	s.stopWatcher()
-	s.ixMu.Lock()
-	if s.ix != nil {
-		if err := s.ix.Close(); err != nil {
+	h := &s.ix
+	h.mu.Lock()
+	if h.ix != nil {
+		if err := h.ix.Close(); err != nil {
 			s.opts.Logf("close the index: %v", err)
 		}
 	}
 	ix, err := index.Open(s.ctx, s.indexOptions(cfg, s.opts.InMemory))
 	if err != nil {
 		s.opts.Show(Error, fmt.Sprintf("ctxmap: the new settings cannot be applied: %v", err))
-		cfg = s.cfg
+		cfg = h.cfg
 		ix, err = index.Open(s.ctx, s.indexOptions(cfg, s.opts.InMemory))
 	}
 	if err != nil && !s.opts.InMemory {
@@ -185,18 +231,17 @@ func (s *Session) reopenIndex(cfg index.Config) {
 		s.opts.Show(Error, fmt.Sprintf("ctxmap: no index: %v", err))
 		ix = nil
 	}
-	s.ix, s.cfg = ix, cfg
-	s.ixMu.Unlock()
+	h.ix, h.cfg = ix, cfg
+	// the new index counts damaged records and parsed files from nothing
+	h.counts.Lock()
+	h.rereadAt, h.parsedAtRefresh = 0, 0
+	h.counts.Unlock()
+	h.mu.Unlock()
 	if ix == nil {
 		return
 	}
-	// the new index starts without the editor's buffers, and counts damaged records from nothing
-	s.mu.Lock()
-	s.rereadAt, s.parsedAtRefresh = 0, 0
-	for rel, text := range s.buffers {
-		ix.SetOverlay(rel, text)
-	}
-	s.mu.Unlock()
+	// and starts without the editor's buffers
+	s.queue.buffersTo(ix)
 	if s.opts.Watch {
 		s.startWatcher()
 	}
