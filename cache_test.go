@@ -626,7 +626,7 @@ func TestManyCommandsAtOnceOnANewCache(t *testing.T) {
 			t.Errorf("command %d printed another pack than its own process would:\n%s\n---\n%s", i, outs[i], want)
 		}
 	}
-	if pids := backgroundProcesses(t, bin); len(pids) != 1 {
+	if pids := settledProcesses(t, bin, 1); len(pids) != 1 {
 		t.Errorf("background processes %v after the commands; want one", pids)
 	}
 }

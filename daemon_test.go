@@ -277,7 +277,7 @@ func TestAnotherBuildReplacesTheProcess(t *testing.T) {
 	env := daemonEnv(t.TempDir(), time.Minute)
 	ask := []string{"entities", "-C", root, "--top", "3"}
 	runWith(t, bin, env, ask...)
-	if pids := backgroundProcesses(t, bin); len(pids) != 1 {
+	if pids := settledProcesses(t, bin, 1); len(pids) != 1 {
 		t.Fatalf("the first build's background processes: %v", pids)
 	}
 	_, said := runWith(t, other, env, ask...)
@@ -287,7 +287,7 @@ func TestAnotherBuildReplacesTheProcess(t *testing.T) {
 	if pids := backgroundProcesses(t, bin); len(pids) != 0 {
 		t.Errorf("the first build's process %v still runs", pids)
 	}
-	if pids := backgroundProcesses(t, other); len(pids) != 1 {
+	if pids := settledProcesses(t, other, 1); len(pids) != 1 {
 		t.Errorf("the second build's background processes: %v", pids)
 	}
 	if _, said := runWith(t, other, env, ask...); said != "" {
@@ -432,7 +432,7 @@ func TestSubfolderIsTheRepository(t *testing.T) {
 	if string(fromSub) != fromRoot || !strings.Contains(fromRoot, "inventory/stock.go") {
 		t.Errorf("from inventory/:\n%s\n---\nfrom the root:\n%s", fromSub, fromRoot)
 	}
-	if pids := backgroundProcesses(t, bin); len(pids) != 1 {
+	if pids := settledProcesses(t, bin, 1); len(pids) != 1 {
 		t.Errorf("background processes %v; want one for the repository", pids)
 	}
 }
