@@ -288,9 +288,9 @@ func (x *extraction) definitions(defs, scopes []rawDef, docs *docs, commentStart
 			Signature: signature(d.node, d.start, d.end, kind, x.src, commentStarts),
 			Doc:       d.doc,
 			Parent:    parent,
-			StartLine: int(d.node.StartPoint().Row) + 1,
+			StartLine: int(declaration(d.node).StartPoint().Row) + 1,
 			EndLine:   endLine(d.node),
-			StartByte: int(d.start),
+			StartByte: int(min(d.start, declaration(d.node).StartByte())),
 			EndByte:   int(d.end),
 		}
 		// only the first declaration on a line owns the comment above it (not a class's parameters)
@@ -347,6 +347,15 @@ func (x *extraction) references(defs []rawDef) []Reference {
 }
 
 // endLine is the 1-based last line of n; a node ending at column 0 ends on the line before.
+// declaration is the whole declaration of a definition's node: in C++, with the template heads written
+// over it (template <typename T, enable_if_t<...>>), which say for which types it is chosen.
+func declaration(n *sitter.Node) *sitter.Node {
+	for p := n.Parent(); p != nil && p.Type() == "template_declaration"; p = p.Parent() {
+		n = p
+	}
+	return n
+}
+
 func endLine(n *sitter.Node) int {
 	s, e := n.StartPoint(), n.EndPoint()
 	if e.Column == 0 && e.Row > s.Row {

@@ -79,3 +79,28 @@ func TestNamesAsWritten(t *testing.T) {
 		})
 	}
 }
+
+// A C++ template's definition starts at its template head: the parameters and the enable_if a fix
+// changes are part of what a reader must see, and a doc comment above the head is the definition's.
+func TestTemplateHeadStartsTheDefinition(t *testing.T) {
+	p := NewParser()
+	defer p.Close()
+	f, src := parseFixture(t, p, filepath.Join("testdata", "shapes", "cpp", "macros.h"))
+	assertSane(t, f, src)
+	lines := strings.Split(string(src), "\n")
+	for _, name := range []string{"write_padded", "write", "formatter", "format"} {
+		found := false
+		for _, d := range f.Definitions {
+			if d.Name != name || d.Kind == "constructor" {
+				continue
+			}
+			found = true
+			if head := strings.TrimSpace(lines[d.StartLine-1]); !strings.HasPrefix(head, "template") {
+				t.Errorf("%s %s starts at line %d, %q, not at its template head", d.Kind, name, d.StartLine, head)
+			}
+		}
+		if !found {
+			t.Errorf("no definition named %s", name)
+		}
+	}
+}

@@ -22,7 +22,7 @@ type Definition struct {
 	Signature string `json:"signature,omitempty"` // declaration head without the body, whitespace collapsed, <= 240 bytes
 	Doc       string `json:"doc,omitempty"`       // doc comment (or docstring) without comment markers
 	Parent    string `json:"parent,omitempty"`    // enclosing class/struct/impl/module name; Go methods: receiver type
-	StartLine int    `json:"startLine"`           // 1-based, inclusive, the declaration itself (not its doc comment)
+	StartLine int    `json:"startLine"`           // 1-based, inclusive, the declaration itself with its template heads (not its doc comment)
 	EndLine   int    `json:"endLine"`
 	StartByte int    `json:"startByte"`
 	EndByte   int    `json:"endByte"`

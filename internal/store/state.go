@@ -33,8 +33,9 @@ import (
 // functions in windows; 10: chunks count their terms; 11: the state is in sections, each with a
 // checksum; 12: records written by codec.go; 13: records read on demand, what they derive saved; 14:
 // the file is index.state, written by internal/codec; 15: C and C++ definitions named past their
-// macros, .h files read as C++ when they are): an old cache is then rebuilt rather than trusted.
-const version = 15
+// macros, .h files read as C++ when they are; 16: a C++ template's definition starts at its template
+// head): an old cache is then rebuilt rather than trusted.
+const version = 16
 
 const magic = "ctxmap-cache"
 
