@@ -282,15 +282,16 @@ func (x *extraction) definitions(defs, scopes []rawDef, docs *docs, commentStart
 		if kind == "method" && d.name == parent {
 			kind = "constructor" // C++, C#: a member named after its class
 		}
+		decl := declaration(d.node)
 		out[i] = Definition{
 			Name:      d.name,
 			Kind:      kind,
 			Signature: signature(d.node, d.start, d.end, kind, x.src, commentStarts),
 			Doc:       d.doc,
 			Parent:    parent,
-			StartLine: int(declaration(d.node).StartPoint().Row) + 1,
+			StartLine: int(decl.StartPoint().Row) + 1,
 			EndLine:   endLine(d.node),
-			StartByte: int(min(d.start, declaration(d.node).StartByte())),
+			StartByte: int(min(d.start, decl.StartByte())),
 			EndByte:   int(d.end),
 		}
 		// only the first declaration on a line owns the comment above it (not a class's parameters)
@@ -346,7 +347,6 @@ func (x *extraction) references(defs []rawDef) []Reference {
 	return out
 }
 
-// endLine is the 1-based last line of n; a node ending at column 0 ends on the line before.
 // declaration is the whole declaration of a definition's node: in C++, with the template heads written
 // over it (template <typename T, enable_if_t<...>>), which say for which types it is chosen.
 func declaration(n *sitter.Node) *sitter.Node {
@@ -356,6 +356,7 @@ func declaration(n *sitter.Node) *sitter.Node {
 	return n
 }
 
+// endLine is the 1-based last line of n; a node ending at column 0 ends on the line before.
 func endLine(n *sitter.Node) int {
 	s, e := n.StartPoint(), n.EndPoint()
 	if e.Column == 0 && e.Row > s.Row {
