@@ -193,14 +193,7 @@ func auditFile(t *testing.T, p *Parser, dir, rel, lang string, tags []ctag, row 
 	}
 	for _, h := range headers(lang, src) {
 		row.heads++
-		found := false
-		for _, d := range f.Definitions {
-			if d.Name == h.name && d.StartLine <= h.line && h.line <= d.EndLine {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !holds(f.Definitions, h.line, func(d Definition) bool { return d.Name == h.name }) {
 			row.headMissed++
 			if show {
 				t.Logf("unseen %s:%d %q", rel, h.line, h.name)
@@ -209,22 +202,26 @@ func auditFile(t *testing.T, p *Parser, dir, rel, lang string, tags []ctag, row 
 	}
 	for _, tag := range tags {
 		row.tags++
-		found := false
-		for _, d := range f.Definitions {
-			// ctags names TEST(Suite, Name) by its macro, the parser by its arguments
-			named := d.Name == tag.name || macroLike.MatchString(tag.name) && callable[d.Kind] && d.StartLine == tag.line
-			if named && d.StartLine <= tag.line && tag.line <= d.EndLine {
-				found = true
-				break
-			}
-		}
-		if !found {
+		// ctags names TEST(Suite, Name) by its macro, the parser by its arguments
+		if !holds(f.Definitions, tag.line, func(d Definition) bool {
+			return d.Name == tag.name || macroLike.MatchString(tag.name) && callable[d.Kind] && d.StartLine == tag.line
+		}) {
 			row.missed++
 			if show {
 				t.Logf("missed %s:%d %q", rel, tag.line, tag.name)
 			}
 		}
 	}
+}
+
+// holds says whether a definition that named accepts spans line.
+func holds(defs []Definition, line int, named func(Definition) bool) bool {
+	for _, d := range defs {
+		if named(d) && d.StartLine <= line && line <= d.EndLine {
+			return true
+		}
+	}
+	return false
 }
 
 var (
