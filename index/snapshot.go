@@ -12,6 +12,7 @@ import (
 	"github.com/ctxmap/ctxmap/internal/entity"
 	"github.com/ctxmap/ctxmap/internal/history"
 	"github.com/ctxmap/ctxmap/internal/parse"
+	"github.com/ctxmap/ctxmap/internal/rank"
 	"github.com/ctxmap/ctxmap/internal/records"
 	"github.com/ctxmap/ctxmap/internal/store"
 )
@@ -36,6 +37,7 @@ type Snapshot struct {
 	lits      []records.Literal
 	statsOnce sync.Once
 	stats     *bm25.Stats
+	generated rank.Generated // which files read as generated copies, judged as requests ask
 	// read from the state file at first use, when the snapshot came from one (see snapshotOf)
 	savedLits  func() ([]records.Literal, error)
 	savedNames []string // the symbol names, sorted

@@ -13,7 +13,7 @@ import (
 func (ix *Index) view(s *Snapshot) *rank.View {
 	return &rank.View{
 		Source: source{s, ix}, Root: s.Root, Paths: s.Paths, Symbols: s.Symbols,
-		Entities: s.Entities, History: s.History, Graph: s.Graph, Logf: ix.logf,
+		Entities: s.Entities, History: s.History, Graph: s.Graph, Generated: &s.generated, Logf: ix.logf,
 	}
 }
 

@@ -1,6 +1,10 @@
 package rank
 
-import "github.com/ctxmap/ctxmap/internal/parse"
+import (
+	"sync"
+
+	"github.com/ctxmap/ctxmap/internal/parse"
+)
 
 // A generated amalgamation (a single-header library, an amalgamated source) is the concatenation of
 // files the workspace also holds: a fix is made in those sources and the copy generated again from
@@ -15,19 +19,42 @@ const (
 	amalgamDiscount = 0.1 // what a copy's probability keeps
 )
 
+// Generated remembers which files read as generated copies: the answer depends on the snapshot
+// alone, so its requests share it rather than judge a big header again at each.
+type Generated struct {
+	mu sync.Mutex
+	is map[string]bool
+}
+
 // amalgamated reports whether the file at p reads as generated from others of the workspace: most of
 // the names it defines that few definitions have are defined in other files with the same text,
 // spread over several files (not a header and its source, which pair one to one).
 func (r *ranker) amalgamated(p string) bool {
-	if v, ok := r.amalgams[p]; ok {
-		return v
+	g := r.s.Generated
+	if g == nil {
+		if r.generated == nil {
+			r.generated = &Generated{}
+		}
+		g = r.generated
 	}
-	if r.amalgams == nil {
-		r.amalgams = map[string]bool{}
+	g.mu.Lock()
+	v, ok := g.is[p]
+	g.mu.Unlock()
+	if !ok {
+		v = r.judgeAmalgamated(p)
+		g.mu.Lock()
+		if g.is == nil {
+			g.is = map[string]bool{}
+		}
+		g.is[p] = v
+		g.mu.Unlock()
 	}
+	return v
+}
+
+func (r *ranker) judgeAmalgamated(p string) bool {
 	rec := r.parsed(p)
 	if rec == nil || len(rec.File.Definitions) < amalgamMinNames {
-		r.amalgams[p] = false
 		return false
 	}
 	// by names alone first: most files fail here without reading another record
@@ -52,9 +79,7 @@ func (r *ranker) amalgamated(p string) bool {
 		}
 	}
 	least := amalgamShare * float64(selective)
-	v := selective >= amalgamMinNames && float64(len(shared)) >= least && r.copied(p, shared) >= least
-	r.amalgams[p] = v
-	return v
+	return selective >= amalgamMinNames && float64(len(shared)) >= least && r.copied(p, shared) >= least
 }
 
 // copied counts the definitions of p that another file defines with the same text (the same head over

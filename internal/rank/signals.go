@@ -93,7 +93,8 @@ type ranker struct {
 	srcs     map[string][]byte   // the files read for this request, each once
 	split    map[string][][]byte // and split into lines
 	plan     plan                // how far a pack goes past its likeliest file
-	amalgams map[string]bool     // amalgamated's answers
+	// generated judges files for this request alone when the view shares no judgements
+	generated *Generated
 }
 
 func (r *ranker) on(signal string) bool { return !r.without[signal] }

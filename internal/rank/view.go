@@ -21,6 +21,9 @@ type View struct {
 	Entities *entity.Map                    // nil when the map is not made
 	History  *history.Log                   // nil when history is not read
 	Graph    *records.Graph                 // the reference graph of Paths
+	// Generated is what the snapshot's requests learned of which files are generated copies;
+	// nil: each request judges for itself
+	Generated *Generated
 	// Logf says what a request left out that it should have had (a ranked file without its parse);
 	// nil says nothing
 	Logf func(format string, args ...any)
