@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ctxmap/ctxmap/internal/history"
 
 	"github.com/ctxmap/ctxmap/internal/query"
 )
@@ -73,5 +76,35 @@ func TestPackShowsTheSourceBeforeItsCopy(t *testing.T) {
 	}
 	if cp, ok := first["single_include/lib.hpp"]; ok && cp < src {
 		t.Errorf("the copy is shown (item %d) before its source (item %d)", cp, src)
+	}
+}
+
+// A copy changes with each of its sources, which seldom change together: raised by every one of them,
+// it would come before them all. It comes after the likeliest source that raised it.
+func TestACopyRaisedByItsSourcesStaysBehind(t *testing.T) {
+	v := testView(t, sourceHeaders())
+	var commits []history.Commit
+	for i := 0; i < 40; i++ {
+		source := fmt.Sprintf("include/lib/part%d.hpp", 2+i%2)
+		commits = append(commits, history.Commit{Hash: fmt.Sprintf("%040d", i), Time: time.Unix(int64(1e9+i), 0),
+			Subject: "convert a part", Files: []string{source, "single_include/lib.hpp"}})
+	}
+	v.History = &history.Log{Available: true, Commits: commits}
+	got, err := Rank(context.Background(), v, query.Analyze("convert_part3_step4 and convert_part2_step1 return the wrong value for negative input", nil), Options{Ranker: Learned, Budget: 8000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := map[string]int{}
+	for i, c := range got.Candidates {
+		if _, ok := first[c.Path]; !ok && c.Bucket != "outlines" {
+			first[c.Path] = i
+		}
+	}
+	cp, ok := first["single_include/lib.hpp"]
+	if !ok {
+		t.Fatalf("the copy, which changed with both sources, is not shown: %v", first)
+	}
+	if src, ok := first["include/lib/part3.hpp"]; !ok || cp < src {
+		t.Errorf("the copy is item %d, before its likeliest source: %v", cp, first)
 	}
 }

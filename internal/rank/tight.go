@@ -122,6 +122,7 @@ type tightFile struct {
 	f    RankedFile
 	k    int
 	with string
+	copy bool // a generated amalgamation, which comes after the sources that raise it
 }
 
 // tightFiles are the files a pack shows (the likeliest, then every file as likely as the plan asks,
@@ -138,6 +139,7 @@ func (r *ranker) tightFiles(files []RankedFile, m *Model) (show, rest []tightFil
 			if k < amalgamRanks && r.amalgamated(f.Path) {
 				t.f.Prob *= amalgamDiscount
 				t.with = "generated from other files of the workspace, which a fix edits"
+				t.copy = true
 			}
 			all = append(all, t)
 		}
@@ -171,9 +173,10 @@ func (r *ranker) tightFiles(files []RankedFile, m *Model) (show, rest []tightFil
 
 // Companions: the files the history says change with a shown one.
 const (
-	companionsPer = 8 // companions of each likely file
-	companionMin  = 2 // commits a pair must share
-	companionHalf = 3 // the commits at which a pair's confidence counts half: two shared commits are weak
+	companionsPer = 8   // companions of each likely file
+	companionMin  = 2   // commits a pair must share
+	companionHalf = 3   // the commits at which a pair's confidence counts half: two shared commits are weak
+	copyUnder     = 0.9 // a copy's probability at most, of the least likely source that raised it
 )
 
 // withCompanions raises the probability of the files that changed with the likely ones and adds
@@ -186,6 +189,7 @@ func (r *ranker) withCompanions(likely, all []tightFile, n int) []tightFile {
 	for i, t := range all {
 		at[t.f.Path] = i
 	}
+	below := map[int]float64{} // a copy's bound: under the least likely source that raised it
 	for _, s := range likely {
 		p := max(s.f.Prob, alsoMinProb)
 		for _, c := range r.s.History.Companions(s.f.Path, companionMin, companionsPer) {
@@ -207,7 +211,14 @@ func (r *ranker) withCompanions(likely, all []tightFile, n int) []tightFile {
 			if t.with == "" {
 				t.with = with
 			}
+			if b, ok := below[i]; t.copy && (!ok || s.f.Prob > b) {
+				below[i] = s.f.Prob
+			}
 		}
+	}
+	// the sources of a copy each raise it: together they would put it above them all
+	for i, b := range below {
+		all[i].f.Prob = min(all[i].f.Prob, copyUnder*b)
 	}
 	slices.SortStableFunc(all, func(a, b tightFile) int { return cmp.Compare(b.f.Prob, a.f.Prob) })
 	return all
