@@ -46,6 +46,7 @@ type piece struct {
 	prob   float64
 	text   string
 	tokens int // -1 until counted
+	after  int // the lines of After shown below a whole body (past end, which is the range's)
 }
 
 // plan is a piece to add and the chosen pieces it replaces (ones it contains or was merged with).
@@ -505,6 +506,11 @@ func merge(x, y *cand) *cand {
 	m.StartLine = min(x.StartLine, y.StartLine)
 	m.EndLine = max(x.EndLine, y.EndLine)
 	m.Score = max(x.Score, y.Score)
+	if x.EndLine > y.EndLine {
+		m.After = x.After
+	} else {
+		m.After = y.After
+	}
 	m.Spare = x.Spare && y.Spare
 	lines := make([]string, m.EndLine-m.StartLine+1)
 	for _, c := range []*cand{lo, hi} { // the better-ranked text wins where both have a line
@@ -575,6 +581,11 @@ func (a *assembly) build(c *cand, size string, keep int, why []string) *piece {
 		p.shownA, p.shownB = shownRange(c, size)
 		if p.shownA > 0 {
 			p.shown = []Lines{{p.shownA, p.shownB}}
+			if c.more == 0 && len(c.After) > 0 && p.shownB == c.EndLine {
+				p.after = min(len(c.After), AfterLines)
+				p.code += "\n" + strings.Join(c.After[:p.after], "\n")
+				p.shown[0][1] += p.after
+			}
 		}
 	case sizeTruncated:
 		p.keep = keep
@@ -671,3 +682,6 @@ func fenceLang(s string) string {
 		return -1
 	}, s)
 }
+
+// AfterLines is the most lines a whole body shows below its end (Candidate.After).
+const AfterLines = 2

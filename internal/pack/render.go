@@ -212,7 +212,7 @@ func renderMarkdownItem(p *piece) string {
 		b.WriteString(")\n" + f + p.lang + "\n" + p.code + "\n" + f + "\n\n")
 		return b.String()
 	}
-	b.WriteString("### " + headingPath(p.path) + lineRange(p.start, p.end, ":"))
+	b.WriteString("### " + headingPath(p.path) + lineRange(p.start, p.end+p.after, ":"))
 	if p.symbol != "" {
 		b.WriteString(" · " + p.symbol)
 	}
@@ -254,7 +254,7 @@ func renderFileBlock(ps []*piece) []string {
 		if p.symbol != "" && !slices.Contains(syms, p.symbol) {
 			syms = append(syms, p.symbol)
 		}
-		end = max(end, p.end)
+		end = max(end, p.end+p.after)
 	}
 	codes := make([]string, len(ps))
 	for i, p := range ps {
@@ -280,12 +280,19 @@ func renderFileBlock(ps []*piece) []string {
 		} else if gap := p.start - reached - 1; gap > 0 {
 			b.WriteString(elision(p.lang, "", gap) + "\n")
 		}
-		b.WriteString(p.code + "\n")
+		code, after := p.code, p.after
+		if i+1 < len(ps) && after > 0 {
+			// the lines below a body that the next piece shows itself are said once, by it
+			keep := max(0, min(after, ps[i+1].start-p.end-1))
+			code = code[:len(code)-len(strings.Join(p.c.After[keep:after], "\n"))-min(1, after-keep)]
+			after = keep
+		}
+		b.WriteString(code + "\n")
 		if i == len(ps)-1 {
 			b.WriteString(f + "\n\n")
 		}
 		parts[i] = b.String()
-		reached = max(reached, p.end)
+		reached = max(reached, p.end+after)
 	}
 	return parts
 }
@@ -294,7 +301,7 @@ func renderXMLItem(p *piece) string {
 	var b strings.Builder
 	b.Grow(len(p.code) + 160)
 	b.WriteString(`<item kind="` + xmlEscape(p.kind, true) + `" path="` + xmlEscape(p.path, true) + `"`)
-	if r := lineRange(p.start, p.end, ""); r != "" {
+	if r := lineRange(p.start, p.end+p.after, ""); r != "" {
 		b.WriteString(` lines="` + r + `"`)
 	}
 	if p.symbol != "" {
