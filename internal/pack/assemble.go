@@ -46,7 +46,8 @@ type piece struct {
 	prob   float64
 	text   string
 	tokens int // -1 until counted
-	after  int // the lines of After shown below a whole body (past end, which is the range's)
+	before int // the lines of Before shown above a whole body (before start, which is the range's)
+	after  int // the lines of After shown below it (past end)
 }
 
 // plan is a piece to add and the chosen pieces it replaces (ones it contains or was merged with).
@@ -370,6 +371,9 @@ func (a *assembly) fit(c *cand, size string, limit int, shared bool, self *piece
 		return nil
 	}
 	why := c.Why
+	if self != nil {
+		why = self.why // an upgrade keeps the reasons a merge gave it
+	}
 	if replaced := len(remove) - len(self.asList()); replaced > 0 {
 		why = mergeWhy(c, remove)
 	}
@@ -581,10 +585,16 @@ func (a *assembly) build(c *cand, size string, keep int, why []string) *piece {
 		p.shownA, p.shownB = shownRange(c, size)
 		if p.shownA > 0 {
 			p.shown = []Lines{{p.shownA, p.shownB}}
-			if c.more == 0 && len(c.After) > 0 && p.shownB == c.EndLine {
-				p.after = min(len(c.After), AfterLines)
-				p.code += "\n" + strings.Join(c.After[:p.after], "\n")
-				p.shown[0][1] += p.after
+			if c.more == 0 && p.shownA == c.StartLine && p.shownB == c.EndLine {
+				p.before = min(len(c.Before), AroundLines)
+				p.after = min(len(c.After), AroundLines)
+				if p.before > 0 {
+					p.code = strings.Join(c.Before[len(c.Before)-p.before:], "\n") + "\n" + p.code
+				}
+				if p.after > 0 {
+					p.code += "\n" + strings.Join(c.After[:p.after], "\n")
+				}
+				p.shown[0] = Lines{p.shownA - p.before, p.shownB + p.after}
 			}
 		}
 	case sizeTruncated:
@@ -683,5 +693,6 @@ func fenceLang(s string) string {
 	}, s)
 }
 
-// AfterLines is the most lines a whole body shows below its end (Candidate.After).
-const AfterLines = 2
+// AroundLines is the most lines a whole body shows above and below its range (Candidate.Before and
+// After).
+const AroundLines = 2

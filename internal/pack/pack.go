@@ -33,9 +33,10 @@ type Candidate struct {
 	Cap int
 	// BodyOnly: the item is shown as code or not at all; its card would say less than its room.
 	BodyOnly bool
-	// After are the source lines right below EndLine (at most AfterLines), shown after a whole body:
-	// where a sibling the fix adds would go, which a diff of it touches.
-	After []string
+	// Before and After are the source lines right above StartLine and below EndLine (at most
+	// AroundLines each), shown around a whole body: where a sibling the fix adds would go, which a
+	// diff of it touches.
+	Before, After []string
 	// Focus are the file's lines inside the body that the evidence lands on, best first: a cut keeps
 	// them, each with the lines around it and the headers of the blocks that hold it, and elides the
 	// rest; without them a cut keeps the body's first lines.

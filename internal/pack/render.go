@@ -212,7 +212,7 @@ func renderMarkdownItem(p *piece) string {
 		b.WriteString(")\n" + f + p.lang + "\n" + p.code + "\n" + f + "\n\n")
 		return b.String()
 	}
-	b.WriteString("### " + headingPath(p.path) + lineRange(p.start, p.end+p.after, ":"))
+	b.WriteString("### " + headingPath(p.path) + lineRange(p.start-p.before, p.end+p.after, ":"))
 	if p.symbol != "" {
 		b.WriteString(" · " + p.symbol)
 	}
@@ -262,7 +262,7 @@ func renderFileBlock(ps []*piece) []string {
 	}
 	f := fence(strings.Join(codes, "\n"))
 	var head strings.Builder
-	head.WriteString("### " + best.path + lineRange(ps[0].start, end, ":"))
+	head.WriteString("### " + best.path + lineRange(ps[0].start-ps[0].before, end, ":"))
 	if len(syms) > 0 {
 		head.WriteString(" · " + strings.Join(syms, ", "))
 	}
@@ -275,12 +275,18 @@ func renderFileBlock(ps []*piece) []string {
 	reached := 0 // the last line shown or stood for so far
 	for i, p := range ps {
 		var b strings.Builder
+		code, before, after := p.code, p.before, p.after
+		if i > 0 && before > 0 {
+			// the lines above a body that the piece before shows are said once, by it
+			keep := max(0, min(before, p.start-reached-1))
+			code = code[len(strings.Join(p.c.Before[len(p.c.Before)-before:len(p.c.Before)-keep], "\n"))+min(1, before-keep):]
+			before = keep
+		}
 		if i == 0 {
 			b.WriteString(head.String())
-		} else if gap := p.start - reached - 1; gap > 0 {
+		} else if gap := p.start - before - reached - 1; gap > 0 {
 			b.WriteString(elision(p.lang, "", gap) + "\n")
 		}
-		code, after := p.code, p.after
 		if i+1 < len(ps) && after > 0 {
 			// the lines below a body that the next piece shows itself are said once, by it
 			keep := max(0, min(after, ps[i+1].start-p.end-1))
@@ -301,7 +307,7 @@ func renderXMLItem(p *piece) string {
 	var b strings.Builder
 	b.Grow(len(p.code) + 160)
 	b.WriteString(`<item kind="` + xmlEscape(p.kind, true) + `" path="` + xmlEscape(p.path, true) + `"`)
-	if r := lineRange(p.start, p.end+p.after, ""); r != "" {
+	if r := lineRange(p.start-p.before, p.end+p.after, ""); r != "" {
 		b.WriteString(` lines="` + r + `"`)
 	}
 	if p.symbol != "" {

@@ -234,9 +234,12 @@ func defCandidate(rec *records.Record, lines [][]byte, d parse.Definition, score
 	// the doc comment, decorators, attributes and template header above the declaration come with it
 	c.StartLine = declStart(lines, d.StartLine, d.Doc != "")
 	c.Full = parse.JoinLines(lines, c.StartLine, end)
-	// and, below a whole body, the lines where a sibling the fix adds would go
+	// and, around a whole body, the lines where a sibling the fix adds would go
 	if end == d.EndLine {
-		for k := end; k < min(end+pack.AfterLines, len(lines)); k++ {
+		for k := max(1, c.StartLine-pack.AroundLines); k < c.StartLine && k <= len(lines); k++ {
+			c.Before = append(c.Before, string(lines[k-1]))
+		}
+		for k := end; k < min(end+pack.AroundLines, len(lines)); k++ {
 			c.After = append(c.After, string(lines[k]))
 		}
 	}
