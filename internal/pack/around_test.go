@@ -49,3 +49,16 @@ func TestAWholeBodyShowsTheLinesAroundIt(t *testing.T) {
 		t.Errorf("a cut body shows the lines below its end:\n%s", p.Text)
 	}
 }
+
+// Two overlapping bodies merged show the lines above the first and below the last.
+func TestAMergeKeepsTheOuterLinesAround(t *testing.T) {
+	x := prepare(0, Candidate{Kind: "definition", Path: "a.go", StartLine: 10, EndLine: 12, Full: "a\nb\nc",
+		Before: []string{"x-before"}, After: []string{"x-after"}})
+	y := prepare(1, Candidate{Kind: "definition", Path: "a.go", StartLine: 12, EndLine: 14, Full: "c\nd\ne",
+		Before: []string{"y-before"}, After: []string{"y-after"}})
+	for _, m := range []*cand{merge(x, y), merge(y, x)} {
+		if len(m.Before) != 1 || m.Before[0] != "x-before" || len(m.After) != 1 || m.After[0] != "y-after" {
+			t.Errorf("merged %d-%d: before %q, after %q", m.StartLine, m.EndLine, m.Before, m.After)
+		}
+	}
+}

@@ -510,10 +510,12 @@ func merge(x, y *cand) *cand {
 	m.StartLine = min(x.StartLine, y.StartLine)
 	m.EndLine = max(x.EndLine, y.EndLine)
 	m.Score = max(x.Score, y.Score)
+	m.Before, m.After = y.Before, y.After // the lines around the merged range: its outer pieces'
+	if x.StartLine < y.StartLine {
+		m.Before = x.Before
+	}
 	if x.EndLine > y.EndLine {
 		m.After = x.After
-	} else {
-		m.After = y.After
 	}
 	m.Spare = x.Spare && y.Spare
 	lines := make([]string, m.EndLine-m.StartLine+1)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ctxmap/ctxmap/internal/history"
-
 	"github.com/ctxmap/ctxmap/internal/query"
 )
 

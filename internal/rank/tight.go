@@ -176,7 +176,7 @@ const (
 	companionsPer = 8   // companions of each likely file
 	companionMin  = 2   // commits a pair must share
 	companionHalf = 3   // the commits at which a pair's confidence counts half: two shared commits are weak
-	copyUnder     = 0.9 // a copy's probability at most, of the least likely source that raised it
+	copyUnder     = 0.9 // a copy's probability at most, of the likeliest source that raised it
 )
 
 // withCompanions raises the probability of the files that changed with the likely ones and adds
@@ -189,7 +189,7 @@ func (r *ranker) withCompanions(likely, all []tightFile, n int) []tightFile {
 	for i, t := range all {
 		at[t.f.Path] = i
 	}
-	below := map[int]float64{} // a copy's bound: under the least likely source that raised it
+	below := map[int]float64{} // a copy's bound: under the likeliest source that raised it
 	for _, s := range likely {
 		p := max(s.f.Prob, alsoMinProb)
 		for _, c := range r.s.History.Companions(s.f.Path, companionMin, companionsPer) {
