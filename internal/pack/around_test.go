@@ -1,8 +1,13 @@
 package pack
 
 import (
+	"fmt"
+	"math/rand"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctxmap/ctxmap/internal/filetest"
 )
 
 // A whole body shows the lines right above and below it, where a sibling the fix adds goes; a cut
@@ -59,6 +64,55 @@ func TestAMergeKeepsTheOuterLinesAround(t *testing.T) {
 	for _, m := range []*cand{merge(x, y), merge(y, x)} {
 		if len(m.Before) != 1 || m.Before[0] != "x-before" || len(m.After) != 1 || m.After[0] != "y-after" {
 			t.Errorf("merged %d-%d: before %q, after %q", m.StartLine, m.EndLine, m.Before, m.After)
+		}
+	}
+}
+
+// Random definitions of one file, each offering the lines around it: whatever the pack takes, every
+// item's code is the file's own lines where its shown ranges say, and the text says each line once.
+func TestTheLinesAroundBodiesStayExact(t *testing.T) {
+	tok := tokenizer(t, "")
+	rng := rand.New(rand.NewSource(filetest.Seed(t)))
+	const n = 120
+	file := make([]string, n+1) // file[k] is line k
+	for k := 1; k <= n; k++ {
+		file[k] = fmt.Sprintf("line_%03d();", k)
+	}
+	span := func(a, b int) []string { return slices.Clone(file[max(1, a) : min(n, b)+1]) }
+	for round := range 40 {
+		var cands []Candidate
+		for range 2 + rng.Intn(10) {
+			a := 1 + rng.Intn(n-8)
+			b := min(n, a+rng.Intn(12))
+			cands = append(cands, Candidate{Kind: "definition", Path: "f.go", Language: "go", StartLine: a, EndLine: b,
+				Compact: fmt.Sprintf("card %d", a), Full: strings.Join(span(a, b), "\n"), Before: span(a-AroundLines, a-1), After: span(b+1, b+AroundLines),
+				Cap: 60 + rng.Intn(300)})
+		}
+		budget := 300 + rng.Intn(1500)
+		p := assemble(t, cands, Options{Budget: budget, Tokenizer: tok, Shares: bugFixShares})
+		if p.Tokens > budget {
+			t.Fatalf("round %d: %d tokens over a budget of %d", round, p.Tokens, budget)
+		}
+		for _, it := range p.Items {
+			var shown []string
+			for _, r := range it.Shown {
+				shown = append(shown, span(r[0], r[1])...)
+			}
+			for _, l := range shown {
+				if !strings.Contains(it.Code, l) {
+					t.Fatalf("round %d: item %d-%d claims %q, which its code lacks:\n%s", round, it.StartLine, it.EndLine, l, it.Code)
+				}
+			}
+			if len(it.Shown) == 1 && it.Size == "full" {
+				if got := strings.Join(shown, "\n"); it.Code != got {
+					t.Fatalf("round %d: a whole item's code is not its shown lines:\n%s\nwant\n%s", round, it.Code, got)
+				}
+			}
+		}
+		for k := 1; k <= n; k++ {
+			if c := strings.Count(p.Text, file[k]+"\n"); c > 1 {
+				t.Fatalf("round %d: %q said %d times:\n%s", round, file[k], c, p.Text)
+			}
 		}
 	}
 }
