@@ -116,3 +116,36 @@ func TestTheLinesAroundBodiesStayExact(t *testing.T) {
 		}
 	}
 }
+
+// In a small pack that spends its budget on code, a definition shown beside its file's best waits for
+// it: when the best cannot be shown, not even as its card, neither is.
+func TestASmallPackShowsNoFragmentWithoutItsBest(t *testing.T) {
+	tok := tokenizer(t, "")
+	body := func(name string, n int) string {
+		return "func " + name + "() {\n" + strings.Repeat("\tstep_of_"+name+"()\n", n) + "}"
+	}
+	beside := Candidate{Kind: "snippet", Bucket: "snippets", Path: "b.go", Language: "go", StartLine: 80, EndLine: 86,
+		Compact: "func Second()", Full: body("Second", 5), BodyOnly: true, Beside: 10}
+	for _, signature := range []int{1, 2000} { // a signature of 2,000 words fits no pack of 1,500 tokens
+		best := Candidate{Kind: "definition", Bucket: "definitions", Path: "b.go", Language: "go", StartLine: 10, EndLine: 40,
+			Compact: "func Best(" + strings.Repeat("arg int, ", signature) + ")", Full: body("Best", 29)}
+		if signature > 1 {
+			best.Full = "" // its card or nothing
+		}
+		for _, budget := range []int{1500, 8000} {
+			p := assemble(t, []Candidate{best, beside}, Options{Budget: budget, Tokenizer: tok, Shares: bugFixShares, BodiesFirst: true})
+			shown := map[int]bool{}
+			for _, it := range p.Items {
+				shown[it.StartLine] = true
+			}
+			switch {
+			case signature == 1 && !(shown[10] && shown[80]):
+				t.Errorf("budget %d: the best and the definition beside it are not both shown:\n%s", budget, p.Text)
+			case signature > 1 && budget < SmallBudget && shown[80]:
+				t.Errorf("budget %d: the definition beside b.go's best is shown without it:\n%s", budget, p.Text)
+			case signature > 1 && budget >= SmallBudget && !shown[80]:
+				t.Errorf("budget %d: a larger pack does not wait, yet the definition beside is not shown:\n%s", budget, p.Text)
+			}
+		}
+	}
+}

@@ -33,6 +33,10 @@ type Candidate struct {
 	Cap int
 	// BodyOnly: the item is shown as code or not at all; its card would say less than its room.
 	BodyOnly bool
+	// Beside is a line of the definition this one is shown beside (its file's best; 0: none). In a
+	// small pack that spends its budget on code it waits for it: alone it is a fragment that stands
+	// next to nothing the pack shows.
+	Beside int
 	// Before and After are the source lines right above StartLine and below EndLine (at most
 	// AroundLines each), shown around a whole body: where a sibling the fix adds would go, which a
 	// diff of it touches.

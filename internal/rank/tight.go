@@ -298,6 +298,7 @@ func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]pr
 			c.Cap = max(moreMinCap, int(q*r.plan.perProb))
 			c.BodyOnly = true
 			c.Probability = 0 // it is here beside the best, whose probability the pack states
+			c.Beside = defs[first].StartLine
 		}
 		out = append(out, valued{c, q})
 		if len(*prims) < 3 && !records.IsTest(f.Path) && c.Kind == "definition" {
