@@ -45,9 +45,10 @@ type piece struct {
 	score  float64
 	prob   float64
 	text   string
-	tokens int // -1 until counted
-	before int // the lines of Before shown above a whole body (before start, which is the range's)
-	after  int // the lines of After shown below it (past end)
+	tokens int    // -1 until counted
+	before int    // the lines of Before shown above a whole body (before start, which is the range's)
+	after  int    // the lines of After shown below it (past end)
+	body   string // the code without them
 }
 
 // plan is a piece to add and the chosen pieces it replaces (ones it contains or was merged with).
@@ -591,14 +592,9 @@ func (a *assembly) build(c *cand, size string, keep int, why []string) *piece {
 		if p.shownA > 0 {
 			p.shown = []Lines{{p.shownA, p.shownB}}
 			if c.more == 0 && p.shownA == c.StartLine && p.shownB == c.EndLine {
-				p.before = min(len(c.Before), AroundLines)
-				p.after = min(len(c.After), AroundLines)
-				if p.before > 0 {
-					p.code = strings.Join(c.Before[len(c.Before)-p.before:], "\n") + "\n" + p.code
-				}
-				if p.after > 0 {
-					p.code += "\n" + strings.Join(c.After[:p.after], "\n")
-				}
+				p.body = p.code
+				p.before, p.after = min(len(c.Before), AroundLines), min(len(c.After), AroundLines)
+				p.code = p.around(p.before, p.after)
 				p.shown[0] = Lines{p.shownA - p.before, p.shownB + p.after}
 			}
 		}
@@ -701,6 +697,14 @@ func fenceLang(s string) string {
 // AroundLines is the most lines a whole body shows above and below its range (Candidate.Before and
 // After).
 const AroundLines = 2
+
+// around is a whole body's code with the last before lines of Before above it and the first after
+// lines of After below it.
+func (x *piece) around(before, after int) string {
+	lines := slices.Clone(x.c.Before[len(x.c.Before)-before:])
+	lines = append(lines, x.body)
+	return strings.Join(append(lines, x.c.After[:after]...), "\n")
+}
 
 // besideShown says whether what c stands beside is in the pack, as a body or a card, or need not be:
 // in a small pack that spends its budget on code (on the dev set at 2,000 tokens, line recall 0.297

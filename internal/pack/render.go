@@ -278,9 +278,7 @@ func renderFileBlock(ps []*piece) []string {
 		code, before, after := p.code, p.before, p.after
 		if i > 0 && before > 0 {
 			// the lines above a body that the piece before shows are said once, by it
-			keep := max(0, min(before, p.start-reached-1))
-			code = code[len(strings.Join(p.c.Before[len(p.c.Before)-before:len(p.c.Before)-keep], "\n"))+min(1, before-keep):]
-			before = keep
+			before = max(0, min(before, p.start-reached-1))
 		}
 		if i == 0 {
 			b.WriteString(head.String())
@@ -289,9 +287,10 @@ func renderFileBlock(ps []*piece) []string {
 		}
 		if i+1 < len(ps) && after > 0 {
 			// the lines below a body that the next piece shows itself are said once, by it
-			keep := max(0, min(after, ps[i+1].start-p.end-1))
-			code = code[:len(code)-len(strings.Join(p.c.After[keep:after], "\n"))-min(1, after-keep)]
-			after = keep
+			after = max(0, min(after, ps[i+1].start-p.end-1))
+		}
+		if before != p.before || after != p.after {
+			code = p.around(before, after)
 		}
 		b.WriteString(code + "\n")
 		if i == len(ps)-1 {

@@ -32,10 +32,7 @@ type Generated struct {
 func (r *ranker) amalgamated(p string) bool {
 	g := r.s.Generated
 	if g == nil {
-		if r.generated == nil {
-			r.generated = &Generated{}
-		}
-		g = r.generated
+		g = &r.generated
 	}
 	g.mu.Lock()
 	v, ok := g.is[p]

@@ -94,7 +94,7 @@ type ranker struct {
 	split    map[string][][]byte // and split into lines
 	plan     plan                // how far a pack goes past its likeliest file
 	// generated judges files for this request alone when the view shares no judgements
-	generated *Generated
+	generated Generated
 }
 
 func (r *ranker) on(signal string) bool { return !r.without[signal] }
