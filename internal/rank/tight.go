@@ -176,20 +176,26 @@ const (
 	companionsPer = 8   // companions of each likely file
 	companionMin  = 2   // commits a pair must share
 	companionHalf = 3   // the commits at which a pair's confidence counts half: two shared commits are weak
-	copyUnder     = 0.9 // a copy's probability at most, of the likeliest source that raised it
+	copyUnder     = 0.9 // a copy's probability at most, of the likeliest source that raised it (its own: a tenth)
 )
 
 // withCompanions raises the probability of the files that changed with the likely ones and adds
-// those no signal found, then orders the files by probability.
+// those no signal found, then orders the files by probability. The sources' raises are joined as
+// independent (noisy-or), which they are not: files that change with a file change with each other,
+// and four sources that each name a file would put it above them all. So a file raised is never
+// likelier than the likeliest source that raised it (unless it was on its own), and a generated copy
+// stays under it.
 func (r *ranker) withCompanions(likely, all []tightFile, n int) []tightFile {
 	if r.s.History == nil || !r.on("history") {
 		return all
 	}
 	at := map[string]int{}
+	own := make([]float64, len(all)) // each file's probability before any raise
 	for i, t := range all {
 		at[t.f.Path] = i
+		own[i] = t.f.Prob
 	}
-	below := map[int]float64{} // a copy's bound: under the likeliest source that raised it
+	raisedBy := map[int]float64{} // the likeliest source that raised each file
 	for _, s := range likely {
 		p := max(s.f.Prob, alsoMinProb)
 		for _, c := range r.s.History.Companions(s.f.Path, companionMin, companionsPer) {
@@ -202,6 +208,7 @@ func (r *ranker) withCompanions(likely, all []tightFile, n int) []tightFile {
 			i, ok := at[c.Path]
 			if !ok {
 				all = append(all, tightFile{f: RankedFile{Path: c.Path, fusedRank: n, fusedTop: s.f.fusedTop}, k: n})
+				own = append(own, 0)
 				i = len(all) - 1
 				at[c.Path] = i
 				n++
@@ -211,14 +218,15 @@ func (r *ranker) withCompanions(likely, all []tightFile, n int) []tightFile {
 			if t.with == "" {
 				t.with = with
 			}
-			if b, ok := below[i]; t.copy && (!ok || s.f.Prob > b) {
-				below[i] = s.f.Prob
-			}
+			raisedBy[i] = max(raisedBy[i], s.f.Prob)
 		}
 	}
-	// the sources of a copy each raise it: together they would put it above them all
-	for i, b := range below {
-		all[i].f.Prob = min(all[i].f.Prob, copyUnder*b)
+	for i, b := range raisedBy {
+		bound := max(own[i], b)
+		if all[i].copy {
+			bound = copyUnder * b
+		}
+		all[i].f.Prob = min(all[i].f.Prob, bound)
 	}
 	slices.SortStableFunc(all, func(a, b tightFile) int { return cmp.Compare(b.f.Prob, a.f.Prob) })
 	return all

@@ -1,0 +1,87 @@
+package rank
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/ctxmap/ctxmap/internal/history"
+	"github.com/ctxmap/ctxmap/internal/query"
+)
+
+// Files that change with a likely file change with each other: four sources that each changed with a
+// file no signal finds raise it, and their raises joined as independent would put it above them all.
+// It comes after the likeliest source that raised it.
+func TestAFileRaisedByManySourcesStaysBehindTheLikeliest(t *testing.T) {
+	files := map[string]string{}
+	kinds := []string{"tcp", "udp", "unix", "pipe"}
+	for _, k := range kinds {
+		files["net/"+k+".go"] = fmt.Sprintf(`package net
+
+// %[1]sSocket is a %[1]s socket.
+type %[1]sSocket struct{ fd int }
+
+// Writable waits until the %[1]s socket can be written.
+func (s *%[1]sSocket) Writable() error {
+	if s.fd < 0 {
+		return errClosed
+	}
+	return wait(s.fd, writeReady)
+}
+
+// TryIO runs f once the %[1]s socket is ready.
+func (s *%[1]sSocket) TryIO(f func() error) error {
+	if err := s.Writable(); err != nil {
+		return err
+	}
+	return f()
+}
+`, k)
+	}
+	files["net/listener.go"] = `package net
+
+// Listener accepts connections.
+type Listener struct{ fd int }
+
+// Accept waits for the next connection.
+func (l *Listener) Accept() (int, error) {
+	return accept(l.fd)
+}
+`
+	v := testView(t, files)
+	var commits []history.Commit
+	for i := 0; i < 40; i++ {
+		source := "net/" + kinds[i%len(kinds)] + ".go"
+		commits = append(commits, history.Commit{Hash: fmt.Sprintf("%040d", i), Time: time.Unix(int64(1e9+i), 0),
+			Subject: "net: readiness", Files: []string{source, "net/listener.go"}})
+	}
+	v.History = &history.Log{Available: true, Commits: commits}
+	text := "tcpSocket.Writable returns before the socket is writable; udpSocket.Writable, unixSocket.Writable and pipeSocket.Writable too, so TryIO fails"
+	got, err := Rank(context.Background(), v, query.Analyze(text, nil), Options{Ranker: Learned, Budget: 8000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, prob := map[string]int{}, map[string]float64{}
+	for i, c := range got.Candidates {
+		if _, ok := first[c.Path]; !ok && c.Bucket != "outlines" {
+			first[c.Path], prob[c.Path] = i, c.Probability
+		}
+	}
+	raised, ok := first["net/listener.go"]
+	if !ok {
+		t.Fatalf("the file that changed with every source is not shown: %v", first)
+	}
+	best, bestAt := 0.0, -1
+	for _, k := range kinds {
+		if i, ok := first["net/"+k+".go"]; ok && (bestAt < 0 || i < bestAt) {
+			best, bestAt = prob["net/"+k+".go"], i
+		}
+	}
+	if bestAt < 0 || raised < bestAt {
+		t.Errorf("the raised file is item %d, before every source (the first at %d): %v", raised, bestAt, first)
+	}
+	if prob["net/listener.go"] > best {
+		t.Errorf("the raised file's probability %.3f is above its likeliest source's %.3f", prob["net/listener.go"], best)
+	}
+}
