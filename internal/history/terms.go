@@ -38,6 +38,7 @@ type index struct {
 	files       map[string][]int32 // path -> commits (not mass) that touched it, newest first
 	postings    map[string][]int32 // term -> commits whose message uses it, newest first
 	fileTerms   map[string][]TermCount
+	refs        map[int][]int32 // issue or pull request number -> commits whose message names it, newest first
 	avgLen      float64 // mean number of commits per file, for length normalisation
 }
 
@@ -53,8 +54,12 @@ func buildIndex(commits []Commit) *index {
 		files:       map[string][]int32{},
 		postings:    map[string][]int32{},
 		fileTerms:   map[string][]TermCount{},
+		refs:        map[int][]int32{},
 	}
 	for i, c := range commits {
+		for _, n := range IssueRefs(c.Subject + "\n" + c.Body) {
+			ix.refs[n] = append(ix.refs[n], int32(i))
+		}
 		ts := messageTerms(c.Subject, c.Body)
 		ix.commitTerms[i] = ts
 		for _, t := range ts {

@@ -52,13 +52,14 @@ type Term struct {
 type Analysis struct {
 	Text        string   `json:"text"`
 	Intent      Intent   `json:"intent"`
-	Anchors     []Anchor `json:"anchors"`     // deduplicated, in order of appearance
-	Frames      []Frame  `json:"frames"`      // every trace in the text, most relevant frame first
-	Errors      []string `json:"errors"`      // error and exception messages, to match string literals in code
-	Terms       []Term   `json:"terms"`       // the query's words, then expansions by weight
-	Identifiers []string `json:"identifiers"` // identifier names the prose suggests (build tree -> BuildTree, TreeBuilder), best first
-	SetAside    SetAside `json:"setAside"`    // the template answers, environment blocks and images the analysis set aside
-	Kept        string   `json:"-"`           // the text without what was set aside, links and images: what entities and vectors read
+	Anchors     []Anchor `json:"anchors"`        // deduplicated, in order of appearance
+	Frames      []Frame  `json:"frames"`         // every trace in the text, most relevant frame first
+	Errors      []string `json:"errors"`         // error and exception messages, to match string literals in code
+	Terms       []Term   `json:"terms"`          // the query's words, then expansions by weight
+	Identifiers []string `json:"identifiers"`    // identifier names the prose suggests (build tree -> BuildTree, TreeBuilder), best first
+	Refs        []int    `json:"refs,omitempty"` // earlier issues and pull requests the prose names (#3112, a link to one)
+	SetAside    SetAside `json:"setAside"`       // the template answers, environment blocks and images the analysis set aside
+	Kept        string   `json:"-"`              // the text without what was set aside, links and images: what entities and vectors read
 }
 
 // Analyze reads a query. lex expands terms; nil means no expansion. Analyze never fails: text it
@@ -81,6 +82,7 @@ func analyze(text string, lex *lexicon.Lexicon) *Analysis {
 	a.Anchors = findAnchors(doc)
 	a.Terms = findTerms(doc, lex)
 	a.Identifiers = identifierCandidates(doc)
+	a.Refs = findRefs(doc)
 	a.Intent = detectIntent(doc, len(a.Frames) > 0, len(a.Errors) > 0)
 	a.SetAside = doc.aside
 	a.Kept = splitScripts(doc.keptText())

@@ -3,6 +3,8 @@ package rank
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,5 +85,39 @@ func (l *Listener) Accept() (int, error) {
 	}
 	if prob["net/listener.go"] > best {
 		t.Errorf("the raised file's probability %.3f is above its likeliest source's %.3f", prob["net/listener.go"], best)
+	}
+}
+
+// An issue that names an earlier one points at the code that issue's fix changed: the file the commits
+// naming it changed is shown, saying why, though no word of the text is in it.
+func TestAFileTheReferencedIssueChangedIsShown(t *testing.T) {
+	files := map[string]string{
+		"lint/imports.py":   "def unused_imports(module):\n    \"\"\"Report the unused imports of a module.\"\"\"\n    return [name for name in module.imports if name not in module.used]\n",
+		"lint/comments.py":  "def type_comment(line):\n    \"\"\"The annotation a type comment holds.\"\"\"\n    return line.split('# type:')[1].strip()\n",
+		"lint/variables.py": "def scope_names(node):\n    return {n.name for n in node.body}\n\n\ndef consumed(scope, name):\n    return name in scope.consumed\n",
+	}
+	v := testView(t, files)
+	v.History = &history.Log{Available: true, Commits: []history.Commit{
+		{Hash: fmt.Sprintf("%040d", 2), Time: time.Unix(1e9+2, 0), Subject: "Support typing comments. Close #3112", Files: []string{"lint/variables.py", "ChangeLog"}},
+		{Hash: fmt.Sprintf("%040d", 1), Time: time.Unix(1e9+1, 0), Subject: "Report unused imports", Files: []string{"lint/imports.py"}},
+	}}
+	ask := func(text string) (why []string, shown bool) {
+		got, err := Rank(context.Background(), v, query.Analyze(text, nil), Options{Ranker: Learned, Budget: 8000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range got.Candidates {
+			if c.Path == "lint/variables.py" && c.Bucket != "outlines" {
+				return c.Why, true
+			}
+		}
+		return nil, false
+	}
+	text := "unused imports reported for a module used in a type comment"
+	if why, shown := ask(text + ". This is a follow up to #3112."); !shown || !slices.ContainsFunc(why, func(w string) bool { return strings.Contains(w, "names #3112") }) {
+		t.Errorf("the file #3112's fix changed: shown %v, why %q", shown, why)
+	}
+	if why, shown := ask(text + "."); shown && slices.ContainsFunc(why, func(w string) bool { return strings.Contains(w, "names #3112") }) {
+		t.Errorf("without the reference the file is shown for it: %q", why)
 	}
 }

@@ -147,6 +147,7 @@ func (r *ranker) tightFiles(files []RankedFile, m *Model) (show, rest []tightFil
 	if len(all) == 0 {
 		return nil, nil
 	}
+	all = r.withReferenced(all, len(files))
 	slices.SortStableFunc(all, func(a, b tightFile) int { return cmp.Compare(b.f.Prob, a.f.Prob) })
 	fileMin := r.plan.fileMin
 	if fileMin < 0 {
@@ -229,6 +230,56 @@ func (r *ranker) withCompanions(likely, all []tightFile, n int) []tightFile {
 		all[i].f.Prob = min(all[i].f.Prob, bound)
 	}
 	slices.SortStableFunc(all, func(a, b tightFile) int { return cmp.Compare(b.f.Prob, a.f.Prob) })
+	return all
+}
+
+// Referenced issues: the code files the commits that name an earlier issue the text names changed.
+const (
+	referencedWeight = 0.5 // what a referenced issue's commits say of the code they changed, shared among its files
+	referencedFiles  = 20  // commits of more code files than this say nothing of any one
+)
+
+// withReferenced raises the probability of the code files changed by the commits whose message names an
+// issue or pull request the text names ("a follow up to #3112"), each by referencedWeight shared among
+// that issue's files (noisy-or), and adds those no signal found.
+func (r *ranker) withReferenced(all []tightFile, n int) []tightFile {
+	if r.s.History == nil || !r.on("history") || len(r.a.Refs) == 0 {
+		return all
+	}
+	at := map[string]int{}
+	for i, t := range all {
+		at[t.f.Path] = i
+	}
+	for _, ref := range r.a.Refs {
+		var files []string
+		by := map[string]string{} // each file's newest commit that names the issue
+		for _, c := range r.s.History.Naming(ref) {
+			for _, p := range c.Files {
+				if _, ok := by[p]; !ok && records.IsCode(p) && !records.IsTest(p) && r.parsed(p) != nil {
+					by[p] = c.Hash
+					files = append(files, p)
+				}
+			}
+		}
+		if len(files) == 0 || len(files) > referencedFiles {
+			continue
+		}
+		q := referencedWeight / float64(len(files))
+		for _, p := range files {
+			i, ok := at[p]
+			if !ok {
+				all = append(all, tightFile{f: RankedFile{Path: p, fusedRank: n, fusedTop: all[0].f.fusedTop}, k: n})
+				i = len(all) - 1
+				at[p] = i
+				n++
+			}
+			t := &all[i]
+			t.f.Prob = 1 - (1-t.f.Prob)*(1-q)
+			if t.with == "" {
+				t.with = fmt.Sprintf("changed by %.7s, which names #%d as the text does", by[p], ref)
+			}
+		}
+	}
 	return all
 }
 
