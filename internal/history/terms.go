@@ -39,7 +39,7 @@ type index struct {
 	postings    map[string][]int32 // term -> commits whose message uses it, newest first
 	fileTerms   map[string][]TermCount
 	refs        map[int][]int32 // issue or pull request number -> commits whose message names it, newest first
-	avgLen      float64 // mean number of commits per file, for length normalisation
+	avgLen      float64         // mean number of commits per file, for length normalisation
 }
 
 func (l *Log) index() *index {
