@@ -10,23 +10,27 @@ import (
 // link to a pull request) points at the code that issue's fix changed, and the commits that name it
 // say which files those were.
 
-// maxRef bounds an issue number: past it, "#" and digits are something else (an id, a colour).
-const maxRef = 9_999_999
+// maxRef bounds an issue number: past it, "#" and digits are something else (an id, a colour). A bare
+// "#" and one digit is an ordinal more often than an issue ("step #2", "the #1 cause").
+const (
+	maxRef     = 9_999_999
+	minHashRef = 10
+)
 
 var (
 	reHashRef = regexp.MustCompile(`#(\d{1,7})\b`)
 	reLinkRef = regexp.MustCompile(`(?i)\b(?:github\.com|gitlab\.com|codeberg\.org)/[\w.-]+/[\w.-]+/(?:-/)?(?:issues|pull|merge_requests)/(\d{1,7})\b`)
 )
 
-// IssueRefs are the issue and pull request numbers a text names, in order of appearance: #123 (not
-// owner/name#123, another project's, nor &#123; or a debugger's frame "#12 0x4f3a in ..."), and links
-// to an issue or a pull request.
+// IssueRefs are the issue and pull request numbers a text names, in order of appearance: #123 (from
+// #10; not owner/name#123, another project's, nor &#123; or a debugger's frame "#12 0x4f3a in ..."),
+// and links to an issue or a pull request.
 func IssueRefs(text string) []int {
 	var out []int
 	seen := map[int]bool{}
-	add := func(digits string) {
+	add := func(digits string, least int) {
 		n, err := strconv.Atoi(digits)
-		if err != nil || n <= 0 || n > maxRef || seen[n] {
+		if err != nil || n < least || n > maxRef || seen[n] {
 			return
 		}
 		seen[n] = true
@@ -41,10 +45,10 @@ func IssueRefs(text string) []int {
 		if rest := strings.TrimLeft(text[m[1]:], " \t"); len(rest) < len(text[m[1]:]) && strings.HasPrefix(rest, "0x") {
 			continue // a frame of a native stack trace
 		}
-		add(text[m[2]:m[3]])
+		add(text[m[2]:m[3]], minHashRef)
 	}
 	for _, m := range reLinkRef.FindAllStringSubmatch(text, -1) {
-		add(m[1])
+		add(m[1], 1)
 	}
 	return out
 }

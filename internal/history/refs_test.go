@@ -16,7 +16,7 @@ func TestIssueRefs(t *testing.T) {
 		{"see https://gitlab.com/group/proj/-/merge_requests/17 and #17", []int{17}},
 		{"as rust-lang/rust#12345 says; issue#5; &#123; and ##9", nil},
 		{"    #3 0x5613e8af05b8 in decCompare src/decNumber/decNumber.c:6209", nil},
-		{"#0 and #12345678 are not issues", nil},
+		{"#0, step #2 and #12345678 are not issues", nil},
 		{"the colour #ff00aa and step #2a", nil},
 	} {
 		if got := IssueRefs(c.text); !slices.Equal(got, c.want) {
