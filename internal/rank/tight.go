@@ -236,7 +236,7 @@ func (r *ranker) withCompanions(likely, all []tightFile, n int) []tightFile {
 // Referenced issues: the code files the commits that name an earlier issue the text names changed.
 const (
 	referencedWeight = 0.5 // what a referenced issue's commits say of the code they changed, shared among its files
-	referencedFiles  = 20  // commits of more code files than this say nothing of any one
+	referencedFiles  = 20  // an issue whose commits changed more code files than this says nothing of any one
 )
 
 // withReferenced raises the probability of the code files changed by the commits whose message names an
