@@ -19,12 +19,13 @@ const (
 
 var (
 	reHashRef = regexp.MustCompile(`#(\d{1,7})\b`)
+	reGHRef   = regexp.MustCompile(`(?i)\bgh-(\d{1,7})\b`)
 	reLinkRef = regexp.MustCompile(`(?i)\b(?:github\.com|gitlab\.com|codeberg\.org)/[\w.-]+/[\w.-]+/(?:-/)?(?:issues|pull|merge_requests)/(\d{1,7})\b`)
 )
 
 // IssueRefs are the issue and pull request numbers a text names, in order of appearance: #123 (from
 // #10; not owner/name#123, another project's, nor &#123; or a debugger's frame "#12 0x4f3a in ..."),
-// and links to an issue or a pull request.
+// GH-123 (as some projects write them), and links to an issue or a pull request.
 func IssueRefs(text string) []int {
 	var out []int
 	seen := map[int]bool{}
@@ -46,6 +47,9 @@ func IssueRefs(text string) []int {
 			continue // a frame of a native stack trace
 		}
 		add(text[m[2]:m[3]], minHashRef)
+	}
+	for _, m := range reGHRef.FindAllStringSubmatch(text, -1) {
+		add(m[1], 1)
 	}
 	for _, m := range reLinkRef.FindAllStringSubmatch(text, -1) {
 		add(m[1], 1)

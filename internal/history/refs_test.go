@@ -18,6 +18,8 @@ func TestIssueRefs(t *testing.T) {
 		{"    #3 0x5613e8af05b8 in decCompare src/decNumber/decNumber.c:6209", nil},
 		{"#0, step #2 and #12345678 are not issues", nil},
 		{"the colour #ff00aa and step #2a", nil},
+		{"gh-104482: fix the parser (GH-104490)", []int{104482, 104490}},
+		{"see numpy/numpy#123 and high-12 and ugh-12", nil},
 	} {
 		if got := IssueRefs(c.text); !slices.Equal(got, c.want) {
 			t.Errorf("IssueRefs(%q) = %v, want %v", c.text, got, c.want)
