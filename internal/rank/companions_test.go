@@ -3,6 +3,7 @@ package rank
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -119,5 +120,47 @@ func TestAFileTheReferencedIssueChangedIsShown(t *testing.T) {
 	}
 	if why, shown := ask(text + "."); shown && slices.ContainsFunc(why, func(w string) bool { return strings.Contains(w, "names #3112") }) {
 		t.Errorf("without the reference the file is shown for it: %q", why)
+	}
+}
+
+// Files no signal found, added by a reference and by the history, each take a place of their own in
+// the ranking: no two files of a pack are called by one number.
+func TestFilesAddedByRaisesAreNumberedApart(t *testing.T) {
+	files := map[string]string{
+		"lint/imports.py": "def unused_imports(module):\n    \"\"\"Report the unused imports of a module.\"\"\"\n    return [name for name in module.imports if name not in module.used]\n",
+		"lint/scopes.py":  "def frame_of(node):\n    return node.frame()\n",
+		"lint/checker.py": "def visit_module(tree):\n    return tree.body\n",
+	}
+	v := testView(t, files)
+	var commits []history.Commit
+	for i := 0; i < 6; i++ {
+		commits = append(commits, history.Commit{Hash: fmt.Sprintf("%040d", 10+i), Time: time.Unix(int64(1e9+10+i), 0),
+			Subject: "Tidy", Files: []string{"lint/imports.py", "lint/checker.py"}})
+	}
+	commits = append(commits, history.Commit{Hash: fmt.Sprintf("%040d", 2), Time: time.Unix(1e9+2, 0),
+		Subject: "Close #3112", Files: []string{"lint/scopes.py"}})
+	v.History = &history.Log{Available: true, Commits: commits}
+	got, err := Rank(context.Background(), v, query.Analyze("`unused_imports` reports a module used in a type comment. A follow up to #3112.", nil),
+		Options{Ranker: Learned, Budget: 8000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pathOf := map[string]string{}
+	for _, c := range got.Candidates {
+		for _, w := range c.Why {
+			if !strings.HasPrefix(w, "file #") {
+				continue
+			}
+			n, _, _ := strings.Cut(strings.TrimPrefix(w, "file #"), ",")
+			if p, ok := pathOf[n]; ok && p != c.Path {
+				t.Errorf("file #%s is both %s and %s", n, p, c.Path)
+			}
+			pathOf[n] = c.Path
+		}
+	}
+	for _, p := range []string{"lint/scopes.py", "lint/checker.py"} {
+		if !slices.Contains(slices.Collect(maps.Values(pathOf)), p) {
+			t.Errorf("%s is not numbered among the pack's files: %v", p, pathOf)
+		}
 	}
 }

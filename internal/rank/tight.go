@@ -147,7 +147,7 @@ func (r *ranker) tightFiles(files []RankedFile, m *Model) (show, rest []tightFil
 	if len(all) == 0 {
 		return nil, nil
 	}
-	all = r.withReferenced(all, len(files))
+	all, next := r.withReferenced(all, len(files))
 	slices.SortStableFunc(all, func(a, b tightFile) int { return cmp.Compare(b.f.Prob, a.f.Prob) })
 	fileMin := r.plan.fileMin
 	if fileMin < 0 {
@@ -160,7 +160,7 @@ func (r *ranker) tightFiles(files []RankedFile, m *Model) (show, rest []tightFil
 		}
 		likely = append(likely, t)
 	}
-	all = r.withCompanions(likely, all, len(files))
+	all = r.withCompanions(likely, all, next)
 	for i, t := range all {
 		if i == 0 || t.f.Prob >= fileMin && len(show) < r.plan.files {
 			show = append(show, t)
@@ -186,17 +186,12 @@ const (
 // and four sources that each name a file would put it above them all. So a file raised is never
 // likelier than the likeliest source that raised it (unless it was on its own), and a generated copy
 // stays under it.
-func (r *ranker) withCompanions(likely, all []tightFile, n int) []tightFile {
+func (r *ranker) withCompanions(likely, all []tightFile, next int) []tightFile {
 	if r.s.History == nil || !r.on("history") {
 		return all
 	}
-	at := map[string]int{}
-	own := make([]float64, len(all)) // each file's probability before any raise
-	for i, t := range all {
-		at[t.f.Path] = i
-		own[i] = t.f.Prob
-	}
-	raisedBy := map[int]float64{} // the likeliest source that raised each file
+	x := byPath(all, next)
+	raisedBy, own := map[int]float64{}, map[int]float64{} // each raised file's likeliest source, and its own probability
 	for _, s := range likely {
 		p := max(s.f.Prob, alsoMinProb)
 		for _, c := range r.s.History.Companions(s.f.Path, companionMin, companionsPer) {
@@ -205,32 +200,54 @@ func (r *ranker) withCompanions(likely, all []tightFile, n int) []tightFile {
 				continue
 			}
 			q := p * c.Confidence * float64(c.Commits) / float64(c.Commits+companionHalf)
-			with := fmt.Sprintf("changed with %s in %d commits", s.f.Path, c.Commits)
-			i, ok := at[c.Path]
-			if !ok {
-				all = append(all, tightFile{f: RankedFile{Path: c.Path, fusedRank: n, fusedTop: s.f.fusedTop}, k: n})
-				own = append(own, 0)
-				i = len(all) - 1
-				at[c.Path] = i
-				n++
+			i := x.index(c.Path, s.f.fusedTop)
+			t := &x.all[i]
+			if _, ok := raisedBy[i]; !ok {
+				own[i] = t.f.Prob
 			}
-			t := &all[i]
 			t.f.Prob = 1 - (1-t.f.Prob)*(1-q)
 			if t.with == "" {
-				t.with = with
+				t.with = fmt.Sprintf("changed with %s in %d commits", s.f.Path, c.Commits)
 			}
 			raisedBy[i] = max(raisedBy[i], s.f.Prob)
 		}
 	}
 	for i, b := range raisedBy {
 		bound := max(own[i], b)
-		if all[i].copy {
+		if x.all[i].copy {
 			bound = copyUnder * b
 		}
-		all[i].f.Prob = min(all[i].f.Prob, bound)
+		x.all[i].f.Prob = min(x.all[i].f.Prob, bound)
 	}
-	slices.SortStableFunc(all, func(a, b tightFile) int { return cmp.Compare(b.f.Prob, a.f.Prob) })
-	return all
+	slices.SortStableFunc(x.all, func(a, b tightFile) int { return cmp.Compare(b.f.Prob, a.f.Prob) })
+	return x.all
+}
+
+// filesByPath finds a pack's files by path, and adds those a raise finds that no signal did, ranked
+// past every ranked file in the order they come.
+type filesByPath struct {
+	all  []tightFile
+	at   map[string]int
+	next int // the rank of the next file added
+}
+
+func byPath(all []tightFile, next int) *filesByPath {
+	x := &filesByPath{all: all, at: make(map[string]int, len(all)), next: next}
+	for i, t := range all {
+		x.at[t.f.Path] = i
+	}
+	return x
+}
+
+// index is where path is in x.all, once added if it was not.
+func (x *filesByPath) index(path string, top float64) int {
+	if i, ok := x.at[path]; ok {
+		return i
+	}
+	x.all = append(x.all, tightFile{f: RankedFile{Path: path, fusedRank: x.next, fusedTop: top}, k: x.next})
+	x.next++
+	x.at[path] = len(x.all) - 1
+	return len(x.all) - 1
 }
 
 // Referenced issues: the code files the commits that name an earlier issue the text names changed.
@@ -241,15 +258,13 @@ const (
 
 // withReferenced raises the probability of the code files changed by the commits whose message names an
 // issue or pull request the text names ("a follow up to #3112"), each by referencedWeight shared among
-// that issue's files (noisy-or), and adds those no signal found.
-func (r *ranker) withReferenced(all []tightFile, n int) []tightFile {
+// that issue's files (noisy-or), and adds those no signal found, ranked from next on; it returns the
+// rank a file added after them takes.
+func (r *ranker) withReferenced(all []tightFile, next int) ([]tightFile, int) {
 	if r.s.History == nil || !r.on("history") || len(r.a.Refs) == 0 {
-		return all
+		return all, next
 	}
-	at := map[string]int{}
-	for i, t := range all {
-		at[t.f.Path] = i
-	}
+	x := byPath(all, next)
 	for _, ref := range r.a.Refs {
 		var files []string
 		by := map[string]string{} // each file's newest commit that names the issue
@@ -266,21 +281,15 @@ func (r *ranker) withReferenced(all []tightFile, n int) []tightFile {
 		}
 		q := referencedWeight / float64(len(files))
 		for _, p := range files {
-			i, ok := at[p]
-			if !ok {
-				all = append(all, tightFile{f: RankedFile{Path: p, fusedRank: n, fusedTop: all[0].f.fusedTop}, k: n})
-				i = len(all) - 1
-				at[p] = i
-				n++
-			}
-			t := &all[i]
+			i := x.index(p, x.all[0].f.fusedTop)
+			t := &x.all[i]
 			t.f.Prob = 1 - (1-t.f.Prob)*(1-q)
 			if t.with == "" {
 				t.with = fmt.Sprintf("changed by %.7s, which names #%d as the text does", by[p], ref)
 			}
 		}
 	}
-	return all
+	return x.all, x.next
 }
 
 // showFile is one shown file's candidates: its likeliest definitions, the best as itself (a method's
