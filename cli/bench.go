@@ -173,9 +173,10 @@ instances and remake the figures.`)
 // runMine writes training pairs mined from the histories of the listed repositories.
 func (e *env) mineCommand() *cobra.Command {
 	cmd := newCommand("mine", "training pairs mined from repositories' histories",
-		"Write training pairs for the learned ranker, mined from the first-parent histories of the listed repositories: a commit's message asked against a snapshot before it, with the files it changed.")
+		"Write training pairs for the learned ranker, mined from the first-parent histories of the listed repositories: a commit's message asked against a snapshot before it, with the files it changed. With --reports, each issue of the file is asked at the parent of the commit that fixed it instead.")
 	f := cmd.Flags()
 	repos := f.String("repos", "", "file of repositories to mine, one owner/name a line (# comments)")
+	reports := f.String("reports", "", `JSONL file of issues and their fixes, {"repo": "owner/name", "commit": HASH, "text": ISSUE} a line, to mine instead of --repos`)
 	mirrors := f.String("mirrors", "", "folder of bare mirrors, MIRRORS/<owner>+<name>/repo")
 	work := f.String("work", "", "folder for the work trees and caches")
 	out := f.String("out", "", "JSONL file to append the pairs to (default: stdout)")
@@ -184,8 +185,8 @@ func (e *env) mineCommand() *cobra.Command {
 	window := f.Int("window", 300, "first-parent commits after a snapshot that may be asked against it")
 	shard := f.String("shard", "1/1", "mine the repositories of shard I of N (by line)")
 	cmd.RunE = func(*cobra.Command, []string) error {
-		if *repos == "" || *mirrors == "" || *work == "" {
-			return usagef("give --repos FILE, --mirrors DIR and --work DIR")
+		if (*repos == "") == (*reports == "") || *mirrors == "" || *work == "" {
+			return usagef("give --repos FILE or --reports FILE, --mirrors DIR and --work DIR")
 		}
 		var si, sn int
 		if _, err := fmt.Sscanf(*shard, "%d/%d", &si, &sn); err != nil || sn < 1 || si < 1 || si > sn {
@@ -194,21 +195,39 @@ func (e *env) mineCommand() *cobra.Command {
 		if *snapshots < 1 || *queries < 1 || *window < 1 {
 			return usagef("--snapshots, --queries and --window must be at least 1")
 		}
-		b, err := os.ReadFile(*repos)
-		if err != nil {
-			return err
+		var all []string // the repositories to mine, in order
+		var issues []mine.Report
+		if *reports != "" {
+			f, err := os.Open(*reports)
+			if err != nil {
+				return err
+			}
+			issues, err = mine.ReadReports(f)
+			f.Close()
+			if err != nil {
+				return fmt.Errorf("%s: %w", *reports, err)
+			}
+			for _, rp := range issues {
+				if !slices.Contains(all, rp.Repo) {
+					all = append(all, rp.Repo)
+				}
+			}
+		} else {
+			b, err := os.ReadFile(*repos)
+			if err != nil {
+				return err
+			}
+			for _, line := range strings.Split(string(b), "\n") {
+				if f := strings.Fields(line); len(f) > 0 && !strings.HasPrefix(f[0], "#") {
+					all = append(all, f[0])
+				}
+			}
 		}
 		var shardRepos []string // every N-th repository, from the I-th
-		n := 0
-		for _, line := range strings.Split(string(b), "\n") {
-			f := strings.Fields(line)
-			if len(f) == 0 || strings.HasPrefix(f[0], "#") {
-				continue
-			}
+		for n, r := range all {
 			if n%sn == si-1 {
-				shardRepos = append(shardRepos, f[0])
+				shardRepos = append(shardRepos, r)
 			}
-			n++
 		}
 		w := e.stdout
 		if *out != "" {
@@ -222,8 +241,16 @@ func (e *env) mineCommand() *cobra.Command {
 		ctx, cancel := interruptible()
 		defer cancel()
 		logf := e.logf("ctxmap bench mine: ")
-		pairs, err := mine.Run(ctx, mine.Options{Repos: shardRepos, Mirrors: *mirrors, Work: *work, Snapshots: *snapshots,
-			Queries: *queries, Window: *window, Out: w, Logf: logf})
+		o := mine.Options{Repos: shardRepos, Mirrors: *mirrors, Work: *work, Snapshots: *snapshots,
+			Queries: *queries, Window: *window, Out: w, Logf: logf}
+		var pairs int
+		var err error
+		if *reports != "" {
+			issues = slices.DeleteFunc(issues, func(rp mine.Report) bool { return !slices.Contains(shardRepos, rp.Repo) })
+			pairs, err = mine.RunReports(ctx, o, issues)
+		} else {
+			pairs, err = mine.Run(ctx, o)
+		}
 		logf("%d pairs", pairs)
 		return err
 	}

@@ -46,6 +46,16 @@ func (o *Options) count(p *Pair) {
 	o.evidence[p.Shape] = append(o.evidence[p.Shape], ReadEvidence(p.Text, p.GoldDefs))
 }
 
+// logEvidence reports the evidence the texts of each shape carried.
+func (o *Options) logEvidence() {
+	for _, shape := range []string{"commit", "issue", "reported"} {
+		if len(o.evidence[shape]) > 0 {
+			b, _ := json.Marshal(Rates(o.evidence[shape]))
+			o.Logf("evidence in %s texts: %s", shape, b)
+		}
+	}
+}
+
 // Pair is one mined query with its candidates.
 type Pair struct {
 	Repo       string                    `json:"repo"`
@@ -53,7 +63,7 @@ type Pair struct {
 	Snapshot   string                    `json:"snapshot"`
 	Commit     string                    `json:"commit"`
 	PR         bool                      `json:"pr"`    // a squash or merge of a pull request: closest to an issue
-	Shape      string                    `json:"shape"` // "commit": the message; "issue": with an issue's evidence added (synth.go)
+	Shape      string                    `json:"shape"` // "commit": the message; "issue": with an issue's evidence added (synth.go); "reported": an issue's own text (reported.go)
 	Text       string                    `json:"text"`
 	GoldFiles  []string                  `json:"gold_files"`
 	GoldDefs   []string                  `json:"gold_defs"` // path::Qualified.name
@@ -70,12 +80,7 @@ const maxSourceFiles = 15
 // Run writes one JSON line per usable commit of each repository.
 func Run(ctx context.Context, o Options) (int, error) {
 	total := 0
-	defer func() {
-		for _, shape := range []string{"commit", "issue"} {
-			b, _ := json.Marshal(Rates(o.evidence[shape]))
-			o.Logf("evidence in %s texts: %s", shape, b)
-		}
-	}()
+	defer o.logEvidence()
 	for _, repo := range o.Repos {
 		n, err := mineRepo(ctx, &o, repo)
 		total += n
@@ -251,7 +256,17 @@ func minePair(ctx context.Context, ix *index.Index, wt, c string) (*Pair, bool, 
 	if len(strings.Fields(text)) < 3 || len(text) > 8000 {
 		return nil, false, nil
 	}
-	names, err := history.Output(ctx, wt, "diff-tree", "-r", "--no-commit-id", "--name-only", "--no-renames", parents[0], c)
+	p, ok, err := askAgainst(ctx, ix, wt, parents[0], c, text)
+	if p != nil {
+		p.PR = pr
+	}
+	return p, ok, err
+}
+
+// askAgainst asks text against the index of the snapshot at parent, with what commit c changed from
+// parent as the answer; a commit that changes no indexed code file, or a sweep, is no pair.
+func askAgainst(ctx context.Context, ix *index.Index, wt, parent, c, text string) (*Pair, bool, error) {
+	names, err := history.Output(ctx, wt, "diff-tree", "-r", "--no-commit-id", "--name-only", "--no-renames", parent, c)
 	if err != nil {
 		return nil, false, err
 	}
@@ -270,7 +285,7 @@ func minePair(ctx context.Context, ix *index.Index, wt, c string) (*Pair, bool, 
 	if source > maxSourceFiles || len(gold) == 0 {
 		return nil, false, nil
 	}
-	defs, err := changedDefs(ctx, wt, parents[0], c, gold)
+	defs, err := changedDefs(ctx, wt, parent, c, gold)
 	if err != nil {
 		return nil, false, err
 	}
@@ -286,7 +301,7 @@ func minePair(ctx context.Context, ix *index.Index, wt, c string) (*Pair, bool, 
 	if defs == nil {
 		defs = []string{}
 	}
-	return &Pair{Commit: c, PR: pr, Text: text, GoldFiles: gold, GoldDefs: defs, Candidates: cands}, true, nil
+	return &Pair{Commit: c, Text: text, GoldFiles: gold, GoldDefs: defs, Candidates: cands}, true, nil
 }
 
 // changedDefs are the innermost definitions, in the parent's version of each file, around the lines
