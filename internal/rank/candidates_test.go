@@ -159,7 +159,7 @@ func TestANamespaceIsNotAFilesPick(t *testing.T) {
 	}
 	r := &ranker{s: s, a: query.Analyze("shop reserve fails for a quantity over 15", nil), without: map[string]bool{}, plan: recallPlan}
 	var prims []primary
-	got := r.showFile(tightFile{f: RankedFile{Path: "src/stock.cpp", Prob: 0.6, Score: 1}}, m, r.queryWords(), &prims)
+	got := r.showFile(tightFile{f: RankedFile{Path: "src/stock.cpp", Prob: 0.6, Score: 1}}, m, r.queryWords(), &prims, sourceDefs{})
 	if len(got) == 0 {
 		t.Fatal("the file shows nothing")
 	}

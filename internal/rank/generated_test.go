@@ -107,3 +107,38 @@ func TestACopyRaisedByItsSourcesStaysBehind(t *testing.T) {
 		t.Errorf("the copy is item %d, before its likeliest source: %v", cp, first)
 	}
 }
+
+// A copy's own ranking of its thousands of definitions is weak, and the fix changes there what it
+// changes in the source: a shown copy shows first the definition its shown source shows first.
+func TestACopyShowsWhatItsSourceShows(t *testing.T) {
+	v := testView(t, sourceHeaders())
+	m, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &ranker{s: v, a: query.Analyze("convert_part3_step4 returns the wrong value for negative input", nil), without: map[string]bool{}, plan: recallPlan}
+	qw := r.queryWords()
+	var prims []primary
+	copyFile := tightFile{f: RankedFile{Path: "single_include/lib.hpp", Prob: 0.08, Score: 1}, copy: true} // not likely enough to show whole
+	firstName := func(got []valued) string {
+		if len(got) == 0 {
+			return ""
+		}
+		return got[0].Symbol
+	}
+	// on its own, the copy shows the function the text names
+	if got := firstName(r.showFile(copyFile, m, qw, &prims, sourceDefs{})); got != "lib.convert_part3_step4" {
+		t.Fatalf("the copy alone shows %q first", got)
+	}
+	// after a source that shows another function of it, the copy shows that one first
+	sources := sourceDefs{}
+	src := tightFile{f: RankedFile{Path: "include/lib/part5.hpp", Prob: 0.09, Score: 1}}
+	r.a = query.Analyze("convert_part5_step7 returns the wrong value", nil)
+	if got := firstName(r.showFile(src, m, r.queryWords(), &prims, sources)); got != "lib.convert_part5_step7" {
+		t.Fatalf("the source shows %q first", got)
+	}
+	r.a = query.Analyze("convert_part3_step4 returns the wrong value for negative input", nil)
+	if got := firstName(r.showFile(copyFile, m, qw, &prims, sources)); got != "lib.convert_part5_step7" {
+		t.Errorf("after its source, the copy shows %q first, not the source's convert_part5_step7", got)
+	}
+}

@@ -81,8 +81,9 @@ func (r *ranker) tight(files []RankedFile, m *Model) []pack.Candidate {
 	qw := r.queryWords()
 	show, also := r.tightFiles(files, m)
 	var shown []valued
+	sources := sourceDefs{} // each shown file's best definition, which a generated copy shows first too
 	for i, t := range show {
-		shown = append(shown, r.showFile(t, m, qw, &prims)...)
+		shown = append(shown, r.showFile(t, m, qw, &prims, sources)...)
 		if i+1 >= minScoredFiles && i+1 < len(show) && r.plan.covered(shown, show[i+1].f.Prob) {
 			also = append(show[i+1:], also...) // outlined where the pack stops
 			break
@@ -294,7 +295,7 @@ func (r *ranker) withReferenced(all []tightFile, next int) ([]tightFile, int) {
 
 // showFile is one shown file's candidates: its likeliest definitions, the best as itself (a method's
 // class as a card), the others as their opening lines.
-func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]primary) []valued {
+func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]primary, sources sourceDefs) []valued {
 	f, k := t.f, t.k
 	rec := r.parsed(f.Path)
 	if rec == nil {
@@ -309,7 +310,13 @@ func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]pr
 	why = append(why, r.fileWhy(f)...)
 	defs := rec.File.Definitions
 	scored := m.Defs(r.defFeatures(f, f.fusedRank, f.fusedTop, qw))
+	if t.copy {
+		sources.follow(defs, scored)
+	}
 	if c, ok := r.wholeFile(rec, src, f, why); ok {
+		if !t.copy && len(scored) > 0 {
+			sources.add(defs[scored[0].Index], scored[0].Prob)
+		}
 		if len(scored) > 0 && len(*prims) < 3 && !records.IsTest(f.Path) { // its callers and tests are its best definition's
 			*prims = append(*prims, primary{path: f.Path, def: defs[scored[0].Index]})
 		}
@@ -360,6 +367,9 @@ func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]pr
 		}
 		if first < 0 {
 			first = s.Index
+			if !t.copy {
+				sources.add(d, s.Prob)
+			}
 		}
 		c.Probability, c.Cap = q, r.plan.cap(q)
 		if first != s.Index { // past the file's best, a body or nothing
@@ -387,6 +397,36 @@ func (r *ranker) showFile(t tightFile, m *Model, qw map[string]bool, prims *[]pr
 		}
 	}
 	return out
+}
+
+// sourceDefs are the best definitions of the files a pack shows, by name and signature, with the
+// probability that the fix changes each. A generated copy holds them with the same text, and the fix
+// changes them there too when the copy is generated again, where its own ranking of its thousands of
+// definitions is weak (nlohmann/json's single header: the changed one ranked 12th to 1,429th where
+// its source ranks it 2nd to 5th). Each shown file's best alone: following every region a source
+// shows spends the copy's room on repeats.
+type sourceDefs map[string]float64
+
+func defKey(d parse.Definition) string { return d.Name + "\x00" + d.Signature }
+
+func (s sourceDefs) add(d parse.Definition, p float64) {
+	if k := defKey(d); p > s[k] {
+		s[k] = p
+	}
+}
+
+// follow gives each of a copy's definitions that a source shows the source's probability, when higher
+// than its own, and orders them again.
+func (s sourceDefs) follow(defs []parse.Definition, scored []Scored) {
+	if len(s) == 0 {
+		return
+	}
+	for i := range scored {
+		if p, ok := s[defKey(defs[scored[i].Index])]; ok && p > scored[i].Prob {
+			scored[i].Prob = p
+		}
+	}
+	slices.SortStableFunc(scored, func(a, b Scored) int { return cmp.Compare(b.Prob, a.Prob) })
 }
 
 // outline is a likely file the pack stops before, as its path and the signatures of its likeliest
