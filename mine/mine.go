@@ -79,10 +79,15 @@ const maxSourceFiles = 15
 
 // Run writes one JSON line per usable commit of each repository.
 func Run(ctx context.Context, o Options) (int, error) {
+	return o.eachRepo(ctx, o.Repos, func(repo string) (int, error) { return mineRepo(ctx, &o, repo) })
+}
+
+// eachRepo mines each repository in turn, and says what stopped one before going on to the next.
+func (o *Options) eachRepo(ctx context.Context, repos []string, mine func(repo string) (int, error)) (int, error) {
 	total := 0
 	defer o.logEvidence()
-	for _, repo := range o.Repos {
-		n, err := mineRepo(ctx, &o, repo)
+	for _, repo := range repos {
+		n, err := mine(repo)
 		total += n
 		if err != nil {
 			if ctx.Err() != nil {
@@ -94,13 +99,69 @@ func Run(ctx context.Context, o Options) (int, error) {
 	return total, nil
 }
 
-func mineRepo(ctx context.Context, o *Options, repo string) (int, error) {
-	key := strings.ReplaceAll(repo, "/", "+")
-	mirror := filepath.Join(o.Mirrors, key, "repo")
-	if _, err := os.Stat(mirror); err != nil {
-		return 0, fmt.Errorf("no mirror at %s", mirror)
+// write writes one pair as a JSON line.
+func (o *Options) write(p *Pair) error {
+	b, _ := json.Marshal(p)
+	if _, err := o.Out.Write(append(b, '\n')); err != nil {
+		return err
 	}
-	list, err := history.Output(ctx, mirror, "rev-list", "--first-parent", "--max-count=4000", "HEAD")
+	o.count(p)
+	return nil
+}
+
+// tree is a repository's work tree and index, taken from snapshot to snapshot.
+type tree struct {
+	repo, mirror, wt, cache string
+	ix                      *index.Index
+	logf                    func(format string, args ...any)
+}
+
+// openTree makes the work tree of a repository whose mirror is under o.Mirrors.
+func openTree(ctx context.Context, o *Options, repo string) (*tree, error) {
+	key := strings.ReplaceAll(repo, "/", "+")
+	t := &tree{repo: repo, mirror: filepath.Join(o.Mirrors, key, "repo"), wt: filepath.Join(o.Work, "trees", key),
+		cache: filepath.Join(o.Work, "cache", key), logf: o.Logf}
+	if _, err := os.Stat(t.mirror); err != nil {
+		return nil, fmt.Errorf("no mirror at %s", t.mirror)
+	}
+	return t, prepareTree(ctx, t.wt, t.mirror)
+}
+
+// at checks out commit and brings the index to it: built the first time, updated after.
+func (t *tree) at(ctx context.Context, commit string) (*index.Index, error) {
+	if _, err := history.Output(ctx, t.wt, "checkout", "-q", "-f", "--detach", commit); err != nil {
+		return nil, err
+	}
+	if t.ix == nil {
+		ix, err := index.Open(ctx, index.Options{Root: t.wt, CacheDir: t.cache, Config: &index.Config{}})
+		if err != nil {
+			return nil, err
+		}
+		t.ix = ix
+	}
+	start := time.Now()
+	st, err := t.ix.Build(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	t.ix.WaitVectors()
+	t.logf("%s @%s: %d files indexed in %.1fs", t.repo, commit[:12], st.Files, time.Since(start).Seconds())
+	return t.ix, nil
+}
+
+func (t *tree) close() {
+	if t.ix != nil {
+		t.ix.Close()
+	}
+}
+
+func mineRepo(ctx context.Context, o *Options, repo string) (int, error) {
+	t, err := openTree(ctx, o, repo)
+	if err != nil {
+		return 0, err
+	}
+	defer t.close()
+	list, err := history.Output(ctx, t.mirror, "rev-list", "--first-parent", "--max-count=4000", "HEAD")
 	if err != nil {
 		return 0, err
 	}
@@ -111,16 +172,6 @@ func mineRepo(ctx context.Context, o *Options, repo string) (int, error) {
 	if len(commits) < o.Window+2 {
 		return 0, fmt.Errorf("only %d commits", len(commits))
 	}
-	wt := filepath.Join(o.Work, "trees", key)
-	if err := prepareTree(ctx, wt, mirror); err != nil {
-		return 0, err
-	}
-	var ix *index.Index
-	defer func() {
-		if ix != nil {
-			ix.Close()
-		}
-	}()
 	n := 0
 	// snapshots spread over the history, the last one a window before HEAD
 	span := (len(commits) - o.Window - 1) / o.Snapshots
@@ -130,28 +181,16 @@ func mineRepo(ctx context.Context, o *Options, repo string) (int, error) {
 			continue
 		}
 		snap := commits[at]
-		if _, err := history.Output(ctx, wt, "checkout", "-q", "-f", "--detach", snap); err != nil {
-			return n, err
-		}
-		if ix == nil {
-			ix, err = index.Open(ctx, index.Options{Root: wt, CacheDir: filepath.Join(o.Work, "cache", key), Config: &index.Config{}})
-			if err != nil {
-				return n, err
-			}
-		}
-		start := time.Now()
-		st, err := ix.Build(ctx, nil)
+		ix, err := t.at(ctx, snap)
 		if err != nil {
 			return n, err
 		}
-		ix.WaitVectors()
-		o.Logf("%s @%s: %d files indexed in %.1fs", repo, snap[:12], st.Files, time.Since(start).Seconds())
 		asked := 0
 		for _, c := range commits[at+1 : min(len(commits), at+1+o.Window)] {
 			if asked >= o.Queries || ctx.Err() != nil {
 				break
 			}
-			p, ok, err := minePair(ctx, ix, wt, c)
+			p, ok, err := minePair(ctx, ix, t.wt, c)
 			if err != nil {
 				o.Logf("%s %s: %v", repo, c[:12], err)
 				continue
@@ -167,11 +206,9 @@ func mineRepo(ctx context.Context, o *Options, repo string) (int, error) {
 				out = append(out, v)
 			}
 			for _, q := range out {
-				b, _ := json.Marshal(q)
-				if _, err := o.Out.Write(append(b, '\n')); err != nil {
+				if err := o.write(q); err != nil {
 					return n, err
 				}
-				o.count(q)
 				n++
 			}
 			asked++

@@ -6,14 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/ctxmap/ctxmap/index"
 	"github.com/ctxmap/ctxmap/internal/history"
 )
 
@@ -62,31 +58,15 @@ func RunReports(ctx context.Context, o Options, reports []Report) (int, error) {
 		}
 		byRepo[rp.Repo] = append(byRepo[rp.Repo], rp)
 	}
-	total := 0
-	defer o.logEvidence()
-	for _, repo := range repos {
-		n, err := mineReports(ctx, &o, repo, byRepo[repo])
-		total += n
-		if err != nil {
-			if ctx.Err() != nil {
-				return total, err
-			}
-			o.Logf("%s: %v", repo, err)
-		}
-	}
-	return total, nil
+	return o.eachRepo(ctx, repos, func(repo string) (int, error) { return mineReports(ctx, &o, repo, byRepo[repo]) })
 }
 
 func mineReports(ctx context.Context, o *Options, repo string, reports []Report) (int, error) {
-	key := strings.ReplaceAll(repo, "/", "+")
-	mirror := filepath.Join(o.Mirrors, key, "repo")
-	if _, err := os.Stat(mirror); err != nil {
-		return 0, fmt.Errorf("no mirror at %s", mirror)
-	}
-	wt := filepath.Join(o.Work, "trees", key)
-	if err := prepareTree(ctx, wt, mirror); err != nil {
+	t, err := openTree(ctx, o, repo)
+	if err != nil {
 		return 0, err
 	}
+	defer t.close()
 	type fix struct {
 		Report
 		parent string
@@ -94,13 +74,13 @@ func mineReports(ctx context.Context, o *Options, repo string, reports []Report)
 	}
 	var fixes []fix
 	for _, rp := range reports {
-		parents, err := history.Output(ctx, wt, "log", "-1", "--format=%P", rp.Commit)
+		parents, err := history.Output(ctx, t.wt, "log", "-1", "--format=%P", rp.Commit)
 		if err == nil && len(strings.Fields(parents)) == 0 {
 			err = fmt.Errorf("a root commit")
 		}
 		var depth string
 		if err == nil {
-			depth, err = history.Output(ctx, wt, "rev-list", "--count", rp.Commit)
+			depth, err = history.Output(ctx, t.wt, "rev-list", "--count", rp.Commit)
 		}
 		if err != nil {
 			o.Logf("%s %s: %v", repo, rp.Commit, err)
@@ -110,35 +90,16 @@ func mineReports(ctx context.Context, o *Options, repo string, reports []Report)
 		fixes = append(fixes, fix{rp, strings.Fields(parents)[0], d})
 	}
 	sort.SliceStable(fixes, func(i, j int) bool { return fixes[i].depth < fixes[j].depth })
-	var ix *index.Index
-	defer func() {
-		if ix != nil {
-			ix.Close()
-		}
-	}()
 	n := 0
 	for _, fx := range fixes {
 		if ctx.Err() != nil {
 			break
 		}
-		if _, err := history.Output(ctx, wt, "checkout", "-q", "-f", "--detach", fx.parent); err != nil {
-			return n, err
-		}
-		if ix == nil {
-			var err error
-			ix, err = index.Open(ctx, index.Options{Root: wt, CacheDir: filepath.Join(o.Work, "cache", key), Config: &index.Config{}})
-			if err != nil {
-				return n, err
-			}
-		}
-		start := time.Now()
-		st, err := ix.Build(ctx, nil)
+		ix, err := t.at(ctx, fx.parent)
 		if err != nil {
 			return n, err
 		}
-		ix.WaitVectors()
-		o.Logf("%s @%s: %d files indexed in %.1fs", repo, fx.parent[:12], st.Files, time.Since(start).Seconds())
-		p, ok, err := askAgainst(ctx, ix, wt, fx.parent, fx.Commit, strings.TrimSpace(fx.Text))
+		p, ok, err := askAgainst(ctx, ix, t.wt, fx.parent, fx.Commit, strings.TrimSpace(fx.Text))
 		if err != nil {
 			o.Logf("%s %s: %v", repo, fx.Commit, err)
 			continue
@@ -147,11 +108,9 @@ func mineReports(ctx context.Context, o *Options, repo string, reports []Report)
 			continue
 		}
 		p.Repo, p.Language, p.Snapshot, p.Shape = repo, repoLanguage(ix), fx.parent, "reported"
-		b, _ := json.Marshal(p)
-		if _, err := o.Out.Write(append(b, '\n')); err != nil {
+		if err := o.write(p); err != nil {
 			return n, err
 		}
-		o.count(p)
 		n++
 	}
 	return n, ctx.Err()
